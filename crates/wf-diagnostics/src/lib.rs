@@ -1,0 +1,18 @@
+//! Diagnostics as data.
+//!
+//! Every problem `wfc` reports is a [`Diagnostic`]: a stable [`Code`], a
+//! severity, a message, a primary [`Label`], secondary labels, notes, an
+//! optional help line and an optional machine-applicable [`Fix`]. Front ends
+//! and checks only build these values; the renderers in [`render`] turn them
+//! into human, concise or JSON output, and later the language server turns
+//! them into LSP diagnostics. Keeping one model means the CLI, CI and the
+//! editor can never disagree.
+
+pub mod codes;
+mod diagnostic;
+pub mod render;
+mod source;
+
+pub use codes::{Code, Family};
+pub use diagnostic::{Applicability, Diagnostic, Fix, Label, Severity, TextEdit};
+pub use source::{FileId, FileSpan, LineCol, SourceFile, Sources, Span};

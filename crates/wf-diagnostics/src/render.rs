@@ -1,0 +1,1 @@
+//! Renderers: human (ariadne), concise and JSON. Filled in by the renderer work.

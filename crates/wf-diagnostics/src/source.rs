@@ -1,0 +1,174 @@
+//! Source files, byte spans and line/column lookup.
+
+use serde::Serialize;
+
+/// Identifies one source file inside a [`Sources`] set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct FileId(pub u32);
+
+/// A half-open byte range `start..end` into one file's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct Span {
+    /// First byte of the range.
+    pub start: u32,
+    /// One past the last byte of the range.
+    pub end: u32,
+}
+
+impl Span {
+    /// Builds a span from byte offsets.
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start: start as u32, end: end as u32 }
+    }
+
+    /// The smallest span covering both `self` and `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+
+    /// The span as a `usize` range, for slicing source text.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// Number of bytes covered.
+    pub fn len(self) -> u32 {
+        self.end - self.start
+    }
+
+    /// Whether the span covers no bytes.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// Attaches a file to this span.
+    pub fn in_file(self, file: FileId) -> FileSpan {
+        FileSpan { file, span: self }
+    }
+}
+
+impl From<std::ops::Range<usize>> for Span {
+    fn from(range: std::ops::Range<usize>) -> Self {
+        Span::new(range.start, range.end)
+    }
+}
+
+/// A span together with the file it points into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct FileSpan {
+    /// The file.
+    pub file: FileId,
+    /// The byte range within it.
+    pub span: Span,
+}
+
+/// A 1-based line and column (column counted in Unicode scalar values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LineCol {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column number, in characters.
+    pub column: u32,
+}
+
+/// One source file: its display path, its text and a line index.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The path as shown to users (relative when the user gave a relative path).
+    pub path: String,
+    /// The full text.
+    pub text: String,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    /// Creates a source file and indexes its line starts.
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let mut line_starts = vec![0u32];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
+        SourceFile { path: path.into(), text, line_starts }
+    }
+
+    /// The 1-based line and column of a byte offset (clamped to the text).
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let offset = offset.min(self.text.len() as u32);
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line] as usize;
+        let mut end = offset as usize;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let column = self.text[start..end].chars().count() as u32 + 1;
+        LineCol { line: line as u32 + 1, column }
+    }
+
+    /// Number of lines in the file.
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+/// The set of files a run of `wfc` has read, addressed by [`FileId`].
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    files: Vec<SourceFile>,
+}
+
+impl Sources {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a file and returns its id.
+    pub fn add(&mut self, path: impl Into<String>, text: impl Into<String>) -> FileId {
+        self.files.push(SourceFile::new(path, text));
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    /// The file with this id.
+    ///
+    /// # Panics
+    /// When the id did not come from this set.
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    /// All files with their ids, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    /// Number of files.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file has been added.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters() {
+        let f = SourceFile::new("a.wf", "ab\né x\n");
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        assert_eq!(f.line_col(6), LineCol { line: 2, column: 3 });
+        assert_eq!(f.line_col(999), LineCol { line: 3, column: 1 });
+    }
+}
