@@ -1,3 +1,62 @@
-fn main() {
-    println!("Hello, world!");
+//! `wfc`: the workflow language toolchain's command-line interface.
+//!
+//! Exit codes follow Ruff and actionlint: 0 clean, 1 findings, 2 usage, I/O
+//! or internal error.
+
+mod check;
+mod explain;
+mod inputs;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit status: no findings.
+pub const EXIT_CLEAN: u8 = 0;
+/// Exit status: findings (errors, or warnings under `--deny-warnings`).
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit status: usage, I/O or internal error.
+pub const EXIT_TROUBLE: u8 = 2;
+
+/// wfc: check, format, compile and run workflow definitions.
+#[derive(Debug, Parser)]
+#[command(name = "wfc", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check workflow files for syntax, naming and graph errors.
+    Check(check::CheckArgs),
+    /// Print the long explanation of a diagnostic code (or list every code).
+    Explain(explain::ExplainArgs),
+}
+
+fn main() -> ExitCode {
+    install_panic_hook();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help/version to stdout with success, usage errors to stderr.
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { EXIT_TROUBLE } else { EXIT_CLEAN });
+        }
+    };
+    let status = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Explain(args) => explain::run(args),
+    };
+    ExitCode::from(status)
+}
+
+/// A panic is a bug in wfc, not in the user's workflow: say so, and exit 2
+/// rather than Rust's default 101 so CI treats it as an internal error.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: internal error in wfc: {info}");
+        eprintln!("note: this is a bug; please report it with the input that triggered it");
+        std::process::exit(EXIT_TROUBLE as i32);
+    }));
 }

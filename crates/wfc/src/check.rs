@@ -1,0 +1,120 @@
+//! `wfc check`: parse, lower and check workflow files, and report.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use wf_diagnostics::render::{self, Format, RenderOptions, Summary};
+use wf_diagnostics::{Severity, Sources};
+
+use crate::inputs::{self, InputError};
+use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
+
+/// Output formats of `wfc check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Rich, annotated source snippets for people.
+    Human,
+    /// One line per diagnostic: `path:line:col: severity[CODE] message`.
+    Concise,
+    /// A versioned JSON document (see docs/json-output.md).
+    Json,
+}
+
+/// When to use colour in human output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Arguments of `wfc check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or directories to check (directories are searched recursively
+    /// for `.wf` files); `-` reads standard input. Defaults to `.`.
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
+    /// Exit with status 1 when there are warnings, not only errors.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// The file name to report for standard input (`-`).
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<String>,
+    /// When to colour human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+/// Runs `wfc check` and returns the exit status.
+pub fn run(args: CheckArgs) -> u8 {
+    let mut errors: Vec<InputError> = Vec::new();
+    let mut sources = Sources::new();
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+
+    let stdin_count = paths.iter().filter(|p| p.as_os_str() == "-").count();
+    if stdin_count > 1 {
+        eprintln!("error: `-` (standard input) can be given only once");
+        return EXIT_TROUBLE;
+    }
+    if stdin_count == 0 && args.stdin_filename.is_some() {
+        eprintln!("error: `--stdin-filename` needs `-` among the paths");
+        return EXIT_TROUBLE;
+    }
+    let file_paths: Vec<PathBuf> = paths.iter().filter(|p| p.as_os_str() != "-").cloned().collect();
+    let files = inputs::collect_paths(&file_paths, &mut errors);
+    inputs::read_files(&files, &mut sources, &mut errors);
+    if stdin_count == 1 {
+        let name = args.stdin_filename.as_deref().unwrap_or("<stdin>");
+        inputs::read_stdin(name, &mut sources, &mut errors);
+    }
+
+    let diagnostics = wf_analysis::check_sources(&sources);
+    let summary = Summary::of(&diagnostics);
+    let options = RenderOptions { color: use_color(args.color, args.format) };
+    let format = match args.format {
+        OutputFormat::Human => Format::Human,
+        OutputFormat::Concise => Format::Concise,
+        OutputFormat::Json => Format::Json,
+    };
+    let mut out = render::render(&diagnostics, &sources, format, &options);
+    if args.format == OutputFormat::Human {
+        out.push_str(&render::summary_line(sources.len(), &summary));
+        out.push('\n');
+    }
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`wfc check | head`) is not an error worth a panic.
+    let _ = stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush());
+
+    for err in &errors {
+        eprintln!("error: {}", err.0);
+    }
+    if !errors.is_empty() {
+        return EXIT_TROUBLE;
+    }
+    let failing = diagnostics.iter().any(|d| {
+        d.severity == Severity::Error || (args.deny_warnings && d.severity == Severity::Warning)
+    });
+    if failing { EXIT_FINDINGS } else { EXIT_CLEAN }
+}
+
+/// `NO_COLOR` (any non-empty value) and non-terminal output turn colour off
+/// unless the user forces it.
+fn use_color(choice: ColorChoice, format: OutputFormat) -> bool {
+    if format != OutputFormat::Human {
+        return false;
+    }
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+        }
+    }
+}
