@@ -6,12 +6,12 @@
 //! in `explanations/<CODE>.md` beside this crate and is compiled in, so
 //! `wfc explain` and `docs/diagnostics.md` print the same text.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::diagnostic::Severity;
 
 /// The family a code belongs to (its hundreds digit).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Family {
     /// Lexing and parsing.
@@ -167,7 +167,12 @@ mod tests {
     #[test]
     fn codes_are_unique_sorted_and_well_formed() {
         for pair in ALL.windows(2) {
-            assert!(pair[0].code < pair[1].code, "{} before {}", pair[0].code, pair[1].code);
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} before {}",
+                pair[0].code,
+                pair[1].code
+            );
         }
         let mut names: Vec<_> = ALL.iter().map(|c| c.name).collect();
         names.sort();
@@ -175,14 +180,22 @@ mod tests {
         assert_eq!(names.len(), ALL.len(), "duplicate code names");
         for code in ALL {
             assert!(code.code.starts_with("WF") && code.code.len() == 6);
-            assert!(code.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert!(
+                code.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-')
+            );
             let family_digit = &code.code[2..4];
             let expected = match code.family {
                 Family::Syntax => "00",
                 Family::Names => "01",
                 Family::Graph => "02",
             };
-            assert_eq!(family_digit, expected, "{} is in the wrong family", code.code);
+            assert_eq!(
+                family_digit, expected,
+                "{} is in the wrong family",
+                code.code
+            );
         }
     }
 

@@ -1,12 +1,12 @@
 //! The diagnostic value type and its builder methods.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::codes::Code;
 use crate::source::FileSpan;
 
 /// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Informational note; never fails a check.
@@ -28,6 +28,16 @@ impl Severity {
     }
 }
 
+impl Applicability {
+    /// The kebab-case word used in every output format.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::MachineApplicable => "machine-applicable",
+            Applicability::MaybeIncorrect => "maybe-incorrect",
+        }
+    }
+}
+
 /// A span with a message, pointing at one place in a source file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Label {
@@ -40,7 +50,10 @@ pub struct Label {
 impl Label {
     /// Creates a label.
     pub fn new(location: FileSpan, message: impl Into<String>) -> Self {
-        Label { location, message: message.into() }
+        Label {
+            location,
+            message: message.into(),
+        }
     }
 }
 
@@ -54,7 +67,7 @@ pub struct TextEdit {
 }
 
 /// Whether a fix can be applied without a human looking at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Applicability {
     /// Applying it cannot change the meaning beyond what the message says.

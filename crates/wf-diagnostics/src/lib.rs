@@ -10,9 +10,12 @@
 
 pub mod codes;
 mod diagnostic;
+mod docs;
 pub mod render;
 mod source;
 
 pub use codes::{Code, Family};
 pub use diagnostic::{Applicability, Diagnostic, Fix, Label, Severity, TextEdit};
+pub use docs::{REGENERATE_DOCS, diagnostics_markdown};
+pub use render::{Format, RenderOptions, Summary, render, sort_diagnostics, summary_line};
 pub use source::{FileId, FileSpan, LineCol, SourceFile, Sources, Span};

@@ -1,1 +1,318 @@
-//! Renderers: human (ariadne), concise and JSON. Filled in by the renderer work.
+//! Renderers: one [`Diagnostic`] model, three outputs.
+//!
+//! - [`Format::Human`]: annotated source snippets drawn by ariadne, for people.
+//! - [`Format::Concise`]: one `path:line:col: severity[CODE] message` line per
+//!   diagnostic, for editors' problem matchers and `grep`.
+//! - [`Format::Json`]: a versioned document (see [`json`] and
+//!   `docs/json-output.md`), for CI and other tools.
+//!
+//! [`render`] sorts before it renders, so every format lists the same
+//! diagnostics in the same, deterministic order whatever order the checks
+//! produced them in.
+
+mod concise;
+mod human;
+pub mod json;
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::source::{FileSpan, SourceFile, Sources, Span};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Format {
+    /// Annotated source snippets (ariadne).
+    #[default]
+    Human,
+    /// One line per diagnostic.
+    Concise,
+    /// A versioned JSON document.
+    Json,
+}
+
+impl Format {
+    /// Every format, in the order of [`Format::NAMES`].
+    pub const ALL: [Format; 3] = [Format::Human, Format::Concise, Format::Json];
+
+    /// The names [`Format::from_str`] accepts, for CLI value lists and help.
+    pub const NAMES: [&'static str; 3] = ["human", "concise", "json"];
+
+    /// The format's name, as accepted by [`Format::from_str`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Human => "human",
+            Format::Concise => "concise",
+            Format::Json => "json",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing an unknown [`Format`] name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseFormatError {
+    /// The rejected input.
+    pub input: String,
+}
+
+impl fmt::Display for ParseFormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown output format `{}` (expected one of: {})",
+            self.input,
+            Format::NAMES.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for ParseFormatError {}
+
+impl FromStr for Format {
+    type Err = ParseFormatError;
+
+    /// Parses a format name, ignoring ASCII case.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseFormatError {
+                input: s.to_owned(),
+            })
+    }
+}
+
+/// Options shared by the renderers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RenderOptions {
+    /// Whether human output may contain ANSI colour codes. The caller decides
+    /// (terminal detection, `NO_COLOR`, `--color`); renderers never look at the
+    /// environment, so output is reproducible in tests. Concise and JSON
+    /// output are never coloured.
+    pub color: bool,
+}
+
+/// How many diagnostics of each severity a run produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of errors.
+    pub errors: usize,
+    /// Number of warnings.
+    pub warnings: usize,
+    /// Number of infos.
+    pub infos: usize,
+}
+
+impl Summary {
+    /// Counts the diagnostics by severity.
+    pub fn of(diags: &[Diagnostic]) -> Self {
+        let mut summary = Summary::default();
+        for d in diags {
+            summary.add(d.severity);
+        }
+        summary
+    }
+
+    /// Counts one more diagnostic of this severity.
+    pub fn add(&mut self, severity: Severity) {
+        match severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+            Severity::Info => self.infos += 1,
+        }
+    }
+
+    /// Total number of diagnostics.
+    pub fn total(&self) -> usize {
+        self.errors + self.warnings + self.infos
+    }
+
+    /// Whether nothing at all was reported.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+}
+
+/// The closing line of a human run, such as `checked 12 files: 2 errors, 1
+/// warning` or `checked 1 file: no problems found`.
+///
+/// Only non-zero counts are listed; infos count as findings in the list but
+/// never make a run fail (that is the caller's exit-status logic).
+pub fn summary_line(files: usize, summary: &Summary) -> String {
+    let checked = format!("checked {}", plural(files, "file", "files"));
+    if summary.is_empty() {
+        return format!("{checked}: no problems found");
+    }
+    let counts: Vec<String> = [
+        (summary.errors, "error", "errors"),
+        (summary.warnings, "warning", "warnings"),
+        (summary.infos, "info", "infos"),
+    ]
+    .into_iter()
+    .filter(|&(n, _, _)| n > 0)
+    .map(|(n, one, many)| plural(n, one, many))
+    .collect();
+    format!("{checked}: {}", counts.join(", "))
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Renders diagnostics in the given format.
+///
+/// The diagnostics are rendered in [`sort_diagnostics`] order. Human output
+/// is one report per diagnostic, each followed by a blank line, and does not
+/// include the [`summary_line`] (the caller appends it); concise output is
+/// one line per diagnostic; JSON output is one pretty-printed document whose
+/// `summary.files` is `sources.len()`. Every output is empty or ends with a
+/// newline. Spans are clamped to their file, so a bad span never panics.
+pub fn render(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+) -> String {
+    let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
+    sorted.sort_by(|a, b| compare(a, b, sources));
+    match format {
+        Format::Human => human::render(&sorted, sources, options.color),
+        Format::Concise => concise::render(&sorted, sources),
+        Format::Json => json::render(&sorted, sources),
+    }
+}
+
+/// Sorts diagnostics deterministically: by the primary file's path (then its
+/// id), primary span start and end, code, severity (most severe first) and
+/// message.
+pub fn sort_diagnostics(diags: &mut [Diagnostic], sources: &Sources) {
+    diags.sort_by(|a, b| compare(a, b, sources));
+}
+
+fn compare(a: &Diagnostic, b: &Diagnostic, sources: &Sources) -> Ordering {
+    let path = |d: &Diagnostic| {
+        sources
+            .try_get(d.primary.location.file)
+            .map(|f| f.path.as_str())
+    };
+    let (la, lb) = (a.primary.location, b.primary.location);
+    path(a)
+        .cmp(&path(b))
+        .then(la.file.cmp(&lb.file))
+        .then(la.span.start.cmp(&lb.span.start))
+        .then(la.span.end.cmp(&lb.span.end))
+        .then(a.code.code.cmp(b.code.code))
+        .then(b.severity.cmp(&a.severity))
+        .then(a.message.cmp(&b.message))
+}
+
+/// A location resolved against [`Sources`]: the file (when known) and the
+/// span clamped to it. Shared by the renderers so they agree on positions.
+struct Resolved<'s> {
+    file: Option<&'s SourceFile>,
+    span: Span,
+}
+
+impl<'s> Resolved<'s> {
+    fn new(location: FileSpan, sources: &'s Sources) -> Self {
+        let file = sources.try_get(location.file);
+        let span = match file {
+            Some(f) => f.clamp_span(location.span),
+            // Without the text only the order of the ends can be repaired.
+            None => Span {
+                start: location.span.start,
+                end: location.span.end.max(location.span.start),
+            },
+        };
+        Resolved { file, span }
+    }
+
+    /// The display path; an unknown file id is a bug in a check, shown
+    /// rather than panicked on.
+    fn path(&self) -> &'s str {
+        self.file.map_or("<unknown file>", |f| f.path.as_str())
+    }
+
+    fn start(&self) -> crate::LineCol {
+        self.line_col(self.span.start)
+    }
+
+    fn end(&self) -> crate::LineCol {
+        self.line_col(self.span.end)
+    }
+
+    fn line_col(&self, offset: u32) -> crate::LineCol {
+        self.file
+            .map_or(crate::LineCol { line: 1, column: 1 }, |f| {
+                f.line_col(offset)
+            })
+    }
+
+    /// The text under the span (empty for an unknown file).
+    fn text(&self) -> &'s str {
+        self.file.map_or("", |f| &f.text[self.span.range()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_round_trip() {
+        for (format, name) in Format::ALL.into_iter().zip(Format::NAMES) {
+            assert_eq!(format.as_str(), name);
+            assert_eq!(name.parse::<Format>(), Ok(format));
+        }
+        assert_eq!("JSON".parse::<Format>(), Ok(Format::Json));
+        let err = "sarif".parse::<Format>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown output format `sarif` (expected one of: human, concise, json)"
+        );
+    }
+
+    #[test]
+    fn summary_line_pluralises() {
+        let s = |errors, warnings, infos| Summary {
+            errors,
+            warnings,
+            infos,
+        };
+        assert_eq!(
+            summary_line(3, &s(0, 0, 0)),
+            "checked 3 files: no problems found"
+        );
+        assert_eq!(
+            summary_line(1, &s(0, 0, 0)),
+            "checked 1 file: no problems found"
+        );
+        assert_eq!(
+            summary_line(0, &s(0, 0, 0)),
+            "checked 0 files: no problems found"
+        );
+        assert_eq!(
+            summary_line(12, &s(2, 1, 0)),
+            "checked 12 files: 2 errors, 1 warning"
+        );
+        assert_eq!(summary_line(1, &s(1, 0, 0)), "checked 1 file: 1 error");
+        assert_eq!(
+            summary_line(2, &s(0, 2, 1)),
+            "checked 2 files: 2 warnings, 1 info"
+        );
+        assert_eq!(
+            summary_line(2, &s(1, 1, 2)),
+            "checked 2 files: 1 error, 1 warning, 2 infos"
+        );
+    }
+}

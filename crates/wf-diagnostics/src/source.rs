@@ -18,12 +18,18 @@ pub struct Span {
 impl Span {
     /// Builds a span from byte offsets.
     pub fn new(start: usize, end: usize) -> Self {
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// The smallest span covering both `self` and `other`.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// The span as a `usize` range, for slicing source text.
@@ -92,7 +98,11 @@ impl SourceFile {
                 .filter(|&(_, b)| b == b'\n')
                 .map(|(i, _)| i as u32 + 1),
         );
-        SourceFile { path: path.into(), text, line_starts }
+        SourceFile {
+            path: path.into(),
+            text,
+            line_starts,
+        }
     }
 
     /// The 1-based line and column of a byte offset (clamped to the text).
@@ -108,12 +118,38 @@ impl SourceFile {
             end -= 1;
         }
         let column = self.text[start..end].chars().count() as u32 + 1;
-        LineCol { line: line as u32 + 1, column }
+        LineCol {
+            line: line as u32 + 1,
+            column,
+        }
     }
 
     /// Number of lines in the file.
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
+    }
+
+    /// The span clamped to this file: both ends at most the text length, on
+    /// character boundaries (the start rounded down, the end up), and
+    /// `start <= end`. An empty (or reversed) span stays empty.
+    ///
+    /// Checks may compute spans from stale or foreign text; renderers clamp
+    /// rather than panic, so a wrong span shows a slightly wrong place instead
+    /// of crashing `wfc`.
+    pub fn clamp_span(&self, span: Span) -> Span {
+        let len = self.text.len();
+        let mut start = (span.start as usize).min(len);
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        if span.end <= span.start {
+            return Span::new(start, start);
+        }
+        let mut end = (span.end as usize).clamp(start, len);
+        while !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        Span::new(start, end)
     }
 }
 
@@ -143,9 +179,17 @@ impl Sources {
         &self.files[id.0 as usize]
     }
 
+    /// The file with this id, or `None` when the id did not come from this set.
+    pub fn try_get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+
     /// All files with their ids, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
-        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
     }
 
     /// Number of files.
@@ -170,5 +214,19 @@ mod tests {
         assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
         assert_eq!(f.line_col(6), LineCol { line: 2, column: 3 });
         assert_eq!(f.line_col(999), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn clamp_span_stays_inside_text_and_on_char_boundaries() {
+        let f = SourceFile::new("a.wf", "aé");
+        assert_eq!(f.clamp_span(Span::new(0, 1)), Span::new(0, 1));
+        // Inside `é` (bytes 1..3): the start rounds down, the end up.
+        assert_eq!(f.clamp_span(Span::new(2, 3)), Span::new(1, 3));
+        assert_eq!(f.clamp_span(Span::new(0, 2)), Span::new(0, 3));
+        assert_eq!(f.clamp_span(Span::new(2, 2)), Span::new(1, 1));
+        assert_eq!(f.clamp_span(Span::new(9, 12)), Span::new(3, 3));
+        assert_eq!(f.clamp_span(Span::new(2, 0)), Span::new(1, 1));
+        let empty = SourceFile::new("e.wf", "");
+        assert_eq!(empty.clamp_span(Span::new(5, 9)), Span::new(0, 0));
     }
 }

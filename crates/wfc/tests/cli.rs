@@ -1,0 +1,183 @@
+//! CLI snapshot tests: each records the arguments, exit code, stdout and
+//! stderr of one `wfc` invocation, run from the repository root so paths in
+//! the output are stable. Fixtures live in `tests/cli/`, snapshots in
+//! `tests/cli/snapshots/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use insta_cmd::{SpawnExt, assert_cmd_snapshot, get_cargo_bin};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// `wfc` with a clean, deterministic environment.
+fn wfc(args: &[&str]) -> Command {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(repo_root())
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("RUST_BACKTRACE", "0");
+    cmd
+}
+
+macro_rules! cli_snapshot {
+    ($name:literal, $cmd:expr) => {{
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(repo_root().join("tests/cli/snapshots"));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| assert_cmd_snapshot!($name, $cmd));
+    }};
+}
+
+#[test]
+fn check_examples_is_clean() {
+    cli_snapshot!("check_examples", wfc(&["check", "examples"]));
+}
+
+#[test]
+fn check_clean_file() {
+    cli_snapshot!("check_clean_file", wfc(&["check", "tests/cli/clean.wf"]));
+}
+
+#[test]
+fn check_broken_human() {
+    cli_snapshot!("check_broken_human", wfc(&["check", "tests/cli/broken.wf"]));
+}
+
+#[test]
+fn check_broken_concise() {
+    cli_snapshot!(
+        "check_broken_concise",
+        wfc(&["check", "--format", "concise", "tests/cli/broken.wf"])
+    );
+}
+
+#[test]
+fn check_broken_json() {
+    cli_snapshot!(
+        "check_broken_json",
+        wfc(&["check", "--format", "json", "tests/cli/broken.wf"])
+    );
+}
+
+#[test]
+fn check_human_forced_color() {
+    cli_snapshot!(
+        "check_human_forced_color",
+        wfc(&["check", "--color", "always", "tests/cli/warning_only.wf"])
+    );
+}
+
+#[test]
+fn no_color_wins_over_auto() {
+    let mut cmd = wfc(&["check", "tests/cli/warning_only.wf"]);
+    cmd.env("NO_COLOR", "1");
+    cli_snapshot!("check_no_color", cmd);
+}
+
+#[test]
+fn warnings_pass_without_deny() {
+    cli_snapshot!(
+        "check_warning_only",
+        wfc(&["check", "--format", "concise", "tests/cli/warning_only.wf"])
+    );
+}
+
+#[test]
+fn warnings_fail_with_deny() {
+    cli_snapshot!(
+        "check_warning_only_denied",
+        wfc(&[
+            "check",
+            "--deny-warnings",
+            "--format",
+            "concise",
+            "tests/cli/warning_only.wf"
+        ])
+    );
+}
+
+#[test]
+fn check_stdin_with_filename() {
+    let source = std::fs::read_to_string(repo_root().join("tests/cli/broken.wf")).unwrap();
+    let mut cmd = wfc(&[
+        "check",
+        "--format",
+        "concise",
+        "--stdin-filename",
+        "pipeline.wf",
+        "-",
+    ]);
+    cli_snapshot!("check_stdin", cmd.pass_stdin(source));
+}
+
+#[test]
+fn check_stdin_without_filename() {
+    let mut cmd = wfc(&["check", "--format", "concise", "-"]);
+    cli_snapshot!(
+        "check_stdin_unnamed",
+        cmd.pass_stdin("workflow W { a -> b -> a }\n")
+    );
+}
+
+#[test]
+fn check_missing_file() {
+    cli_snapshot!(
+        "check_missing_file",
+        wfc(&["check", "tests/cli/does-not-exist.wf"])
+    );
+}
+
+#[test]
+fn check_non_utf8_file() {
+    cli_snapshot!(
+        "check_non_utf8",
+        wfc(&["check", "--format", "concise", "tests/cli/latin1.wf"])
+    );
+}
+
+#[test]
+fn check_directory_without_workflows() {
+    cli_snapshot!(
+        "check_empty_directory",
+        wfc(&["check", "tests/cli/no-workflows"])
+    );
+}
+
+#[test]
+fn check_unknown_format_is_usage_error() {
+    cli_snapshot!(
+        "check_bad_format",
+        wfc(&["check", "--format", "xml", "examples"])
+    );
+}
+
+#[test]
+fn unknown_subcommand_is_usage_error() {
+    cli_snapshot!("unknown_subcommand", wfc(&["frobnicate"]));
+}
+
+#[test]
+fn explain_code() {
+    cli_snapshot!("explain_cycle", wfc(&["explain", "WF0201"]));
+}
+
+#[test]
+fn explain_by_name() {
+    cli_snapshot!("explain_by_name", wfc(&["explain", "unknown-workflow"]));
+}
+
+#[test]
+fn explain_unknown_code() {
+    cli_snapshot!("explain_unknown", wfc(&["explain", "WF9999"]));
+}
+
+#[test]
+fn explain_lists_codes() {
+    cli_snapshot!("explain_list", wfc(&["explain"]));
+}
