@@ -3,10 +3,10 @@
 //! Every problem `wfc` reports is a [`Diagnostic`]: a stable [`Code`], a
 //! severity, a message, a primary [`Label`], secondary labels, notes, an
 //! optional help line and an optional machine-applicable [`Fix`]. Front ends
-//! and checks only build these values; the renderers in [`render`] turn them
-//! into human, concise or JSON output, and later the language server turns
-//! them into LSP diagnostics. Keeping one model means the CLI, CI and the
-//! editor can never disagree.
+//! and checks only build these values; the renderers in [`mod@render`] turn
+//! them into human, concise, JSON, GitHub Actions or SARIF output, and later
+//! the language server turns them into LSP diagnostics. Keeping one model
+//! means the CLI, CI and the editor can never disagree.
 
 pub mod codes;
 mod diagnostic;

@@ -1,18 +1,27 @@
-//! Renderers: one [`Diagnostic`] model, three outputs.
+//! Renderers: one [`Diagnostic`] model, five outputs.
 //!
 //! - [`Format::Human`]: annotated source snippets drawn by ariadne, for people.
 //! - [`Format::Concise`]: one `path:line:col: severity[CODE] message` line per
 //!   diagnostic, for editors' problem matchers and `grep`.
 //! - [`Format::Json`]: a versioned document (see [`json`] and
 //!   `docs/json-output.md`), for CI and other tools.
+//! - [`Format::Github`]: one GitHub Actions workflow command
+//!   (`::error file=…::message`) per diagnostic, so a CI run annotates the
+//!   pull request.
+//! - [`Format::Sarif`]: a SARIF 2.1.0 log (see [`sarif`]), for code scanning
+//!   and other SARIF consumers.
+//!
+//! `docs/output-formats.md` documents the machine-readable formats.
 //!
 //! [`render`] sorts before it renders, so every format lists the same
 //! diagnostics in the same, deterministic order whatever order the checks
 //! produced them in.
 
 mod concise;
+mod github;
 mod human;
 pub mod json;
+pub mod sarif;
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -33,14 +42,24 @@ pub enum Format {
     Concise,
     /// A versioned JSON document.
     Json,
+    /// GitHub Actions workflow commands, one line per diagnostic.
+    Github,
+    /// A SARIF 2.1.0 log.
+    Sarif,
 }
 
 impl Format {
     /// Every format, in the order of [`Format::NAMES`].
-    pub const ALL: [Format; 3] = [Format::Human, Format::Concise, Format::Json];
+    pub const ALL: [Format; 5] = [
+        Format::Human,
+        Format::Concise,
+        Format::Json,
+        Format::Github,
+        Format::Sarif,
+    ];
 
     /// The names [`Format::from_str`] accepts, for CLI value lists and help.
-    pub const NAMES: [&'static str; 3] = ["human", "concise", "json"];
+    pub const NAMES: [&'static str; 5] = ["human", "concise", "json", "github", "sarif"];
 
     /// The format's name, as accepted by [`Format::from_str`].
     pub fn as_str(self) -> &'static str {
@@ -48,6 +67,8 @@ impl Format {
             Format::Human => "human",
             Format::Concise => "concise",
             Format::Json => "json",
+            Format::Github => "github",
+            Format::Sarif => "sarif",
         }
     }
 }
@@ -97,8 +118,8 @@ impl FromStr for Format {
 pub struct RenderOptions {
     /// Whether human output may contain ANSI colour codes. The caller decides
     /// (terminal detection, `NO_COLOR`, `--color`); renderers never look at the
-    /// environment, so output is reproducible in tests. Concise and JSON
-    /// output are never coloured.
+    /// environment, so output is reproducible in tests. The other formats
+    /// are never coloured.
     pub color: bool,
 }
 
@@ -173,10 +194,12 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 ///
 /// The diagnostics are rendered in [`sort_diagnostics`] order. Human output
 /// is one report per diagnostic, each followed by a blank line, and does not
-/// include the [`summary_line`] (the caller appends it); concise output is
-/// one line per diagnostic; JSON output is one pretty-printed document whose
-/// `summary.files` is `sources.len()`. Every output is empty or ends with a
-/// newline. Spans are clamped to their file, so a bad span never panics.
+/// include the [`summary_line`] (the caller appends it); concise and GitHub
+/// output are one line per diagnostic; JSON output is one pretty-printed
+/// document whose `summary.files` is `sources.len()`; SARIF output is one
+/// pretty-printed SARIF log, written even when there are no diagnostics.
+/// Every output is empty or ends with a newline. Spans are clamped to their
+/// file, so a bad span never panics.
 pub fn render(
     diags: &[Diagnostic],
     sources: &Sources,
@@ -189,6 +212,8 @@ pub fn render(
         Format::Human => human::render(&sorted, sources, options.color),
         Format::Concise => concise::render(&sorted, sources),
         Format::Json => json::render(&sorted, sources),
+        Format::Github => github::render(&sorted, sources),
+        Format::Sarif => sarif::render(&sorted, sources),
     }
 }
 
@@ -214,6 +239,21 @@ fn compare(a: &Diagnostic, b: &Diagnostic, sources: &Sources) -> Ordering {
         .then(a.code.code.cmp(b.code.code))
         .then(b.severity.cmp(&a.severity))
         .then(a.message.cmp(&b.message))
+}
+
+/// The message followed by one `note: …` line per note and a `help: …`
+/// line, for formats whose only text field is the message (GitHub, SARIF).
+fn message_with_notes_and_help(d: &Diagnostic) -> String {
+    let mut text = d.message.clone();
+    for note in &d.notes {
+        text.push_str("\nnote: ");
+        text.push_str(note);
+    }
+    if let Some(help) = &d.help {
+        text.push_str("\nhelp: ");
+        text.push_str(help);
+    }
+    text
 }
 
 /// A location resolved against [`Sources`]: the file (when known) and the
@@ -258,6 +298,16 @@ impl<'s> Resolved<'s> {
             })
     }
 
+    /// The UTF-16 column of the span's start (1 for an unknown file).
+    fn start_utf16_column(&self) -> u32 {
+        self.file.map_or(1, |f| f.utf16_column(self.span.start))
+    }
+
+    /// The UTF-16 column of the span's end (1 for an unknown file).
+    fn end_utf16_column(&self) -> u32 {
+        self.file.map_or(1, |f| f.utf16_column(self.span.end))
+    }
+
     /// The text under the span (empty for an unknown file).
     fn text(&self) -> &'s str {
         self.file.map_or("", |f| &f.text[self.span.range()])
@@ -275,10 +325,11 @@ mod tests {
             assert_eq!(name.parse::<Format>(), Ok(format));
         }
         assert_eq!("JSON".parse::<Format>(), Ok(Format::Json));
-        let err = "sarif".parse::<Format>().unwrap_err();
+        assert_eq!("GitHub".parse::<Format>(), Ok(Format::Github));
+        let err = "xml".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown output format `sarif` (expected one of: human, concise, json)"
+            "unknown output format `xml` (expected one of: human, concise, json, github, sarif)"
         );
     }
 

@@ -107,6 +107,25 @@ impl SourceFile {
 
     /// The 1-based line and column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: u32) -> LineCol {
+        let (line, before) = self.line_prefix(offset);
+        LineCol {
+            line,
+            column: before.chars().count() as u32 + 1,
+        }
+    }
+
+    /// The 1-based column of a byte offset (clamped to the text) counted in
+    /// UTF-16 code units rather than characters: the unit SARIF and the
+    /// Language Server Protocol use by default. The line is the one
+    /// [`SourceFile::line_col`] gives.
+    pub fn utf16_column(&self, offset: u32) -> u32 {
+        let (_, before) = self.line_prefix(offset);
+        before.encode_utf16().count() as u32 + 1
+    }
+
+    /// The 1-based line of a byte offset (clamped to the text, rounded down
+    /// to a character boundary) and the text of that line before it.
+    fn line_prefix(&self, offset: u32) -> (u32, &str) {
         let offset = offset.min(self.text.len() as u32);
         let line = match self.line_starts.binary_search(&offset) {
             Ok(i) => i,
@@ -117,11 +136,7 @@ impl SourceFile {
         while !self.text.is_char_boundary(end) {
             end -= 1;
         }
-        let column = self.text[start..end].chars().count() as u32 + 1;
-        LineCol {
-            line: line as u32 + 1,
-            column,
-        }
+        (line as u32 + 1, &self.text[start..end])
     }
 
     /// Number of lines in the file.
@@ -214,6 +229,21 @@ mod tests {
         assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
         assert_eq!(f.line_col(6), LineCol { line: 2, column: 3 });
         assert_eq!(f.line_col(999), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn utf16_column_counts_code_units() {
+        // `é` is one UTF-16 unit, `𝄞` (U+1D11E) two; both are one character.
+        let f = SourceFile::new("a.wf", "é𝄞x\n𝄞");
+        assert_eq!(f.utf16_column(0), 1);
+        assert_eq!(f.utf16_column(2), 2);
+        assert_eq!(f.utf16_column(6), 4);
+        assert_eq!(f.line_col(6), LineCol { line: 1, column: 3 });
+        assert_eq!(f.utf16_column(7), 5);
+        // Inside `𝄞`: rounded down to its start.
+        assert_eq!(f.utf16_column(4), 2);
+        assert_eq!(f.utf16_column(8), 1);
+        assert_eq!(f.utf16_column(999), 3);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Snapshot tests of the three renderers over one fixture.
+//! Snapshot tests of the renderers over one fixture.
 //!
 //! The fixture covers every part of the model: primary and secondary labels,
 //! a label in another file, notes, help, a fix, an empty span at EOF, and
@@ -7,7 +7,7 @@
 //! wf-diagnostics` and review the diff.
 
 use wf_diagnostics::FileId;
-use wf_diagnostics::render::{self, Format, RenderOptions, json};
+use wf_diagnostics::render::{self, Format, RenderOptions, json, sarif};
 use wf_diagnostics::{Applicability, Diagnostic, Fix, Severity, Sources, Span, TextEdit, codes};
 
 const MAIN: &str = "\
@@ -154,6 +154,168 @@ fn json() {
 }
 
 #[test]
+fn github() {
+    insta::assert_snapshot!(render(Format::Github));
+}
+
+#[test]
+fn sarif() {
+    insta::assert_snapshot!(redact_sarif(&render(Format::Sarif)));
+}
+
+/// SARIF output with the tool version and the rules' long texts replaced by
+/// placeholders, so the snapshot changes neither with every release nor with
+/// every edit of an explanation (`sarif_rules_describe_every_code` checks
+/// those texts). Other output passes through unchanged.
+fn redact_sarif(text: &str) -> String {
+    let Ok(log) = serde_json::from_str::<sarif::SarifLog>(text) else {
+        return text.to_owned();
+    };
+    let quoted = |s: &str| serde_json::to_string(s).unwrap();
+    let mut out = text.replace(
+        &format!("\"version\": {}", quoted(sarif::TOOL_VERSION)),
+        "\"version\": \"[version]\"",
+    );
+    for rule in &log.runs[0].tool.driver.rules {
+        out = out.replace(
+            &quoted(&rule.help.text),
+            &quoted(&format!("[explanation of {}]", rule.id)),
+        );
+        out = out.replace(
+            &quoted(&rule.full_description.text),
+            &quoted(&format!("[what {} does]", rule.id)),
+        );
+    }
+    out
+}
+
+/// SARIF output without `tool.driver.rules` (the `sarif` snapshot shows
+/// them), rendered again from the typed log, which gives the same bytes
+/// (`sarif_reads_back_as_the_typed_log`). Other output passes through.
+fn sarif_without_rules(text: &str) -> String {
+    let Ok(mut log) = serde_json::from_str::<sarif::SarifLog>(text) else {
+        return text.to_owned();
+    };
+    log.runs[0].tool.driver.rules.clear();
+    redact_sarif(&(serde_json::to_string_pretty(&log).unwrap() + "\n"))
+}
+
+#[test]
+fn sarif_reads_back_as_the_typed_log() {
+    let (sources, mut diags) = fixture();
+    let text = render::render(&diags, &sources, Format::Sarif, &RenderOptions::default());
+    let parsed: sarif::SarifLog = serde_json::from_str(&text).expect("valid JSON");
+    render::sort_diagnostics(&mut diags, &sources);
+    assert_eq!(parsed, sarif::log(&diags, &sources));
+    // Typed structs serialise in a fixed field order: rendering the parsed
+    // log again gives the same bytes.
+    assert_eq!(serde_json::to_string_pretty(&parsed).unwrap() + "\n", text);
+    assert_eq!(
+        parsed.schema,
+        "https://json.schemastore.org/sarif-2.1.0.json"
+    );
+    assert_eq!(parsed.version, "2.1.0");
+    assert_eq!(parsed.runs.len(), 1);
+    let run = &parsed.runs[0];
+    assert_eq!(run.column_kind, "utf16CodeUnits");
+    assert_eq!(run.results.len(), diags.len());
+    for result in &run.results {
+        let rule = &run.tool.driver.rules[result.rule_index.expect("a registered code")];
+        assert_eq!(rule.id, result.rule_id);
+    }
+}
+
+#[test]
+fn sarif_rules_describe_every_code() {
+    let (sources, _) = fixture();
+    let text = render::render(&[], &sources, Format::Sarif, &RenderOptions::default());
+    let log: sarif::SarifLog = serde_json::from_str(&text).unwrap();
+    let driver = &log.runs[0].tool.driver;
+    assert_eq!(driver.name, "wfc");
+    assert_eq!(driver.version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(driver.rules.len(), codes::ALL.len());
+    for (rule, code) in driver.rules.iter().zip(codes::ALL) {
+        assert_eq!(rule.id, code.code);
+        assert_eq!(rule.name, code.name);
+        assert_eq!(rule.short_description.text, code.summary);
+        let full = &rule.full_description.text;
+        assert!(!full.is_empty() && !full.contains('\n'), "{}", code.code);
+        let flat = code.explanation.split_whitespace().collect::<Vec<_>>();
+        assert!(flat.join(" ").contains(full.as_str()), "{}", code.code);
+        assert_eq!(rule.help.markdown.as_deref(), Some(code.explanation));
+        assert_eq!(rule.help.text, code.explanation);
+        let level = match code.severity {
+            Severity::Error => sarif::SarifLevel::Error,
+            Severity::Warning => sarif::SarifLevel::Warning,
+            Severity::Info => sarif::SarifLevel::Note,
+        };
+        assert_eq!(rule.default_configuration.level, level);
+        assert_eq!(rule.properties.tags, [code.family.as_str()]);
+    }
+    assert!(log.runs[0].results.is_empty());
+}
+
+/// `tool.driver.informationUri` is the workspace's `repository` URL.
+#[test]
+fn sarif_information_uri_is_the_workspace_repository() {
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml");
+    let manifest = std::fs::read_to_string(manifest).unwrap();
+    let expected = format!("repository = \"{}\"", sarif::INFORMATION_URI);
+    assert!(
+        manifest.lines().any(|line| line.trim() == expected),
+        "update sarif::INFORMATION_URI to the workspace's `repository`"
+    );
+}
+
+/// SARIF columns count UTF-16 code units; the other formats count characters.
+#[test]
+fn sarif_columns_are_utf16_code_units() {
+    let text = "workflow \u{1d11e}\u{e9} {\n  a -> b\n}\n";
+    let mut sources = Sources::new();
+    let file = sources.add("clef.wf", text);
+    let diag = Diagnostic::new(
+        &codes::UNEXPECTED_TOKEN,
+        "m",
+        find(text, "{", 0).in_file(file),
+    );
+    let options = RenderOptions::default();
+    let out = render::render(
+        std::slice::from_ref(&diag),
+        &sources,
+        Format::Sarif,
+        &options,
+    );
+    let log: sarif::SarifLog = serde_json::from_str(&out).unwrap();
+    let region = log.runs[0].results[0].locations[0].physical_location.region;
+    // `workflow ` is 9 units, the clef 2, `é` 1, the space 1: `{` is at 14.
+    assert_eq!((region.start_line, region.start_column), (1, 14));
+    assert_eq!((region.end_line, region.end_column), (1, 15));
+    let concise = render::render(&[diag], &sources, Format::Concise, &options);
+    assert_eq!(concise, "clef.wf:1:13: error[WF0001] m\n");
+}
+
+/// Properties and messages are escaped as the Actions toolkit escapes them,
+/// and a span over several lines gives no columns (the runner rejects them).
+#[test]
+fn github_escapes_and_multi_line_spans() {
+    let text = "workflow A {\n  a -> b\n}\n";
+    let mut sources = Sources::new();
+    let file = sources.add("dir,x/a:b%.wf", text);
+    let diags = [Diagnostic::new(
+        &codes::CYCLE,
+        "50% done\r\nnext: a,b",
+        Span::new(0, 20).in_file(file),
+    )
+    .with_help("line one\nline two")];
+    let out = render::render(&diags, &sources, Format::Github, &RenderOptions::default());
+    assert_eq!(
+        out,
+        "::error file=dir%2Cx/a%3Ab%25.wf,line=1,endLine=2,title=WF0201 cycle\
+         ::50%25 done%0D%0Anext: a,b%0Ahelp: line one%0Aline two\n"
+    );
+}
+
+#[test]
 fn json_reads_back_as_the_typed_report() {
     let (sources, mut diags) = fixture();
     let text = render::render(&diags, &sources, Format::Json, &RenderOptions::default());
@@ -192,7 +354,7 @@ fn colour_is_a_parameter() {
         &RenderOptions { color: true },
     );
     assert!(coloured.contains("\x1b["), "colour on must colour");
-    for format in [Format::Concise, Format::Json] {
+    for format in [Format::Concise, Format::Json, Format::Github, Format::Sarif] {
         let out = render::render(&diags, &sources, format, &RenderOptions { color: true });
         assert!(!out.contains('\x1b'), "{format} output is never coloured");
     }
@@ -208,6 +370,10 @@ fn no_diagnostics_render_as_nothing_or_an_empty_report() {
     let parsed: json::JsonReport = serde_json::from_str(&json).unwrap();
     assert!(parsed.diagnostics.is_empty());
     assert_eq!(parsed.summary.files, 4);
+    assert_eq!(render::render(&[], &sources, Format::Github, &options), "");
+    let sarif = render::render(&[], &sources, Format::Sarif, &options);
+    let parsed: sarif::SarifLog = serde_json::from_str(&sarif).unwrap();
+    assert!(parsed.runs[0].results.is_empty());
 }
 
 /// Spans that checks should never produce but might: past the end, reversed,
@@ -255,7 +421,10 @@ fn odd_spans() {
     let options = RenderOptions::default();
     let all = Format::ALL
         .into_iter()
-        .map(|f| format!("=== {f}\n{}", render::render(&diags, &sources, f, &options)))
+        .map(|f| {
+            let out = render::render(&diags, &sources, f, &options);
+            format!("=== {f}\n{}", sarif_without_rules(&out))
+        })
         .collect::<String>();
     insta::assert_snapshot!(all);
 }
@@ -305,10 +474,9 @@ fn every_span_renders_without_panicking() {
     }
 }
 
-/// The example in `docs/json-output.md` is real output: rebuild it here and
-/// compare, so the documentation cannot drift from the renderer.
-#[test]
-fn json_output_doc_example_is_current() {
+/// The diagnostic of the examples in `docs/json-output.md` and
+/// `docs/output-formats.md`.
+fn doc_example() -> (Sources, Diagnostic) {
     let text =
         "workflow Release {\n  step deploy { timeout = 10m }\n  start -> deplyo -> done\n}\n";
     let mut sources = Sources::new();
@@ -332,19 +500,63 @@ fn json_output_doc_example_is_current() {
         }],
         applicability: Applicability::MaybeIncorrect,
     });
-    let rendered = render::render(&[diag], &sources, Format::Json, &RenderOptions::default());
+    (sources, diag)
+}
 
-    let doc_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/json-output.md");
-    let doc = std::fs::read_to_string(doc_path).expect("docs/json-output.md exists");
-    let example = doc
-        .split("```json\n")
-        .nth(1)
+/// The text of the `nth` (0-based) fenced block of this language in a doc.
+fn doc_block(doc: &str, lang: &str, nth: usize) -> String {
+    let path = format!("{}/../../docs/{doc}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path} exists"));
+    text.split(&format!("```{lang}\n"))
+        .nth(nth + 1)
         .and_then(|rest| rest.split("```").next())
-        .expect("docs/json-output.md has a ```json example");
-    let documented: serde_json::Value = serde_json::from_str(example).expect("the example is JSON");
+        .unwrap_or_else(|| panic!("docs/{doc} has a ```{lang} block number {nth}"))
+        .to_owned()
+}
+
+/// The example in `docs/json-output.md` is real output: rebuild it here and
+/// compare, so the documentation cannot drift from the renderer.
+#[test]
+fn json_output_doc_example_is_current() {
+    let (sources, diag) = doc_example();
+    let rendered = render::render(&[diag], &sources, Format::Json, &RenderOptions::default());
+    let example = doc_block("json-output.md", "json", 0);
+    let documented: serde_json::Value =
+        serde_json::from_str(&example).expect("the example is JSON");
     let actual: serde_json::Value = serde_json::from_str(&rendered).unwrap();
     assert_eq!(
         documented, actual,
         "update the example in docs/json-output.md to:\n{rendered}"
+    );
+}
+
+/// The GitHub and SARIF examples in `docs/output-formats.md` are real output
+/// for the same diagnostic.
+#[test]
+fn output_formats_doc_examples_are_current() {
+    let (sources, diag) = doc_example();
+    let options = RenderOptions::default();
+    let github = render::render(
+        std::slice::from_ref(&diag),
+        &sources,
+        Format::Github,
+        &options,
+    );
+    assert_eq!(
+        doc_block("output-formats.md", "text", 0),
+        github,
+        "update the GitHub example in docs/output-formats.md to:\n{github}"
+    );
+    let sarif = render::render(&[diag], &sources, Format::Sarif, &options);
+    let log: sarif::SarifLog = serde_json::from_str(&sarif).unwrap();
+    let result = &log.runs[0].results[0];
+    let example = doc_block("output-formats.md", "json", 0);
+    let documented: serde_json::Value =
+        serde_json::from_str(&example).expect("the SARIF example is JSON");
+    assert_eq!(
+        documented,
+        serde_json::to_value(result).unwrap(),
+        "update the SARIF example in docs/output-formats.md to:\n{}",
+        serde_json::to_string_pretty(result).unwrap()
     );
 }

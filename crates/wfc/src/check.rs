@@ -19,6 +19,10 @@ pub enum OutputFormat {
     Concise,
     /// A versioned JSON document (see docs/json-output.md).
     Json,
+    /// GitHub Actions workflow commands, one annotation per diagnostic.
+    Github,
+    /// A SARIF 2.1.0 log, for code scanning (see docs/output-formats.md).
+    Sarif,
 }
 
 /// When to use colour in human output.
@@ -82,6 +86,8 @@ pub fn run(args: CheckArgs) -> u8 {
         OutputFormat::Human => Format::Human,
         OutputFormat::Concise => Format::Concise,
         OutputFormat::Json => Format::Json,
+        OutputFormat::Github => Format::Github,
+        OutputFormat::Sarif => Format::Sarif,
     };
     let mut out = render::render(&diagnostics, &sources, format, &options);
     if args.format == OutputFormat::Human {
