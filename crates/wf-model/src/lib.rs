@@ -7,6 +7,8 @@
 //! keeps the [`FileSpan`] it came from, so diagnostics point into the
 //! original text whatever its format.
 
+use std::collections::HashMap;
+
 use wf_diagnostics::{FileId, FileSpan};
 
 /// A set of workflows, possibly from several files.
@@ -85,12 +87,45 @@ pub struct Workflow {
     pub nodes: Vec<Node>,
     /// Edges in source order (chains expanded).
     pub edges: Vec<Edge>,
+    /// True when the front end skipped part of the workflow's source while
+    /// recovering from a syntax error. Nodes or edges may then be missing, so
+    /// checks that reason about absence (unreachable nodes, no entry, no
+    /// terminal, …) stay silent rather than report consequences of the
+    /// syntax error.
+    pub incomplete: bool,
 }
 
 impl Workflow {
     /// The node with this name.
+    ///
+    /// This is a linear scan; code that looks up many names should build
+    /// [`Workflow::node_index`] once instead.
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
+        self.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .map(|i| NodeId(i as u32))
+    }
+
+    /// A map from node name to id, for constant-time lookups. When names
+    /// repeat (a malformed model), the first node wins, as in
+    /// [`Workflow::node_by_name`].
+    pub fn node_index(&self) -> HashMap<&str, NodeId> {
+        let mut index = HashMap::with_capacity(self.nodes.len());
+        for (i, node) in self.nodes.iter().enumerate() {
+            index.entry(node.name.as_str()).or_insert(NodeId(i as u32));
+        }
+        index
+    }
+
+    /// Ids of all nodes, in order.
+    pub fn node_ids(&self) -> impl Iterator<Item = NodeId> + use<> {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// Ids of all edges, in order.
+    pub fn edge_ids(&self) -> impl Iterator<Item = EdgeId> + use<> {
+        (0..self.edges.len() as u32).map(EdgeId)
     }
 
     /// The node with this id.
@@ -259,6 +294,10 @@ pub struct Edge {
     pub to: NodeId,
     /// Where the edge is written: from the source name to the target name.
     pub span: FileSpan,
+    /// Where the source node's name is written in this edge.
+    pub from_span: FileSpan,
+    /// Where the target node's name is written in this edge.
+    pub to_span: FileSpan,
     /// Label text (routing key, human choice).
     pub label: Option<String>,
     /// Where the label is written.
