@@ -78,6 +78,19 @@ pub struct StrLit {
     pub span: Span,
     /// Whether it was a `"""` multi-line string.
     pub multiline: bool,
+    /// The `$key` / `${key}` markers in the literal, in order, with spans
+    /// in the source text (`\$` is a literal dollar and is not listed).
+    pub interpolations: Vec<Interpolation>,
+}
+
+/// A `$key` or `${key}` marker inside a string literal: a blackboard value
+/// interpolated at run time, checked like a read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interpolation {
+    /// The key (a dotted identifier path), with its span in the source.
+    pub key: Key,
+    /// The whole marker, from `$` to the end of the key or the `}`.
+    pub span: Span,
 }
 
 /// `import "path.wf" [as name]`
@@ -379,7 +392,11 @@ impl Expr {
         match self {
             Expr::Literal(v) => v.span(),
             Expr::Key(k) => k.span,
-            Expr::List(_, s) | Expr::Exists(_, s) | Expr::Not(_, s) | Expr::Paren(_, s) | Expr::Error(s) => *s,
+            Expr::List(_, s)
+            | Expr::Exists(_, s)
+            | Expr::Not(_, s)
+            | Expr::Paren(_, s)
+            | Expr::Error(s) => *s,
             Expr::Binary(l, _, _, r) => l.span().to(r.span()),
         }
     }
