@@ -60,7 +60,11 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> u8 {
     let mut errors: Vec<InputError> = Vec::new();
     let mut sources = Sources::new();
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
 
     let stdin_count = paths.iter().filter(|p| p.as_os_str() == "-").count();
     if stdin_count > 1 {
@@ -71,7 +75,11 @@ pub fn run(args: CheckArgs) -> u8 {
         eprintln!("error: `--stdin-filename` needs `-` among the paths");
         return EXIT_TROUBLE;
     }
-    let file_paths: Vec<PathBuf> = paths.iter().filter(|p| p.as_os_str() != "-").cloned().collect();
+    let file_paths: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
     let files = inputs::collect_paths(&file_paths, &mut errors);
     inputs::read_files(&files, &mut sources, &mut errors);
     if stdin_count == 1 {
@@ -81,7 +89,9 @@ pub fn run(args: CheckArgs) -> u8 {
 
     let diagnostics = wf_analysis::check_sources(&sources);
     let summary = Summary::of(&diagnostics);
-    let options = RenderOptions { color: use_color(args.color, args.format) };
+    let options = RenderOptions {
+        color: use_color(args.color, args.format),
+    };
     let format = match args.format {
         OutputFormat::Human => Format::Human,
         OutputFormat::Concise => Format::Concise,
@@ -96,7 +106,9 @@ pub fn run(args: CheckArgs) -> u8 {
     }
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`wfc check | head`) is not an error worth a panic.
-    let _ = stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush());
+    let _ = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush());
 
     for err in &errors {
         eprintln!("error: {}", err.0);
@@ -120,7 +132,8 @@ fn use_color(choice: ColorChoice, format: OutputFormat) -> bool {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
         }
     }
 }

@@ -16,7 +16,13 @@ pub struct ExplainArgs {
 pub fn run(args: ExplainArgs) -> u8 {
     let Some(query) = args.code else {
         for code in codes::ALL {
-            println!("{}  {:<24} {:<8} {}", code.code, code.name, code.severity.as_str(), code.summary);
+            println!(
+                "{}  {:<24} {:<8} {}",
+                code.code,
+                code.name,
+                code.severity.as_str(),
+                code.summary
+            );
         }
         return EXIT_CLEAN;
     };

@@ -20,15 +20,22 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
     for path in paths {
         if path.is_dir() {
             let mut found = Vec::new();
-            for entry in ignore::WalkBuilder::new(path).sort_by_file_name(|a, b| a.cmp(b)).build() {
+            for entry in ignore::WalkBuilder::new(path)
+                .sort_by_file_name(|a, b| a.cmp(b))
+                .build()
+            {
                 match entry {
                     Ok(entry) => {
                         let p = entry.path();
-                        if entry.file_type().is_some_and(|t| t.is_file()) && has_source_extension(p) {
+                        if entry.file_type().is_some_and(|t| t.is_file()) && has_source_extension(p)
+                        {
                             found.push(p.to_path_buf());
                         }
                     }
-                    Err(err) => errors.push(InputError(format!("cannot walk `{}`: {err}", path.display()))),
+                    Err(err) => errors.push(InputError(format!(
+                        "cannot walk `{}`: {err}",
+                        path.display()
+                    ))),
                 }
             }
             if found.is_empty() {
@@ -41,7 +48,10 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
         } else if path.exists() {
             files.push(path.clone());
         } else {
-            errors.push(InputError(format!("`{}`: no such file or directory", path.display())));
+            errors.push(InputError(format!(
+                "`{}`: no such file or directory",
+                path.display()
+            )));
         }
     }
     files
@@ -64,7 +74,11 @@ pub fn read_files(files: &[PathBuf], sources: &mut Sources, errors: &mut Vec<Inp
                 }
                 Err(err) => errors.push(err),
             },
-            Err(err) => errors.push(InputError(format!("cannot read `{}`: {}", path.display(), io_reason(&err)))),
+            Err(err) => errors.push(InputError(format!(
+                "cannot read `{}`: {}",
+                path.display(),
+                io_reason(&err)
+            ))),
         }
     }
 }
@@ -79,7 +93,10 @@ pub fn read_stdin(name: &str, sources: &mut Sources, errors: &mut Vec<InputError
             }
             Err(err) => errors.push(err),
         },
-        Err(err) => errors.push(InputError(format!("cannot read standard input: {}", io_reason(&err)))),
+        Err(err) => errors.push(InputError(format!(
+            "cannot read standard input: {}",
+            io_reason(&err)
+        ))),
     }
 }
 
@@ -97,8 +114,14 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
             let valid = err.utf8_error().valid_up_to();
             let bytes = err.as_bytes();
             let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
-            let line_start = bytes[..valid].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&bytes[line_start..valid]).chars().count() + 1;
+            let line_start = bytes[..valid]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&bytes[line_start..valid])
+                .chars()
+                .count()
+                + 1;
             Err(InputError(format!(
                 "`{name}` is not valid UTF-8 (invalid byte 0x{:02x} at line {line}, column {column}); \
                  wfc reads UTF-8 source files only: re-encode the file as UTF-8",

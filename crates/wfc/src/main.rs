@@ -41,7 +41,11 @@ fn main() -> ExitCode {
         Err(err) => {
             // clap prints help/version to stdout with success, usage errors to stderr.
             let _ = err.print();
-            return ExitCode::from(if err.use_stderr() { EXIT_TROUBLE } else { EXIT_CLEAN });
+            return ExitCode::from(if err.use_stderr() {
+                EXIT_TROUBLE
+            } else {
+                EXIT_CLEAN
+            });
         }
     };
     let status = match cli.command {

@@ -77,10 +77,7 @@ fn find_annotation(line: &str) -> Option<(&str, (String, String, String))> {
             let rest = &line[at + 3 + severity.len() + 1..];
             let close = rest.find(']')?;
             let code = rest[..close].to_string();
-            let text = rest[close + 1..]
-                .trim_start_matches(':')
-                .trim()
-                .to_string();
+            let text = rest[close + 1..].trim_start_matches(':').trim().to_string();
             return Some((&line[..at], (severity.to_string(), code, text)));
         }
     }
@@ -111,8 +108,7 @@ fn run_case(files: &[PathBuf]) -> String {
         sources.add(shown, text);
     }
     let diagnostics = wf_analysis::check_sources(&sources);
-    let mut unmatched: Vec<Expectation> =
-        diagnostics.iter().map(|d| actual(d, &sources)).collect();
+    let mut unmatched: Vec<Expectation> = diagnostics.iter().map(|d| actual(d, &sources)).collect();
     let mut missing = Vec::new();
     for exp in &expected {
         let found = unmatched.iter().position(|a| {
@@ -204,7 +200,11 @@ fn annotated_files() {
         .filter(|(relative, _)| !relative.starts_with("projects"))
         .map(|(relative, path)| (relative, vec![path]))
         .collect::<Vec<_>>();
-    assert!(cases.len() >= 60, "expected at least 60 test files, found {}", cases.len());
+    assert!(
+        cases.len() >= 60,
+        "expected at least 60 test files, found {}",
+        cases.len()
+    );
     run_all(cases);
 }
 
