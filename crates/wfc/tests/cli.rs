@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use insta_cmd::{SpawnExt, assert_cmd_snapshot, get_cargo_bin};
+use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
