@@ -11,7 +11,7 @@ cargo build --release --quiet -p wfc
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 printf '%-10s %-10s %-10s %-12s %-14s\n' edges nodes bytes best_ms ns_per_edge
-for edges in 10000 100000 1000000; do
+for edges in 10000 100000 200000 1000000; do
   file="$dir/big_$edges.wf"
   python3 bench/gen_large.py "$edges" > "$file"
   nodes=$((edges / 2))
