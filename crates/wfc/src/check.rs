@@ -101,7 +101,7 @@ pub fn run(args: CheckArgs) -> u8 {
     };
     let mut out = render::render(&diagnostics, &sources, format, &options);
     // "checked 0 files" next to an I/O error would only mislead.
-    if args.format == OutputFormat::Human && !(sources.is_empty() && !errors.is_empty()) {
+    if args.format == OutputFormat::Human && (!sources.is_empty() || errors.is_empty()) {
         out.push_str(&render::summary_line(sources.len(), &summary));
         out.push('\n');
     }
