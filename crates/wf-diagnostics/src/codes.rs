@@ -1,7 +1,8 @@
 //! The registry of every diagnostic code `wfc` can emit.
 //!
 //! Codes are grouped by family in hundreds: `WF00xx` syntax, `WF01xx` names,
-//! `WF02xx` graph structure. A code, once published, keeps its meaning
+//! `WF02xx` graph structure, `WF03xx` contracts and data flow, `WF04xx`
+//! conditions (guards), `WF05xx` engine attributes. A code, once published, keeps its meaning
 //! forever; retired codes are never reused. Each code's long explanation lives
 //! in `explanations/<CODE>.md` beside this crate and is compiled in, so
 //! `wfc explain` and `docs/diagnostics.md` print the same text.
@@ -20,6 +21,12 @@ pub enum Family {
     Names,
     /// The shape of a workflow graph.
     Graph,
+    /// Node contracts, signatures, return maps and data flow.
+    Contracts,
+    /// Guard expressions: names, types, satisfiability, coverage.
+    Conditions,
+    /// Engine attributes: types, ranges, references.
+    Attributes,
 }
 
 impl Family {
@@ -29,6 +36,9 @@ impl Family {
             Family::Syntax => "syntax",
             Family::Names => "names",
             Family::Graph => "graph",
+            Family::Contracts => "contracts",
+            Family::Conditions => "conditions",
+            Family::Attributes => "attributes",
         }
     }
 }
@@ -151,6 +161,12 @@ codes! {
     /// Two choices of a `human` node share an accelerator key.
     DUPLICATE_ACCELERATOR = "WF0209", "duplicate-accelerator", Graph, Warning,
         "two choices of a human node use the same accelerator key";
+
+    // WF03xx: contracts and data flow (added in this block only).
+
+    // WF04xx: conditions (added in this block only).
+
+    // WF05xx: attributes (added in this block only).
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).
@@ -190,6 +206,9 @@ mod tests {
                 Family::Syntax => "00",
                 Family::Names => "01",
                 Family::Graph => "02",
+                Family::Contracts => "03",
+                Family::Conditions => "04",
+                Family::Attributes => "05",
             };
             assert_eq!(
                 family_digit, expected,
