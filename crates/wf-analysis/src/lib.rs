@@ -1,24 +1,40 @@
 //! Analysis of workflow programs: lowering `.wf` syntax to the
 //! format-neutral [`wf_model`], and the checks that run over the model.
 //!
-//! The pipeline is a chain of pure functions so each step can later become
-//! a salsa query: [`wf_syntax::parse`] → [`lower::lower_files`] →
-//! [`check_program`] (the [`names`] and [`graph`] families). All files given
-//! together form one program: a `call` in one file finds a workflow defined
-//! in another. Imports are not resolved yet.
+//! The pipeline is incremental: [`db::Database`] holds the files of a
+//! project and computes everything as salsa queries (parse → lower → names
+//! and imports → per-workflow graph facts → checks → diagnostics), so an
+//! edit re-runs only what depends on it (see `docs/architecture.md`).
+//! [`check_sources`] wraps it for one-shot checks. A `call` sees the
+//! workflows of its own file and of the files that file imports
+//! ([`imports`]); workflow names are unique across the project.
+//!
+//! Checks register in two places: [`check_workflow`] for checks of one
+//! workflow (memoized per workflow), [`check_program_wide`] for checks that
+//! need the whole program (re-run on every edit).
 
+pub mod attributes;
+pub mod dataflow;
+pub mod db;
 pub mod graph;
+pub mod guards;
+pub mod imports;
 pub mod lower;
 pub mod names;
+pub mod project;
 pub mod suggest;
+pub mod suppress;
 mod text;
 
 #[cfg(test)]
 mod test_support;
 
 use wf_diagnostics::{Diagnostic, FileId, Sources};
-use wf_model::Program;
+use wf_model::{Program, Workflow};
 use wf_syntax::Parsed;
+
+pub use db::Database;
+use graph::GraphFacts;
 
 /// The outcome of checking a set of files.
 #[derive(Debug, Clone)]
@@ -30,7 +46,9 @@ pub struct Analysis {
 }
 
 /// Checks parsed files together as one program: their parse diagnostics,
-/// then lowering and every check, sorted deterministically.
+/// then lowering and every check, sorted deterministically. Without paths,
+/// imports cannot be resolved: all workflows form one namespace (see
+/// [`check_program`]). [`check_sources`] and [`Database`] resolve imports.
 pub fn check_files(files: &[(FileId, &Parsed)]) -> Analysis {
     let mut diagnostics: Vec<Diagnostic> = files
         .iter()
@@ -46,25 +64,66 @@ pub fn check_files(files: &[(FileId, &Parsed)]) -> Analysis {
     }
 }
 
-/// Parses every file of `sources` as `.wf` and checks them together (see
-/// [`check_files`]); returns the sorted diagnostics.
+/// Checks in-memory sources as one project through a [`Database`]: imports
+/// resolve among the sources (nothing is read from disk; a missing one is
+/// WF0107), the root is the sources' deepest common directory, and
+/// suppression comments apply. Returns the sorted diagnostics, whose file
+/// ids are those of `sources`.
 pub fn check_sources(sources: &Sources) -> Vec<Diagnostic> {
-    let parsed: Vec<(FileId, Parsed)> = sources
-        .iter()
-        .map(|(id, file)| (id, wf_syntax::parse(&file.text, id)))
-        .collect();
-    let refs: Vec<(FileId, &Parsed)> = parsed.iter().map(|(id, p)| (*id, p)).collect();
-    check_files(&refs).diagnostics
+    db::check_sources(sources)
 }
 
-/// Runs every model-level check (names, then graph per workflow) on a
-/// lowered program, whatever format it came from. Unsorted.
+/// Runs every model-level check on a lowered program, whatever format it
+/// came from, treating it as one namespace (no imports). Unsorted. The
+/// database runs the same checks through [`check_workflow`] and
+/// [`check_program_wide`], with import-aware names checks.
 pub fn check_program(program: &Program) -> Vec<Diagnostic> {
-    let mut out = names::check_names(program);
+    let mut out = names::duplicate_workflows(program);
+    out.extend(names::unknown_workflows(program));
+    out.extend(check_program_wide(program));
     for workflow in &program.workflows {
-        out.extend(graph::check_workflow(workflow));
+        out.extend(check_workflow(workflow, &graph::analyze(workflow)));
     }
     out
+}
+
+/// Every check of one workflow alone, given its graph facts (computed by
+/// the caller so that the database can memoize them apart from spans).
+/// Register per-workflow checks here.
+pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = names::unknown_entry(workflow).into_iter().collect();
+    out.extend(names::undeclared_nodes(workflow));
+    out.extend(names::reserved_names(workflow));
+    out.extend(graph::check_workflow_with(workflow, facts));
+    out.extend(dataflow::check_workflow(workflow));
+    out.extend(attributes::check_workflow(workflow));
+    out.extend(guards::check_workflow(workflow, &facts.adjacency));
+    out
+}
+
+/// Checks that need the whole program at once (such as a caller's view of
+/// its callees). Register them here; prefer [`check_workflow`], which the
+/// database memoizes per workflow.
+pub fn check_program_wide(program: &Program) -> Vec<Diagnostic> {
+    dataflow::check_program(program)
+}
+
+/// Applies the `// wfc: allow(...)` comments of every file (see
+/// [`suppress`]), adds the diagnostics for malformed ones and re-sorts.
+pub fn apply_suppressions(
+    sources: &Sources,
+    files: &[(FileId, &Parsed)],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut all = Vec::new();
+    for (file, parsed) in files {
+        let text = &sources.get(*file).text;
+        let (suppressions, problems) = suppress::collect(*file, text, parsed);
+        all.extend(suppressions);
+        diagnostics.extend(problems);
+    }
+    suppress::apply(diagnostics, &all);
+    sort_diagnostics(diagnostics);
 }
 
 /// Sorts diagnostics by file, start offset and code. The sort is stable, so

@@ -75,6 +75,7 @@ impl ModelBuilder {
                 entry: None,
                 needs: Vec::new(),
                 gives: Vec::new(),
+                interpolated_reads: Vec::new(),
                 nodes: Vec::new(),
                 edges: Vec::new(),
                 incomplete: false,
@@ -113,6 +114,7 @@ impl ModelBuilder {
             attributes: Vec::new(),
             reads: Vec::new(),
             writes: Vec::new(),
+            interpolated_reads: Vec::new(),
             call: None,
         });
         id

@@ -114,6 +114,9 @@ codes! {
     /// An attribute key given twice in the same block.
     DUPLICATE_ATTRIBUTE = "WF0009", "duplicate-attribute", Syntax, Error,
         "an attribute is set twice in the same block";
+    /// A `// wfc: allow(...)` comment that names no known code, or is malformed.
+    INVALID_SUPPRESSION = "WF0010", "invalid-suppression", Syntax, Warning,
+        "a suppression comment is malformed or names an unknown code";
 
     /// Two workflows share a name.
     DUPLICATE_WORKFLOW = "WF0101", "duplicate-workflow", Names, Error,
@@ -133,6 +136,15 @@ codes! {
     /// A node id or blackboard key uses the reserved `_` prefix or `internal.` namespace.
     RESERVED_NAME = "WF0106", "reserved-name", Names, Error,
         "a name uses the reserved `_` prefix or the `internal.` namespace";
+    /// An `import` whose file cannot be loaded: missing, a directory, unreadable.
+    UNRESOLVED_IMPORT = "WF0107", "unresolved-import", Names, Error,
+        "an imported file does not exist or cannot be read";
+    /// An `import` path that leaves the project root (absolute, `..`, symbolic link).
+    IMPORT_OUTSIDE_ROOT = "WF0108", "import-outside-root", Names, Error,
+        "an import path leaves the project root";
+    /// An `import` path that does not name a `.wf` file.
+    IMPORT_NOT_WF = "WF0109", "import-not-wf", Names, Error,
+        "an import path does not name a `.wf` file";
 
     /// A workflow's edges form a cycle.
     CYCLE = "WF0201", "cycle", Graph, Error,
@@ -163,10 +175,85 @@ codes! {
         "two choices of a human node use the same accelerator key";
 
     // WF03xx: contracts and data flow (added in this block only).
+    /// A required read is not written on every path from the entry.
+    READ_NOT_WRITTEN = "WF0301", "read-not-written", Contracts, Error,
+        "a required read is not written on every path from the entry";
+    /// A callee's `needs` key is not available at a call site.
+    CALLEE_NEED_UNAVAILABLE = "WF0302", "callee-need-unavailable", Contracts, Error,
+        "a key the called workflow needs is not available at the call";
+    /// A `gives` key is not written on every path to a terminal.
+    GIVES_NOT_WRITTEN = "WF0303", "gives-not-written", Contracts, Error,
+        "a key the workflow gives is not written on every path to a terminal";
+    /// A return map takes a key the callee does not guarantee.
+    RETURN_MAP_NOT_GUARANTEED = "WF0304", "return-map-unguaranteed", Contracts, Error,
+        "a return map takes a key the called workflow does not guarantee";
+    /// A guard or string interpolation reads a key nothing writes.
+    UNWRITTEN_KEY = "WF0305", "unwritten-key", Contracts, Warning,
+        "a guard or interpolation reads a key that nothing writes";
+    /// One key is declared with incompatible types.
+    TYPE_MISMATCH = "WF0306", "type-mismatch", Contracts, Error,
+        "a key is declared with incompatible types";
+    /// A type name that is not one of the language's types.
+    UNKNOWN_TYPE = "WF0307", "unknown-type", Contracts, Error,
+        "a contract uses a type name that does not exist";
+    /// Every way to complete a workflow recurses into it again.
+    RECURSION_NEVER_COMPLETES = "WF0308", "endless-recursion", Contracts, Error,
+        "every path to a terminal recurses into the workflow again";
 
     // WF04xx: conditions (added in this block only).
+    /// An operand of a guard operator has a type the operator does not accept.
+    GUARD_TYPE_MISMATCH = "WF0401", "guard-type-mismatch", Conditions, Error,
+        "an operand of a guard operator has the wrong type";
+    /// A guard, or an operand of `&&`, `||` or `!`, that is not a boolean.
+    NON_BOOLEAN_CONDITION = "WF0402", "non-boolean-condition", Conditions, Error,
+        "a guard, or an operand of `&&`, `||` or `!`, is not a boolean";
+    /// `outcome` compared with a value that is not an outcome status.
+    UNKNOWN_OUTCOME = "WF0403", "unknown-outcome", Conditions, Error,
+        "`outcome` is compared with a value that is not an outcome status";
+    /// A `matches` pattern that is not a valid regular expression.
+    INVALID_REGEX = "WF0404", "invalid-regex", Conditions, Error,
+        "a `matches` pattern is not a valid regular expression";
+    /// A guard that can never hold: constant false, or contradictory clauses.
+    GUARD_NEVER_HOLDS = "WF0405", "guard-never-holds", Conditions, Warning,
+        "a guard can never hold, so its edge is never taken";
+    /// A fan-out where some outcome status leaves no edge that can be taken.
+    UNCOVERED_OUTCOME = "WF0406", "uncovered-outcome", Conditions, Warning,
+        "for some outcome status, no outgoing edge of a node can be taken";
+    /// A guard that always holds, so it is not a condition at all.
+    GUARD_ALWAYS_HOLDS = "WF0407", "guard-always-holds", Conditions, Info,
+        "a guard always holds";
 
     // WF05xx: attributes (added in this block only).
+    /// An engine attribute whose value has the wrong type.
+    ATTRIBUTE_TYPE_MISMATCH = "WF0501", "attribute-type-mismatch", Attributes, Error,
+        "an engine attribute has a value of the wrong type";
+    /// A duration attribute that is zero, negative, or a string that is not a duration literal.
+    INVALID_DURATION = "WF0502", "invalid-duration", Attributes, Error,
+        "a duration attribute is zero, negative or not a valid duration";
+    /// A numeric engine attribute outside its range.
+    ATTRIBUTE_OUT_OF_RANGE = "WF0503", "attribute-out-of-range", Attributes, Error,
+        "a numeric engine attribute is out of range";
+    /// An enumerated engine attribute with a value that is not one of its members.
+    UNKNOWN_ATTRIBUTE_VALUE = "WF0504", "unknown-attribute-value", Attributes, Error,
+        "an engine attribute has a value that is not one of its allowed values";
+    /// `retry_target` or `fallback_retry_target` names a node that does not exist.
+    UNKNOWN_RETRY_TARGET = "WF0505", "unknown-retry-target", Attributes, Error,
+        "a retry target names a node that does not exist";
+    /// A `human` node's `default` matches none of its choices.
+    UNKNOWN_DEFAULT_CHOICE = "WF0506", "unknown-default-choice", Attributes, Error,
+        "a human node's default matches none of its choices";
+    /// A `tool` node without a command.
+    MISSING_TOOL_COMMAND = "WF0507", "missing-tool-command", Attributes, Error,
+        "a tool node has no command to run";
+    /// An engine attribute on a node kind or edge where it has no effect.
+    MISPLACED_ATTRIBUTE = "WF0508", "misplaced-attribute", Attributes, Warning,
+        "an engine attribute is set where it has no effect";
+    /// An engine attribute set under both of its names (`retries` and `max_retries`).
+    CONFLICTING_ATTRIBUTE_ALIASES = "WF0509", "conflicting-attribute-aliases", Attributes, Error,
+        "an engine attribute is set under both of its names";
+    /// A workflow's `model_stylesheet` that does not parse.
+    INVALID_STYLESHEET = "WF0510", "invalid-stylesheet", Attributes, Error,
+        "a model stylesheet has a syntax error";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).

@@ -82,6 +82,11 @@ pub struct Workflow {
     pub needs: Vec<KeyDecl>,
     /// Keys guaranteed on every completion.
     pub gives: Vec<KeyDecl>,
+    /// `$key` / `${key}` interpolations in the workflow's own attribute
+    /// strings (`goal = "Ship $ticket"`), in source order. They are
+    /// optional reads: the data-flow checks only require that something in
+    /// scope writes them.
+    pub interpolated_reads: Vec<ReadDecl>,
     /// Nodes: declared ones in declaration order, then implicit ones in order
     /// of first mention.
     pub nodes: Vec<Node>,
@@ -199,6 +204,11 @@ pub struct Node {
     pub reads: Vec<ReadDecl>,
     /// `writes` contract.
     pub writes: Vec<KeyDecl>,
+    /// `$key` / `${key}` interpolations in the node's label and attribute
+    /// strings, in source order, each spanning the key. They are optional
+    /// reads (`optional` is true): the data-flow checks only require that
+    /// something in scope writes them.
+    pub interpolated_reads: Vec<ReadDecl>,
     /// For `call` nodes: the callee and return map.
     pub call: Option<Call>,
 }
@@ -236,6 +246,8 @@ pub struct KeyDecl {
     pub ty: Option<String>,
     /// Where it is written.
     pub span: FileSpan,
+    /// Where the type name is written, when declared.
+    pub ty_span: Option<FileSpan>,
 }
 
 /// A key a node reads.
@@ -322,8 +334,12 @@ pub struct Guard {
 pub enum Expr {
     /// A literal value.
     Literal(Value, FileSpan),
-    /// A name: a key path, or a built-in / status name resolved by analysis.
+    /// A bare name: a key path, or a built-in (`outcome`, `label`) or
+    /// status name (`success`, …), which the analysis resolves.
     Name(String, FileSpan),
+    /// A name that is always a blackboard key, never a built-in or a status
+    /// name: a backtick key in `.wf` (`` `Part Count` ``, `` `label` ``).
+    Key(String, FileSpan),
     /// A list of expressions.
     List(Vec<Expr>, FileSpan),
     /// `exists(key)`

@@ -56,6 +56,26 @@ pub struct Name {
     pub quoted: bool,
 }
 
+impl Name {
+    /// The stand-in for a name the parser could not read (`workflow { … }`,
+    /// `workflow 123 { … }`): empty, unquoted, spanning the bad tokens (or
+    /// empty, where the name should have been). The error is already
+    /// reported.
+    pub fn missing(span: Span) -> Name {
+        Name {
+            text: String::new(),
+            span,
+            quoted: false,
+        }
+    }
+
+    /// Whether this is a [missing](Name::missing) name. (A quoted name may
+    /// be empty, `""`, but is never missing.)
+    pub fn is_missing(&self) -> bool {
+        self.text.is_empty() && !self.quoted
+    }
+}
+
 /// A blackboard key: a dotted identifier path (`build.log`) or a quoted
 /// string (`"Part Concept"`; in guards, a backtick-quoted name).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -111,7 +131,8 @@ pub struct Import {
 pub struct Workflow {
     /// Attached doc comments.
     pub docs: Docs,
-    /// The workflow's name.
+    /// The workflow's name. [Missing](Name::is_missing) (empty) when the
+    /// header had no valid name but the body could still be parsed.
     pub name: Name,
     /// The statements of the body in source order.
     pub body: Vec<Statement>,

@@ -1,9 +1,10 @@
 //! A compact S-expression rendering of the AST, for snapshot tests and
 //! debugging (`(step plan "Plan" (reads ticket draft?))`).
 //!
-//! Names and keys print bare, or in quotes when they were quoted; strings
-//! print with Rust escapes; guards print in prefix form with explicit
-//! parentheses, so precedence is visible. With `spans` set, each item,
+//! Names and keys print bare, or in quotes when they were quoted (a missing
+//! workflow name prints as `<missing>`); strings print with Rust escapes;
+//! guards print in prefix form with explicit parentheses, so precedence is
+//! visible. With `spans` set, each item,
 //! statement and entry is followed by `@start..end`.
 
 use std::fmt::Write;
@@ -220,7 +221,9 @@ impl Dump {
     }
 
     fn name(&mut self, name: &Name) {
-        if name.quoted {
+        if name.is_missing() {
+            self.out.push_str("<missing>");
+        } else if name.quoted {
             let _ = write!(self.out, "{:?}", name.text);
         } else {
             self.out.push_str(&name.text);

@@ -112,7 +112,8 @@ fn expected_found(
         Some(Token::LArrow) if !same_line => Some("return entry"),
         _ => None,
     };
-    if let Some(help) = help(expected, found, same_line, starts) {
+    let after_dot = prev == Some(Token::Dot);
+    if let Some(help) = help(expected, found, same_line, after_dot, starts) {
         diagnostic = diagnostic.with_help(help);
     }
     diagnostic
@@ -185,6 +186,7 @@ fn help(
     expected: &[RichPattern<'_, Token<'_>>],
     found: Option<Token<'_>>,
     same_line: bool,
+    after_dot: bool,
     starts: Option<&str>,
 ) -> Option<String> {
     let expects = |t: Token<'_>| {
@@ -228,6 +230,9 @@ fn help(
                 starts.unwrap_or_default()
             ))
         }
+        t if t.is_keyword() && after_dot && same_line => Some(format!(
+            "a keyword continues a dotted key only directly after the `.`, with no space: `.{t}`"
+        )),
         t if t.is_keyword() && same_line && (expects_label("name") || expects_label("key")) => {
             Some("keywords cannot be used as names; quote the name: \"…\"".into())
         }

@@ -1,7 +1,9 @@
 //! The lexer: source text to tokens, trivia and lexical diagnostics.
 //!
 //! A logos DFA finds the raw lexemes; a single pass over them then checks
-//! literals (escapes, number ranges), maps words to keywords, groups invalid
+//! literals (escapes, number ranges), maps words to keywords (except in a
+//! dotted key: a keyword written directly after `key.` is an identifier, and
+//! one starting a key, `tool.output`, is reported), groups invalid
 //! characters, and moves comments and blank lines into the trivia table, so
 //! the parser only ever sees meaningful tokens. Lexical errors never stop
 //! lexing: each bad lexeme still yields a token (`BadNumber`, `Error`, an
@@ -22,7 +24,8 @@ pub struct Lexed<'src> {
     pub tokens: Vec<(Token<'src>, Span)>,
     /// Comments, doc comments and blank-line runs, in source order.
     pub trivia: Vec<Trivia>,
-    /// Lexical errors (WF0002, WF0003, WF0005, WF0006, WF0007), in source order.
+    /// Lexical errors (WF0002, WF0003, WF0005, WF0006, WF0007, and WF0001
+    /// for a key starting with a keyword), in source order.
     pub diagnostics: Vec<Diagnostic>,
     /// An unterminated block comment or text block ran to the end of the
     /// file, swallowing whatever closing brackets followed it.
@@ -229,7 +232,16 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
                 }
                 continue;
             }
-            Raw::Word => keyword(slice).unwrap_or(Token::Ident(slice)),
+            Raw::Word => match keyword(slice) {
+                Some(_) if continues_key_path(&out.tokens, start) => Token::Ident(slice),
+                Some(_) if starts_key_path(text, end) => {
+                    out.diagnostics
+                        .push(keyword_starts_key(text, span, slice, file));
+                    Token::Ident(slice)
+                }
+                Some(keyword) => keyword,
+                None => Token::Ident(slice),
+            },
             Raw::Str => {
                 check_escapes(slice, start, file, &mut out.diagnostics);
                 Token::Str(slice)
@@ -315,6 +327,49 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
     out.diagnostics
         .sort_by_key(|d| d.primary.location.span.start);
     out
+}
+
+/// Whether a word starting at byte `start` is a segment of a dotted key
+/// after its first: directly after a `.` (nothing in between) that follows
+/// an identifier. Such a word is an identifier even when it is spelled like
+/// a keyword (`result.exit`, `git.step`, `x.in`); a `.` is never
+/// followed by anything else in valid source.
+fn continues_key_path(tokens: &[(Token<'_>, Span)], start: usize) -> bool {
+    matches!(
+        tokens,
+        [.., (Token::Ident(_), _), (Token::Dot, dot)] if dot.end as usize == start
+    )
+}
+
+/// Whether the word ending at byte `end` is directly followed by `.` and
+/// another word: the start of a dotted key.
+fn starts_key_path(text: &str, end: usize) -> bool {
+    let rest = &text.as_bytes()[end..];
+    rest.first() == Some(&b'.')
+        && rest
+            .get(1)
+            .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+}
+
+/// A keyword starting a dotted key (`tool.output`). Nothing else can be
+/// meant, so the keyword is reported and then read as an identifier: the
+/// key parses, and the statement around it with it.
+fn keyword_starts_key(text: &str, span: Span, word: &str, file: FileId) -> Diagnostic {
+    let rest = &text[span.start as usize..];
+    let len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(rest.len());
+    let key = rest[..len].trim_end_matches('.');
+    Diagnostic::new(
+        &codes::UNEXPECTED_TOKEN,
+        format!("a key cannot start with the keyword `{word}`"),
+        span.in_file(file),
+    )
+    .with_primary_label("a keyword")
+    .with_help(format!(
+        "keywords may follow a `.` but not start a key: quote it, \"{key}\" \
+         (in a guard, in backticks: `{key}`), or rename it"
+    ))
 }
 
 /// Records a run of whitespace containing at least one empty line.

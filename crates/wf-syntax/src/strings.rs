@@ -9,19 +9,58 @@ use wf_diagnostics::{Diagnostic, FileId, Span, codes};
 
 use crate::ast::{Interpolation, Key};
 
+/// The help shown for every invalid escape except the unicode ones.
+const ESCAPES_HELP: &str =
+    "valid escapes are \\\" \\\\ \\n \\t \\r \\0 \\$ and \\u{…}; write \\\\ for a backslash";
+
+/// The help shown for an invalid `\u{…}` escape.
+const UNICODE_HELP: &str = "a unicode escape is `\\u{…}` with one to six hexadecimal digits \
+     naming a Unicode scalar value: U+0000 to U+10FFFF, except the surrogates \
+     U+D800 to U+DFFF (`\\u{1F600}` is 😀)";
+
 /// One escape sequence found in raw string text.
 enum Escape {
     /// A valid escape producing this character, `len` bytes long.
     Char(char, usize),
-    /// An invalid escape, `len` bytes long, with the reason.
-    Invalid(usize, &'static str),
+    /// An invalid escape.
+    Invalid(BadEscape),
+}
+
+/// Why an escape is invalid, and how long it is.
+struct BadEscape {
+    /// Its length in bytes, from the backslash.
+    len: usize,
+    /// Appended to the message (invalid escape `\u{zz}`: …), if anything.
+    detail: Option<String>,
+    /// The label on the escape.
+    label: String,
+    /// The help line.
+    help: String,
+}
+
+fn bad(len: usize, label: impl Into<String>) -> Escape {
+    Escape::Invalid(BadEscape {
+        len,
+        detail: None,
+        label: label.into(),
+        help: ESCAPES_HELP.into(),
+    })
+}
+
+fn bad_unicode(len: usize, detail: impl Into<String>, label: impl Into<String>) -> Escape {
+    Escape::Invalid(BadEscape {
+        len,
+        detail: Some(detail.into()),
+        label: label.into(),
+        help: UNICODE_HELP.into(),
+    })
 }
 
 /// Reads the escape starting at the backslash at `s[0]`.
 fn escape_at(s: &str) -> Escape {
     let mut chars = s[1..].chars();
     let Some(c) = chars.next() else {
-        return Escape::Invalid(1, "a backslash must be followed by an escape character");
+        return bad(1, "a backslash must be followed by an escape character");
     };
     let simple = match c {
         '"' => Some('"'),
@@ -38,31 +77,84 @@ fn escape_at(s: &str) -> Escape {
     }
     match c {
         'u' => unicode_escape(s),
-        '\n' | '\r' => Escape::Invalid(1, "a backslash cannot end a line"),
-        _ => Escape::Invalid(1 + c.len_utf8(), "unknown escape"),
+        '\n' | '\r' => bad(1, "a backslash cannot end a line"),
+        _ => bad(1 + c.len_utf8(), "unknown escape"),
     }
 }
 
 /// `\u{1F600}`: one to six hex digits naming a Unicode scalar value.
+///
+/// The digits are taken to be the run of ASCII letters and digits after the
+/// `{`, so that a malformed escape (`\u{zz}`) is reported as a whole.
 fn unicode_escape(s: &str) -> Escape {
     let rest = &s[2..];
-    if !rest.starts_with('{') {
-        return Escape::Invalid(2, "a unicode escape is written `\\u{…}`");
+    let Some(body) = rest.strip_prefix('{') else {
+        let digits = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_ascii_hexdigit())
+                .len();
+        return Escape::Invalid(BadEscape {
+            len: 2,
+            detail: Some("missing `{`".into()),
+            label: "a unicode escape is written `\\u{…}`".into(),
+            help: if (1..=6).contains(&digits) {
+                format!(
+                    "put the digits between braces: `\\u{{{}}}`",
+                    &rest[..digits]
+                )
+            } else {
+                UNICODE_HELP.into()
+            },
+        });
+    };
+    let digits_len = body.len()
+        - body
+            .trim_start_matches(|c: char| c.is_ascii_alphanumeric())
+            .len();
+    let digits = &body[..digits_len];
+    if !body[digits_len..].starts_with('}') {
+        return bad_unicode(
+            3 + digits_len,
+            "missing `}`",
+            "this unicode escape has no closing `}`",
+        );
     }
-    let hex_len = rest[1..]
-        .find(|c: char| !c.is_ascii_hexdigit())
-        .unwrap_or(rest.len() - 1);
-    let hex = &rest[1..1 + hex_len];
-    if !rest[1 + hex_len..].starts_with('}') {
-        return Escape::Invalid(3 + hex_len, "a unicode escape is written `\\u{…}`");
+    let len = 4 + digits_len;
+    if digits.is_empty() {
+        return bad_unicode(
+            len,
+            "no hex digits",
+            "one to six hex digits go between the braces",
+        );
     }
-    let len = 4 + hex_len;
-    if hex.is_empty() || hex.len() > 6 {
-        return Escape::Invalid(len, "a unicode escape has one to six hex digits");
+    if let Some(c) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return bad_unicode(
+            len,
+            "the digits are not hexadecimal",
+            format!("`{c}` is not a hexadecimal digit (0-9, a-f, A-F)"),
+        );
     }
-    match u32::from_str_radix(hex, 16).ok().and_then(char::from_u32) {
+    if digits.len() > 6 {
+        return bad_unicode(
+            len,
+            "more than six hex digits",
+            "a unicode escape has one to six hex digits",
+        );
+    }
+    // At most six hex digits: always fits in a `u32`.
+    let value = u32::from_str_radix(digits, 16).unwrap_or(u32::MAX);
+    match char::from_u32(value) {
         Some(ch) => Escape::Char(ch, len),
-        None => Escape::Invalid(len, "not a Unicode scalar value"),
+        None if (0xD800..=0xDFFF).contains(&value) => bad_unicode(
+            len,
+            format!("U+{value:04X} is a surrogate, not a character"),
+            "surrogates (U+D800 to U+DFFF) cannot be written",
+        ),
+        None => bad_unicode(
+            len,
+            format!("U+{value:X} is out of range"),
+            "beyond U+10FFFF, the largest Unicode code point",
+        ),
     }
 }
 
@@ -74,23 +166,25 @@ pub(crate) fn check_escapes(raw: &str, offset: usize, file: FileId, out: &mut Ve
         let at = i + found;
         match escape_at(&raw[at..]) {
             Escape::Char(_, len) => i = at + len,
-            Escape::Invalid(len, why) => {
+            Escape::Invalid(bad) => {
+                let len = bad.len;
                 let text = &raw[at..at + len];
+                let mut message = if text == "\\" {
+                    "invalid escape: a lone backslash".to_string()
+                } else {
+                    format!("invalid escape `{text}`")
+                };
+                if let Some(detail) = bad.detail {
+                    message = format!("{message}: {detail}");
+                }
                 out.push(
                     Diagnostic::new(
                         &codes::INVALID_ESCAPE,
-                        if text == "\\" {
-                            "invalid escape: a lone backslash".to_string()
-                        } else {
-                            format!("invalid escape `{text}`")
-                        },
+                        message,
                         Span::new(offset + at, offset + at + len).in_file(file),
                     )
-                    .with_primary_label(why)
-                    .with_help(
-                        "valid escapes are \\\" \\\\ \\n \\t \\r \\0 \\$ and \\u{…}; \
-                         write \\\\ for a backslash",
-                    ),
+                    .with_primary_label(bad.label)
+                    .with_help(bad.help),
                 );
                 i = at + len;
             }
@@ -110,9 +204,9 @@ pub(crate) fn unescape(s: &str) -> String {
                 out.push(ch);
                 i = at + len;
             }
-            Escape::Invalid(len, _) => {
-                out.push_str(&s[at..at + len]);
-                i = at + len;
+            Escape::Invalid(bad) => {
+                out.push_str(&s[at..at + bad.len]);
+                i = at + bad.len;
             }
         }
     }
@@ -293,7 +387,105 @@ mod tests {
             .iter()
             .map(|d| d.primary.location.span.range())
             .collect();
-        assert_eq!(spans, vec![12..14, 15..18, 21..24]);
+        assert_eq!(spans, vec![12..14, 15..21, 21..24]);
+    }
+
+    fn unicode_errors(raw: &str) -> Vec<(std::ops::Range<usize>, String, String)> {
+        let mut out = Vec::new();
+        check_escapes(raw, 0, FileId(0), &mut out);
+        out.into_iter()
+            .map(|d| {
+                (
+                    d.primary.location.span.range(),
+                    d.message,
+                    d.primary.message,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unicode_escape_errors_cover_the_whole_escape_and_say_why() {
+        let one = |raw: &str| {
+            let mut found = unicode_errors(raw);
+            assert_eq!(found.len(), 1, "{raw}: {found:?}");
+            found.remove(0)
+        };
+        let (span, message, label) = one(r#""\u{zz}""#);
+        assert_eq!(span, 1..7);
+        assert_eq!(
+            message,
+            r"invalid escape `\u{zz}`: the digits are not hexadecimal"
+        );
+        assert_eq!(label, "`z` is not a hexadecimal digit (0-9, a-f, A-F)");
+        let (span, message, _) = one(r#""\u{12g4}x""#);
+        assert_eq!(
+            (span, message.as_str()),
+            (
+                1..9,
+                r"invalid escape `\u{12g4}`: the digits are not hexadecimal"
+            )
+        );
+        let (span, message, label) = one(r#""\u{110000}""#);
+        assert_eq!(span, 1..11);
+        assert_eq!(
+            message,
+            r"invalid escape `\u{110000}`: U+110000 is out of range"
+        );
+        assert_eq!(label, "beyond U+10FFFF, the largest Unicode code point");
+        let (span, message, _) = one(r#""\u{FFFFFF}""#);
+        assert_eq!(
+            (span, message.as_str()),
+            (
+                1..11,
+                r"invalid escape `\u{FFFFFF}`: U+FFFFFF is out of range"
+            )
+        );
+        let (span, message, label) = one(r#""\u{D800}""#);
+        assert_eq!(span, 1..9);
+        assert_eq!(
+            message,
+            r"invalid escape `\u{D800}`: U+D800 is a surrogate, not a character"
+        );
+        assert_eq!(label, "surrogates (U+D800 to U+DFFF) cannot be written");
+        assert_eq!(
+            one(r#""\u{dfff}""#).1,
+            r"invalid escape `\u{dfff}`: U+DFFF is a surrogate, not a character"
+        );
+        let (span, message, _) = one(r#""\u{}""#);
+        assert_eq!(
+            (span, message.as_str()),
+            (1..5, r"invalid escape `\u{}`: no hex digits")
+        );
+        let (span, message, _) = one(r#""\u{1234567}""#);
+        assert_eq!(
+            (span, message.as_str()),
+            (
+                1..12,
+                r"invalid escape `\u{1234567}`: more than six hex digits"
+            )
+        );
+        let (span, message, _) = one(r#""\u{12 }""#);
+        assert_eq!(
+            (span, message.as_str()),
+            (1..6, r"invalid escape `\u{12`: missing `}`")
+        );
+        let (span, message, _) = one(r#""\u0041""#);
+        assert_eq!(
+            (span, message.as_str()),
+            (1..3, r"invalid escape `\u`: missing `{`")
+        );
+        // The largest scalar value and the ones around the surrogates are fine.
+        for ok in [
+            r"\u{10FFFF}",
+            r"\u{D7FF}",
+            r"\u{E000}",
+            r"\u{0}",
+            r"\u{00e9}",
+        ] {
+            assert!(unicode_errors(ok).is_empty(), "{ok}");
+        }
+        assert_eq!(unescape(r"\u{zz}|\u{D800}"), r"\u{zz}|\u{D800}");
     }
 
     #[test]

@@ -260,3 +260,21 @@ fn trivia_is_recorded_in_order() {
         ]
     );
 }
+
+#[test]
+fn keywords_after_a_dot_in_keys() {
+    let src = r#"
+workflow Keyed {
+  needs result.exit: int, git.step
+  gives x.in: bool
+  config.when = true
+  defaults = { tool_run.call: result.exit, a.b.null: [x.true] }
+  call sub = Sub { run.exit <- result.exit  git.step <- x.in }
+  step run "Run" { reads git.step, x.in?  writes result.exit: int  limits.exit = 5s }
+  run -> sub when result.exit == 0 && x.in in [a.matches] && exists(git.step) && !x.contains contains "y"
+  note = "Exit $result.exit, ${git.step}"
+}
+"#;
+    assert!(parsed(src).diagnostics.is_empty());
+    assert_snapshot!(render(src));
+}

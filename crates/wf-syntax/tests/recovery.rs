@@ -308,6 +308,77 @@ fn unterminated_block_comment_and_text_block() {
 }
 
 #[test]
+fn broken_workflow_headers_keep_their_bodies() {
+    let src = r#"workflow { a -> b }
+workflow 123 { c -> d }
+workflow step { e -> f }
+workflow Deploy now { g -> h }
+workflow Typed(x: int) { i -> j }
+workflow
+{ k -> l }
+workflow "" { m -> n }
+"#;
+    assert_snapshot!(render(src));
+    let parsed = parsed(src);
+    let names: Vec<_> = parsed
+        .file
+        .items
+        .iter()
+        .map(|item| match item {
+            Item::Workflow(w) => (
+                w.name.text.as_str(),
+                w.name.is_missing(),
+                &src[w.name.span.range()],
+            ),
+            Item::Import(_) | Item::Error(_) => panic!("{item:?}"),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("", true, ""),
+            ("", true, "123"),
+            ("", true, "step"),
+            ("Deploy", false, "Deploy"),
+            ("Typed", false, "Typed"),
+            ("", true, ""),
+            ("", false, "\"\""),
+        ]
+    );
+    // The missing name sits where the name should have been.
+    let Item::Workflow(first) = &parsed.file.items[0] else {
+        unreachable!()
+    };
+    assert_eq!(first.name.span.range(), 9..9);
+}
+
+#[test]
+fn unrecoverable_workflow_headers_skip_the_item() {
+    // No `{` on the header's line (or only after an unclosed bracket, or
+    // after another item keyword): the item is skipped, as before.
+    assert_snapshot!(render(
+        r#"workflow Missing start -> end
+}
+workflow 1
+2 { a -> b }
+workflow B [ { c -> d }
+workflow workflow C { e -> f }
+workflow Ok { g -> h }
+workflow
+"#
+    ));
+}
+
+#[test]
+fn keywords_in_dotted_keys() {
+    // A keyword is a key segment only directly after the `.`: a dot left
+    // at the end of a line does not swallow the next statement.
+    assert_snapshot!(render(
+        "workflow W {\n  step a { writes out.\n  }\n  x = result.\n  step b\n  y = tool.output\n  a -> b when exit.code == 0\n  step c { reads step.x }\n  z = x. in\n  a -> b\n}\n"
+    ));
+}
+
+#[test]
 fn keywords_as_names_get_a_hint() {
     assert_snapshot!(render(
         "workflow W {\n  step exit\n  step \"exit\"\n  a -> step\n}\n"

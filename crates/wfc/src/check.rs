@@ -9,6 +9,7 @@ use wf_diagnostics::{Severity, Sources};
 
 use crate::inputs::{self, InputError};
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
+use wf_analysis::project::{self, ConfigError, ProjectConfig};
 
 /// Output formats of `wfc check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -54,14 +55,31 @@ pub struct CheckArgs {
     /// When to colour human output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Write the report to this file instead of standard output (for
+    /// example a SARIF file for code scanning). Input errors still go to
+    /// standard error.
+    #[arg(long, short = 'o', value_name = "PATH")]
+    output_file: Option<PathBuf>,
 }
 
 /// Runs `wfc check` and returns the exit status.
 pub fn run(args: CheckArgs) -> u8 {
     let mut errors: Vec<InputError> = Vec::new();
     let mut sources = Sources::new();
+    let project = match load_project() {
+        Ok(project) => project,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return EXIT_TROUBLE;
+        }
+    };
     let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
+        // No paths: the project found from the current directory.
+        vec![
+            project
+                .as_ref()
+                .map_or_else(|| PathBuf::from("."), |p| relative_to_cwd(&p.root)),
+        ]
     } else {
         args.paths.clone()
     };
@@ -87,10 +105,18 @@ pub fn run(args: CheckArgs) -> u8 {
         inputs::read_stdin(name, &mut sources, &mut errors);
     }
 
-    let diagnostics = wf_analysis::check_sources(&sources);
+    // The database loads imported files from disk; render from its sources,
+    // which include them.
+    let db = inputs::load_database(&sources, project.as_ref().map(|p| p.root.as_path()));
+    let sources = db.sources();
+    let mut diagnostics = db.diagnostics();
+    if let Some(project) = &project {
+        wf_analysis::project::apply_lint_levels(&mut diagnostics, project);
+    }
     let summary = Summary::of(&diagnostics);
     let options = RenderOptions {
-        color: use_color(args.color, args.format),
+        color: use_color(args.color, args.format)
+            && (args.output_file.is_none() || args.color == ColorChoice::Always),
     };
     let format = match args.format {
         OutputFormat::Human => Format::Human,
@@ -105,11 +131,22 @@ pub fn run(args: CheckArgs) -> u8 {
         out.push_str(&render::summary_line(sources.len(), &summary));
         out.push('\n');
     }
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`wfc check | head`) is not an error worth a panic.
-    let _ = stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush());
+    if let Some(path) = &args.output_file {
+        if let Err(err) = write_report(path, &out) {
+            eprintln!(
+                "error: cannot write the report to `{}`: {}",
+                path.display(),
+                inputs::io_reason(&err)
+            );
+            return EXIT_TROUBLE;
+        }
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        // A closed pipe (`wfc check | head`) is not an error worth a panic.
+        let _ = stdout
+            .write_all(out.as_bytes())
+            .and_then(|()| stdout.flush());
+    }
 
     for err in &errors {
         eprintln!("error: {}", err.0);
@@ -121,6 +158,63 @@ pub fn run(args: CheckArgs) -> u8 {
         d.severity == Severity::Error || (args.deny_warnings && d.severity == Severity::Warning)
     });
     if failing { EXIT_FINDINGS } else { EXIT_CLEAN }
+}
+
+/// The `wf.toml` found from the current directory, if any.
+fn load_project() -> Result<Option<ProjectConfig>, ConfigError> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return Ok(None);
+    };
+    match project::discover(&cwd) {
+        Some(path) => project::load(&path).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `root` relative to the current directory (with `..` where needed), so
+/// reported paths stay short and do not depend on where the checkout is.
+fn relative_to_cwd(root: &std::path::Path) -> PathBuf {
+    let Some(cwd) = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| cwd.canonicalize().ok())
+    else {
+        return root.to_path_buf();
+    };
+    let common = cwd
+        .components()
+        .zip(root.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut relative = PathBuf::new();
+    for _ in cwd.components().skip(common) {
+        relative.push("..");
+    }
+    for part in root.components().skip(common) {
+        relative.push(part);
+    }
+    if relative.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        relative
+    }
+}
+
+/// Writes the report through a temporary file in the same directory and
+/// renames it into place, so a reader (or a killed run) never sees half a
+/// report.
+fn write_report(path: &std::path::Path, report: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
+    let temporary = dir.join(format!(".{name}.wfc-tmp-{}", std::process::id()));
+    std::fs::write(&temporary, report)?;
+    std::fs::rename(&temporary, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temporary);
+    })
 }
 
 /// `NO_COLOR` (any non-empty value) and non-terminal output turn colour off

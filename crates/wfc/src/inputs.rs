@@ -3,6 +3,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use wf_analysis::imports::{self, LoadFailure};
 use wf_diagnostics::Sources;
 
 /// A problem reading inputs: reported on stderr, makes the exit status 2.
@@ -131,6 +132,63 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
     }
 }
 
+/// Builds the analysis database for the files read into `sources`, then
+/// loads the files they import from disk, transitively (see
+/// [`wf_analysis::Database::load_imports`]).
+///
+/// Files are identified by absolute, lexically normalised paths (based on
+/// the canonical current directory) and shown as the user wrote them;
+/// imported files are shown relative to the current directory when inside
+/// it. The root that imports may not leave is `root` (the directory of
+/// `wf.toml`) when given, else the deepest directory containing both the
+/// current directory and every file checked.
+pub fn load_database(sources: &Sources, root: Option<&Path>) -> wf_analysis::Database {
+    let cwd = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .unwrap_or_else(|_| PathBuf::from("/"));
+    let identity = |shown: &str| imports::normalize(&cwd.join(shown));
+    let paths: Vec<PathBuf> = sources.iter().map(|(_, f)| identity(&f.path)).collect();
+    let root = match root {
+        Some(root) => imports::normalize(root),
+        None => imports::common_root(
+            paths
+                .iter()
+                .map(PathBuf::as_path)
+                .chain([cwd.join("-").as_path()]),
+        ),
+    };
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
+    let mut db = wf_analysis::Database::new(&root);
+    for ((_, file), path) in sources.iter().zip(&paths) {
+        db.set_file(path, file.path.clone(), file.text.clone());
+    }
+    db.load_imports(|path| load_import(path, &cwd, &canonical_root));
+    db
+}
+
+/// Reads one imported file, refusing directories and symbolic links that
+/// lead outside the project root.
+fn load_import(path: &Path, cwd: &Path, root: &Path) -> Result<(String, String), LoadFailure> {
+    let real = match path.canonicalize() {
+        Ok(real) => real,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Err(LoadFailure::NotFound);
+        }
+        Err(err) => return Err(LoadFailure::Unreadable(io_reason(&err))),
+    };
+    if !real.starts_with(root) {
+        return Err(LoadFailure::OutsideRoot(real));
+    }
+    if real.is_dir() {
+        return Err(LoadFailure::Directory);
+    }
+    let shown = path.strip_prefix(cwd).unwrap_or(path);
+    let shown = imports::display(shown);
+    let bytes = std::fs::read(&real).map_err(|err| LoadFailure::Unreadable(io_reason(&err)))?;
+    let text = decode(&shown, bytes).map_err(|err| LoadFailure::Unreadable(err.0))?;
+    Ok((shown, text))
+}
+
 /// Paths are shown as the user wrote them, with `./` dropped.
 fn display_path(path: &Path) -> String {
     let shown = path.strip_prefix(".").unwrap_or(path);
@@ -138,7 +196,7 @@ fn display_path(path: &Path) -> String {
 }
 
 /// The OS error without Rust's "(os error N)" suffix.
-fn io_reason(err: &std::io::Error) -> String {
+pub fn io_reason(err: &std::io::Error) -> String {
     let text = err.to_string();
     match text.find(" (os error") {
         Some(i) => text[..i].to_string(),
@@ -160,5 +218,63 @@ mod tests {
     #[test]
     fn decode_drops_bom() {
         assert_eq!(decode("x", b"\xef\xbb\xbfhi".to_vec()).unwrap(), "hi");
+    }
+
+    fn codes(db: &wf_analysis::Database) -> Vec<&'static str> {
+        db.diagnostics().iter().map(|d| d.code.code).collect()
+    }
+
+    #[test]
+    fn release_example_loads_its_import_from_disk() {
+        let release = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/release.wf");
+        let release = release.canonicalize().unwrap();
+        let mut sources = Sources::new();
+        sources.add(
+            release.display().to_string(),
+            std::fs::read_to_string(&release).unwrap(),
+        );
+        let db = load_database(&sources, None);
+        assert_eq!(db.file_count(), 2, "lib/review.wf is loaded");
+        assert!(codes(&db).is_empty(), "{:?}", db.diagnostics());
+    }
+
+    /// A scratch project on disk, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn loader_refuses_links_out_of_the_root_directories_and_bad_text() {
+        let base = std::env::temp_dir().join(format!("wfc-imports-{}", std::process::id()));
+        let scratch = Scratch(base.clone());
+        let _ = std::fs::remove_dir_all(&base);
+        let root = base.join("proj");
+        std::fs::create_dir_all(root.join("lib/dir.wf")).unwrap();
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(
+            base.join("outside/out.wf"),
+            "workflow Out { start -> done }",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("../../outside/out.wf", root.join("lib/link.wf")).unwrap();
+        std::fs::write(root.join("lib/bad.wf"), b"\xff").unwrap();
+        std::fs::write(root.join("lib/ok.wf"), "workflow Ok { start -> done }").unwrap();
+        let root = root.canonicalize().unwrap();
+        let main = root.join("main.wf");
+        let text = "import \"lib/link.wf\"\nimport \"lib/dir.wf\"\nimport \"lib/bad.wf\"\nimport \"lib/ok.wf\"\nworkflow Main {\n  call ok = Ok\n  start -> ok -> done\n}\n";
+        let mut sources = Sources::new();
+        sources.add(main.display().to_string(), text);
+        let db = load_database(&sources, Some(&root));
+        assert_eq!(codes(&db), ["WF0108", "WF0107", "WF0107"]);
+        let diagnostics = db.diagnostics();
+        assert!(diagnostics[0].notes[0].contains("outside/out.wf"));
+        assert!(diagnostics[1].message.contains("names a directory"));
+        assert!(diagnostics[2].message.contains("cannot be read"));
+        drop(scratch);
     }
 }

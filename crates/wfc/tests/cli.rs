@@ -181,3 +181,54 @@ fn explain_unknown_code() {
 fn explain_lists_codes() {
     cli_snapshot!("explain_list", wfc(&["explain"]));
 }
+
+#[test]
+fn project_file_sets_paths_and_lint_levels() {
+    let mut cmd = wfc(&["check", "--format", "concise"]);
+    cmd.current_dir(repo_root().join("tests/cli/project/flows"));
+    cli_snapshot!("project_without_paths", cmd);
+}
+
+#[test]
+fn invalid_project_file_is_a_usage_error() {
+    let mut cmd = wfc(&["check"]);
+    cmd.current_dir(repo_root().join("tests/cli/bad-project"));
+    cli_snapshot!("project_invalid", cmd);
+}
+
+#[test]
+fn output_file_receives_the_report() {
+    let dir = repo_root().join("target/cli-test-output");
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report.sarif");
+    let _ = std::fs::remove_file(&report);
+    let output = wfc(&[
+        "check",
+        "--format",
+        "sarif",
+        "--output-file",
+        report.to_str().unwrap(),
+        "tests/cli/broken.wf",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "the report went to stdout");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(written["version"], "2.1.0");
+    assert!(!written["runs"][0]["results"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn output_file_in_a_missing_directory_is_an_io_error() {
+    cli_snapshot!(
+        "output_file_missing_directory",
+        wfc(&[
+            "check",
+            "--output-file",
+            "tests/cli/no-such-dir/report.txt",
+            "tests/cli/clean.wf"
+        ])
+    );
+}

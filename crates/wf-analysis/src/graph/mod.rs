@@ -75,17 +75,23 @@ pub fn cycle_severity(format: SourceFormat) -> Severity {
 
 /// Runs every graph check on one workflow.
 pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
-    let facts = analyze(workflow);
+    check_workflow_with(workflow, &analyze(workflow))
+}
+
+/// Runs every graph check on one workflow whose facts are already known
+/// (the database memoizes [`analyze`] on the span-free shape, so only this
+/// cheap part re-runs when text merely moves).
+pub fn check_workflow_with(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = facts
         .cycles
         .iter()
         .map(|c| cycles::cycle(workflow, c))
         .collect();
-    out.extend(structure::entry_problems(workflow, &facts));
-    out.extend(structure::no_terminal(workflow, &facts));
-    out.extend(structure::unreachable_nodes(workflow, &facts));
-    out.extend(structure::exits_with_outgoing(workflow, &facts));
-    out.extend(structure::humans_without_choices(workflow, &facts));
+    out.extend(structure::entry_problems(workflow, facts));
+    out.extend(structure::no_terminal(workflow, facts));
+    out.extend(structure::unreachable_nodes(workflow, facts));
+    out.extend(structure::exits_with_outgoing(workflow, facts));
+    out.extend(structure::humans_without_choices(workflow, facts));
     out.extend(duplicate_accelerators(workflow, &facts.adjacency));
     out
 }

@@ -7,6 +7,7 @@
 //! `Error` parts of the tree are skipped silently: the parser reported them.
 
 mod incomplete;
+mod interpolations;
 mod values;
 
 use std::collections::HashMap;
@@ -62,16 +63,21 @@ pub fn lower_workflow(
         entry: None,
         needs: Vec::new(),
         gives: Vec::new(),
+        interpolated_reads: Vec::new(),
         nodes: Vec::new(),
         edges: Vec::new(),
-        incomplete: false,
+        // A workflow whose name did not parse is known only in part.
+        incomplete: wf.name.is_missing(),
     };
     // Declared nodes first (so a node declared after the edges that use it
     // is still declared), then edges, which add implicit nodes.
     let mut index: HashMap<String, model::NodeId> = HashMap::new();
     for statement in &wf.body {
         match statement {
-            ast::Statement::Attribute(attr) => lower_workflow_attribute(attr, file, &mut out),
+            ast::Statement::Attribute(attr) => {
+                interpolations::collect_value(&attr.value, file, &mut out.interpolated_reads);
+                lower_workflow_attribute(attr, file, &mut out)
+            }
             ast::Statement::Needs(sig) => {
                 out.needs.extend(sig.keys.iter().map(|k| key_decl(k, file)))
             }
@@ -132,6 +138,7 @@ fn key_decl(key: &ast::TypedKey, file: FileId) -> model::KeyDecl {
         key: key.key.text.clone(),
         ty: key.ty.as_ref().map(|t| t.text.clone()),
         span: key.key.span.in_file(file),
+        ty_span: key.ty.as_ref().map(|t| t.span.in_file(file)),
     }
 }
 
@@ -147,12 +154,19 @@ fn lower_node(node: &ast::Node, file: FileId) -> model::Node {
         attributes: Vec::new(),
         reads: Vec::new(),
         writes: Vec::new(),
+        interpolated_reads: Vec::new(),
         call: None,
     };
+    if let Some(label) = &node.label {
+        interpolations::collect_str(label, file, &mut out.interpolated_reads);
+    }
     let mut return_map = Vec::new();
     for item in node.body.iter().flat_map(|b| &b.items) {
         match item {
-            ast::BodyItem::Attribute(attr) => out.attributes.extend(lower_attribute(attr, file)),
+            ast::BodyItem::Attribute(attr) => {
+                interpolations::collect_value(&attr.value, file, &mut out.interpolated_reads);
+                out.attributes.extend(lower_attribute(attr, file))
+            }
             ast::BodyItem::Reads(keys, _) => {
                 out.reads.extend(keys.iter().map(|k| model::ReadDecl {
                     key: k.key.text.clone(),
@@ -269,6 +283,7 @@ fn implicit_node(name: &str, mention: FileSpan) -> model::Node {
         attributes: Vec::new(),
         reads: Vec::new(),
         writes: Vec::new(),
+        interpolated_reads: Vec::new(),
         call: None,
     }
 }

@@ -46,6 +46,8 @@ pub fn lower_expr(expr: &ast::Expr, file: FileId) -> model::Expr {
             Some(value) => model::Expr::Literal(value, v.span().in_file(file)),
             None => model::Expr::Error(v.span().in_file(file)),
         },
+        // A backtick key is always a key, even when spelled like a built-in.
+        ast::Expr::Key(k) if k.quoted => model::Expr::Key(k.text.clone(), k.span.in_file(file)),
         ast::Expr::Key(k) => model::Expr::Name(k.text.clone(), k.span.in_file(file)),
         ast::Expr::List(items, span) => model::Expr::List(
             items.iter().map(|e| lower_expr(e, file)).collect(),

@@ -68,10 +68,12 @@ fn unknown_workflow_lists_known_ones_and_suggests() {
 
 #[test]
 fn call_finds_a_workflow_in_another_file() {
-    let main = "workflow Main {\n  call r = Review\n  start -> r -> done\n}";
+    // A call sees its own file and the files it imports (file1.wf here).
+    let main = "import \"file1.wf\"\nworkflow Main {\n  call r = Review\n  start -> r -> done\n}";
     let lib = "workflow Review { start -> done }";
     assert!(check_all(&[main, lib]).is_empty());
-    assert_eq!(codes(&check(main)), ["WF0104"]);
+    let alone = "workflow Main {\n  call r = Review\n  start -> r -> done\n}";
+    assert_eq!(codes(&check(alone)), ["WF0104"]);
 }
 
 #[test]
@@ -135,11 +137,11 @@ fn reserved_names_and_keys() {
     let src = r#"workflow W {
   needs ticket: string, _secret: string
   gives internal.trace: list
-  step _scratch { reads internal, x.internal  writes internals: string }
+  step _scratch { reads internal, x.internal?  writes internals: string }
   call sub = Helper { _raw <- decision  ok <- internal.result }
   start -> _scratch -> sub -> _tmp -> done
 }
-workflow Helper { start -> done }"#;
+workflow Helper { gives decision  exit done { writes decision }  start -> done }"#;
     let diags = check(src);
     let reserved: Vec<_> = with_code(&diags, "WF0106")
         .iter()

@@ -108,6 +108,8 @@ pub struct SarifRule {
     /// The whole explanation, as `markdown` and (the same Markdown source)
     /// as `text`; `wfc explain CODE` prints the same.
     pub help: SarifMessage,
+    /// The code's section of `docs/diagnostics.md` in the repository.
+    pub help_uri: String,
     /// The code's default severity as a level.
     pub default_configuration: SarifConfiguration,
     /// The code's family as a tag.
@@ -337,6 +339,7 @@ fn rule(code: &Code) -> SarifRule {
             text: code.explanation.to_owned(),
             markdown: Some(code.explanation.to_owned()),
         },
+        help_uri: help_uri(code),
         default_configuration: SarifConfiguration {
             level: code.severity.into(),
         },
@@ -344,6 +347,16 @@ fn rule(code: &Code) -> SarifRule {
             tags: vec![code.family.as_str().to_owned()],
         },
     }
+}
+
+/// The URL of a code's section in `docs/diagnostics.md`, whose headings are
+/// `## WF0201: cycle` (GitHub's anchor for that is `wf0201-cycle`).
+pub fn help_uri(code: &Code) -> String {
+    format!(
+        "{INFORMATION_URI}/blob/main/docs/diagnostics.md#{}-{}",
+        code.code.to_ascii_lowercase(),
+        code.name
+    )
 }
 
 /// The first paragraph under the explanation's `## What it does`, on one

@@ -50,6 +50,107 @@ fn identifiers_and_keywords() {
 }
 
 #[test]
+fn keywords_after_a_dot_in_a_key_are_identifiers() {
+    use Token::*;
+    assert_eq!(
+        tokens("result.exit git.step.in x.when.true"),
+        vec![
+            Ident("result"),
+            Dot,
+            Ident("exit"),
+            Ident("git"),
+            Dot,
+            Ident("step"),
+            Dot,
+            Ident("in"),
+            Ident("x"),
+            Dot,
+            Ident("when"),
+            Dot,
+            Ident("true"),
+        ]
+    );
+    // Only directly after the `.`, and only when an identifier precedes it:
+    // a `.` left at the end of a line does not take the keyword starting
+    // the next statement.
+    assert_eq!(
+        tokens("x. in x .in \"s\".in 1.in x.\nstep x./**/in"),
+        vec![
+            Ident("x"),
+            Dot,
+            In,
+            Ident("x"),
+            Dot,
+            Ident("in"),
+            Str("\"s\""),
+            Dot,
+            In,
+            Int(1),
+            Dot,
+            In,
+            Ident("x"),
+            Dot,
+            Step,
+            Ident("x"),
+            Dot,
+            In,
+        ]
+    );
+}
+
+#[test]
+fn a_key_starting_with_a_keyword_is_reported_and_read_as_an_identifier() {
+    use Token::*;
+    let lexed = lex("tool.output == exit._x in.", FileId(0));
+    let tokens: Vec<_> = lexed.tokens.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        tokens,
+        vec![
+            Ident("tool"),
+            Dot,
+            Ident("output"),
+            EqEq,
+            Ident("exit"),
+            Dot,
+            Ident("_x"),
+            In,
+            Dot
+        ]
+    );
+    let found: Vec<_> = lexed
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.code.code,
+                d.primary.location.span.range(),
+                d.message.as_str(),
+                d.help.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "WF0001",
+                0..4,
+                "a key cannot start with the keyword `tool`",
+                "keywords may follow a `.` but not start a key: quote it, \"tool.output\" \
+                 (in a guard, in backticks: `tool.output`), or rename it"
+            ),
+            (
+                "WF0001",
+                15..19,
+                "a key cannot start with the keyword `exit`",
+                "keywords may follow a `.` but not start a key: quote it, \"exit._x\" \
+                 (in a guard, in backticks: `exit._x`), or rename it"
+            ),
+        ]
+    );
+}
+
+#[test]
 fn punctuation_and_operators() {
     use Token::*;
     assert_eq!(
@@ -205,9 +306,21 @@ fn invalid_escapes() {
         errors(r#""a\qb" "\u{D800}" "\u{}" "\u12""#),
         vec![
             ("WF0003", 2..4, "invalid escape `\\q`".to_string()),
-            ("WF0003", 8..16, "invalid escape `\\u{D800}`".to_string()),
-            ("WF0003", 19..23, "invalid escape `\\u{}`".to_string()),
-            ("WF0003", 26..28, "invalid escape `\\u`".to_string()),
+            (
+                "WF0003",
+                8..16,
+                "invalid escape `\\u{D800}`: U+D800 is a surrogate, not a character".to_string()
+            ),
+            (
+                "WF0003",
+                19..23,
+                "invalid escape `\\u{}`: no hex digits".to_string()
+            ),
+            (
+                "WF0003",
+                26..28,
+                "invalid escape `\\u`: missing `{`".to_string()
+            ),
         ]
     );
     assert_eq!(errors("\"\"\"\n a\\\n b\"\"\"")[0].1, 6..7);

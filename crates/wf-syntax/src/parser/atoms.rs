@@ -50,12 +50,16 @@ pub(super) fn name<'a>() -> impl P<'a, Name> {
     }
 }
 
-/// A dotted identifier path (`build.log`), as a key.
+/// A dotted identifier path (`build.log`), as a key. A keyword written
+/// directly after a `.` (`result.exit`) is already an identifier: the lexer
+/// decides that (see [`crate::lexer`]).
 pub(super) fn key_path<'a>() -> impl P<'a, Key> {
     ident()
         .map(|(s, span)| (s.to_string(), span))
         .foldl(
-            just(Token::Dot).ignore_then(ident()).repeated(),
+            just(Token::Dot)
+                .ignore_then(ident().labelled("an identifier"))
+                .repeated(),
             |(mut text, span), (seg, seg_span)| {
                 text.push('.');
                 text.push_str(seg);

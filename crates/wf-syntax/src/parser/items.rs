@@ -1,5 +1,6 @@
 //! Files, items, workflow statements, nodes and edges.
 
+use chumsky::input::InputRef;
 use chumsky::prelude::*;
 use wf_diagnostics::Span;
 
@@ -9,13 +10,16 @@ use super::atoms::{
 use super::delimited::{Flavour, group};
 use super::expr::guard;
 use super::lookahead::opt_label;
-use super::recovery::{Level, skip, skip_guard};
-use super::{P, sp};
+use super::recovery::{Level, expected, pos, skip, skip_guard, skip_to, span_at};
+use super::{Extra, In, P, State, sp};
 use crate::ast::{
-    Attribute, AttributeBlock, BodyItem, Docs, EdgeChain, Expr, File, Import, Item, Key, Node,
-    NodeBody, NodeKind, ReturnMapEntry, Signature, Statement, Value, Workflow,
+    Attribute, AttributeBlock, BodyItem, Docs, EdgeChain, Expr, File, Import, Item, Key, Name,
+    Node, NodeBody, NodeKind, ReturnMapEntry, Signature, Statement, Value, Workflow,
 };
+use crate::groups::{Closing, closer, opener};
 use crate::token::Token;
+
+type Inp<'a, 'p> = InputRef<'a, 'p, In<'a>, Extra<'a>>;
 
 /// An optional `,` or `;` after a statement or entry.
 fn separator<'a>() -> impl P<'a, ()> {
@@ -68,7 +72,7 @@ fn workflow<'a>(value: impl P<'a, Value>) -> impl P<'a, Item> {
         .repeated()
         .collect::<Vec<_>>();
     just(Token::Workflow)
-        .ignore_then(name().labelled("a workflow name"))
+        .ignore_then(workflow_name())
         .then(group(
             Token::LBrace,
             Token::RBrace,
@@ -83,6 +87,83 @@ fn workflow<'a>(value: impl P<'a, Value>) -> impl P<'a, Item> {
                 span: sp(e.span()),
             })
         })
+}
+
+/// The name after `workflow`, recovering from a broken header so that the
+/// body is still parsed: when the name is missing or malformed (`workflow {`,
+/// `workflow 123 {`), or junk follows it (`workflow Deploy now {`), and the
+/// body's `{` comes next or later on the header's line, the first problem
+/// is reported and parsing resumes at the `{`. A missing or malformed name
+/// becomes a [missing](Name::is_missing) one. Otherwise the header fails as
+/// usual and the whole item is skipped.
+fn workflow_name<'a>() -> impl P<'a, Name> {
+    let name = name().labelled("a workflow name");
+    custom(move |inp: &mut Inp<'a, '_>| {
+        let checkpoint = inp.save();
+        let (name, error) = match inp.parse(&name) {
+            Ok(name) => (Some(name), None),
+            Err(error) => {
+                inp.rewind(checkpoint);
+                (None, Some(error))
+            }
+        };
+        let at = pos(inp);
+        let Some(brace) = header_brace(inp.state(), at) else {
+            // No body to resume at: fail as before (after a good name, the
+            // body's group reports the missing `{`).
+            return match (name, error) {
+                (Some(name), _) => Ok(name),
+                (None, Some(error)) => Err(error),
+                (None, None) => Err(expected(inp, at, &[])),
+            };
+        };
+        let error = match error {
+            Some(error) => Some(error),
+            None if brace > at => Some(expected(inp, at, &[Token::LBrace])),
+            None => None,
+        };
+        if let Some(error) = error {
+            inp.emit(error);
+        }
+        let junk = if brace > at {
+            let (first, last) = (span_at(inp, at), span_at(inp, brace - 1));
+            Span::new(first.start, last.end)
+        } else {
+            let start = span_at(inp, at).start;
+            Span::new(start, start)
+        };
+        skip_to(inp, brace);
+        Ok(name.unwrap_or_else(|| Name::missing(junk)))
+    })
+}
+
+/// The index of the `{` opening a workflow body, when it is the token at
+/// `at` or only junk on the header's line stands before it: tokens not
+/// starting a line, no `workflow` or `import`, and brackets only in closed
+/// `( … )` or `[ … ]` groups.
+fn header_brace(state: &State<'_>, at: usize) -> Option<usize> {
+    let mut open_ends = Vec::new();
+    let mut i = at;
+    loop {
+        let (token, _) = state.tokens.get(i)?;
+        if *token == Token::LBrace && open_ends.is_empty() {
+            return Some(i);
+        }
+        if state.boundary.get(i).copied().unwrap_or(true)
+            || matches!(token, Token::Workflow | Token::Import | Token::LBrace)
+        {
+            return None;
+        }
+        if opener(token).is_some() {
+            match state.groups.end(i) {
+                Some((end, Closing::Matched)) => open_ends.push(end),
+                _ => return None,
+            }
+        } else if closer(token).is_some() && open_ends.pop() != Some(i) {
+            return None;
+        }
+        i += 1;
+    }
 }
 
 /// One statement of a workflow body.

@@ -1,0 +1,331 @@
+//! WF0301 to WF0304: the diagnostics of the must-analysis.
+
+use std::collections::HashMap;
+
+use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit, codes};
+use wf_model::{NodeId, Program, Workflow};
+
+use super::flow::{FlowResult, written_keys};
+use super::witness::{self, Witnesses};
+use crate::names::is_reserved;
+use crate::suggest::{SuggestionIndex, name_source_text};
+use crate::text::join_truncated;
+
+/// How many terminals one diagnostic labels at most.
+const MAX_TERMINAL_LABELS: usize = 8;
+/// How many writers elsewhere one diagnostic labels at most.
+const MAX_WRITER_LABELS: usize = 3;
+
+/// Adds the witness path (a note and a label on the entry) to `diagnostic`.
+fn with_path(
+    diagnostic: Diagnostic,
+    workflow: &Workflow,
+    witnesses: &mut Witnesses,
+    key: &str,
+    target: NodeId,
+    what: &str,
+) -> Diagnostic {
+    match witnesses.path(key, target) {
+        Some(path) if path.len() == 1 => diagnostic.with_note(format!(
+            "`{}` is the entry: only the workflow's `needs` are available when it starts",
+            workflow.node(target).name
+        )),
+        Some(path) => {
+            let entry = workflow.node(path[0]);
+            diagnostic
+                .with_label(entry.name_span, "a run starts here")
+                .with_note(format!(
+                    "on the path {}, nothing writes `{key}`{what}",
+                    witness::render(workflow, &path)
+                ))
+        }
+        None => diagnostic,
+    }
+}
+
+/// Labels up to [`MAX_WRITER_LABELS`] nodes that do write `key`, to show
+/// that the key exists but is written on other paths only.
+fn with_writers(mut diagnostic: Diagnostic, workflow: &Workflow, key: &str) -> Diagnostic {
+    let writers = workflow
+        .nodes
+        .iter()
+        .filter(|n| written_keys(n).any(|k| k == key));
+    for node in writers.take(MAX_WRITER_LABELS) {
+        diagnostic = diagnostic.with_label(
+            node.name_span,
+            format!(
+                "`{key}` is written by `{}`, but not on that path",
+                node.name
+            ),
+        );
+    }
+    diagnostic
+}
+
+/// Whether any node of `workflow` writes `key`.
+fn written_anywhere(workflow: &Workflow, key: &str) -> bool {
+    workflow
+        .nodes
+        .iter()
+        .any(|n| written_keys(n).any(|k| k == key))
+}
+
+/// WF0301 for every missing required read.
+pub fn missing_reads(
+    workflow: &Workflow,
+    flow: &FlowResult,
+    witnesses: &mut Witnesses,
+) -> Vec<Diagnostic> {
+    if flow.missing_reads.is_empty() {
+        return Vec::new();
+    }
+    // Keys something provides, for "did you mean" on keys nothing writes.
+    let mut provided: Vec<&str> = workflow.needs.iter().map(|k| k.key.as_str()).collect();
+    provided.extend(workflow.nodes.iter().flat_map(written_keys));
+    let mut seen = std::collections::HashSet::new();
+    provided.retain(|k| seen.insert(*k));
+    let mut suggestions = SuggestionIndex::new(provided);
+    flow.missing_reads
+        .iter()
+        .map(|&(v, i)| {
+            let node = workflow.node(v);
+            let read = &node.reads[i];
+            let key = &read.key;
+            let diagnostic = Diagnostic::new(
+                &codes::READ_NOT_WRITTEN,
+                format!(
+                    "node `{}` reads `{key}`, which is not written on every path from the entry",
+                    node.name
+                ),
+                read.span,
+            )
+            .with_primary_label(format!("`{key}` may be missing here"));
+            let diagnostic = with_path(diagnostic, workflow, witnesses, key, v, " before it");
+            let written = written_anywhere(workflow, key);
+            let diagnostic = if written {
+                with_writers(diagnostic, workflow, key)
+            } else {
+                diagnostic.with_note(format!(
+                    "nothing in workflow `{}` writes `{key}`",
+                    workflow.name
+                ))
+            };
+            let suggestion = if written { None } else { suggestions.suggest(key) };
+            if let Some(better) = suggestion {
+                return diagnostic
+                    .with_help(format!("did you mean `{better}`?"))
+                    .with_fix(Fix {
+                        message: format!("read `{better}` instead"),
+                        edits: vec![TextEdit {
+                            location: read.span,
+                            replacement: name_source_text(better),
+                        }],
+                        applicability: Applicability::MaybeIncorrect,
+                    });
+            }
+            diagnostic
+                .with_help(format!(
+                    "write `{key}` on every path to `{}`, add it to the workflow's `needs`, or make the read optional with `{}?`",
+                    node.name,
+                    name_source_text(key)
+                ))
+                .with_fix(Fix {
+                    message: format!("make the read of `{key}` optional"),
+                    edits: vec![TextEdit {
+                        location: wf_diagnostics::Span::new(
+                            read.span.span.end as usize,
+                            read.span.span.end as usize,
+                        )
+                        .in_file(read.span.file),
+                        replacement: "?".to_string(),
+                    }],
+                    applicability: Applicability::MaybeIncorrect,
+                })
+        })
+        .collect()
+}
+
+/// WF0302 for every callee need not available at its call node.
+pub fn missing_needs(
+    program: &Program,
+    index: &HashMap<&str, usize>,
+    workflow: &Workflow,
+    flow: &FlowResult,
+    witnesses: &mut Witnesses,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for &(v, i) in &flow.missing_needs {
+        let node = workflow.node(v);
+        let Some(call) = &node.call else { continue };
+        let Some(&c) = index.get(call.workflow.as_str()) else {
+            continue;
+        };
+        let callee = &program.workflows[c];
+        let need = &callee.needs[i];
+        let key = &need.key;
+        let diagnostic = Diagnostic::new(
+            &codes::CALLEE_NEED_UNAVAILABLE,
+            format!(
+                "workflow `{}` needs `{key}`, which is not available on every path to the call node `{}`",
+                callee.name, node.name
+            ),
+            call.workflow_span,
+        )
+        .with_primary_label(format!("`{}` may start without `{key}` here", callee.name))
+        .with_label(need.span, format!("`{}` needs `{key}` here", callee.name));
+        let diagnostic = with_path(diagnostic, workflow, witnesses, key, v, " before the call");
+        let diagnostic = if written_anywhere(workflow, key) {
+            with_writers(diagnostic, workflow, key)
+        } else {
+            diagnostic
+        };
+        out.push(diagnostic.with_help(format!(
+            "write `{key}` on every path to `{}`, or add `needs {}` to workflow `{}`",
+            node.name,
+            name_source_text(key),
+            workflow.name
+        )));
+    }
+    out
+}
+
+/// WF0303 for every `gives` key some terminal is reached without.
+pub fn missing_gives(
+    workflow: &Workflow,
+    flow: &FlowResult,
+    witnesses: &mut Witnesses,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (g, terminals) in &flow.missing_gives {
+        let gives = &workflow.gives[*g];
+        let key = &gives.key;
+        let mut diagnostic = Diagnostic::new(
+            &codes::GIVES_NOT_WRITTEN,
+            format!(
+                "workflow `{}` gives `{key}`, but it is not written on every path to a terminal",
+                workflow.name
+            ),
+            gives.span,
+        )
+        .with_primary_label(format!("`{key}` is promised on every completion"));
+        for &t in terminals.iter().take(MAX_TERMINAL_LABELS) {
+            diagnostic = diagnostic.with_label(
+                workflow.node(t).name_span,
+                format!("a run can complete here without `{key}`"),
+            );
+        }
+        if terminals.len() > MAX_TERMINAL_LABELS {
+            diagnostic = diagnostic.with_note(format!(
+                "and {} more terminals",
+                terminals.len() - MAX_TERMINAL_LABELS
+            ));
+        }
+        let diagnostic = with_path(diagnostic, workflow, witnesses, key, terminals[0], "");
+        let diagnostic = if written_anywhere(workflow, key) {
+            diagnostic
+        } else {
+            diagnostic.with_note(format!(
+                "nothing in workflow `{}` writes `{key}`",
+                workflow.name
+            ))
+        };
+        out.push(diagnostic.with_help(format!(
+            "write `{key}` on every path to each terminal (an `exit` node's own `writes` count), or remove it from `gives`"
+        )));
+    }
+    out
+}
+
+/// What a callee guarantees on completion, for the return-map check: the
+/// terminals reached without each key callers take, per callee workflow
+/// index. `None` for callees that could not be analysed.
+pub type Completions = Vec<Option<HashMap<String, Vec<NodeId>>>>;
+
+/// WF0304 for every return-map entry of `workflow` whose child key the
+/// callee does not guarantee.
+pub fn return_maps(
+    program: &Program,
+    index: &HashMap<&str, usize>,
+    workflow: &Workflow,
+    completions: &Completions,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for node in &workflow.nodes {
+        let Some(call) = &node.call else { continue };
+        let Some(&c) = index.get(call.workflow.as_str()) else {
+            continue;
+        };
+        let callee = &program.workflows[c];
+        let Some(completion) = &completions[c] else {
+            continue;
+        };
+        for entry in &call.return_map {
+            let key = &entry.child;
+            // Reserved keys are WF0106 already.
+            if callee.gives.iter().any(|g| &g.key == key) || is_reserved(key).is_some() {
+                continue;
+            }
+            let written = written_anywhere(callee, key);
+            let lacking = completion.get(key);
+            if written && lacking.is_none() {
+                continue; // written on every path to every terminal
+            }
+            let mut diagnostic = Diagnostic::new(
+                &codes::RETURN_MAP_NOT_GUARANTEED,
+                format!(
+                    "workflow `{}` does not guarantee `{key}`, which the return map of `{}` takes",
+                    callee.name, node.name
+                ),
+                entry.child_span,
+            )
+            .with_primary_label(format!("`{}` may complete without `{key}`", callee.name));
+            if let Some(lacking) = lacking {
+                for &t in lacking {
+                    diagnostic = diagnostic.with_label(
+                        callee.node(t).name_span,
+                        format!("`{}` can complete here without `{key}`", callee.name),
+                    );
+                }
+            } else {
+                diagnostic = diagnostic.with_label(
+                    callee.name_span,
+                    format!("nothing in `{}` writes `{key}`", callee.name),
+                );
+            }
+            let gives: Vec<&str> = callee.gives.iter().map(|g| g.key.as_str()).collect();
+            diagnostic = diagnostic.with_note(if gives.is_empty() {
+                format!("`{}` gives nothing", callee.name)
+            } else {
+                format!(
+                    "`{}` gives {}",
+                    callee.name,
+                    join_truncated(gives.iter().map(|g| format!("`{g}`")), 8)
+                )
+            });
+            let suggestion = if written {
+                None
+            } else {
+                SuggestionIndex::new(gives.iter().copied()).suggest(key)
+            };
+            diagnostic = match suggestion {
+                Some(better) => diagnostic
+                    .with_help(format!("did you mean `{better}`?"))
+                    .with_fix(Fix {
+                        message: format!("take `{better}` instead"),
+                        edits: vec![TextEdit {
+                            location: entry.child_span,
+                            replacement: name_source_text(better),
+                        }],
+                        applicability: Applicability::MaybeIncorrect,
+                    }),
+                None => diagnostic.with_help(format!(
+                    "add `{}` to the `gives` of `{}` and write it on every path to its terminals, or take a key it gives",
+                    name_source_text(key),
+                    callee.name
+                )),
+            };
+            out.push(diagnostic);
+        }
+    }
+    out
+}

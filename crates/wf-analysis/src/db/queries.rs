@@ -1,0 +1,338 @@
+//! The tracked queries. Each is a pure function of its inputs; salsa
+//! memoizes it and re-runs it only when something it read has changed. The
+//! graph is drawn in `docs/architecture.md`.
+//!
+//! Two habits keep edits local:
+//! - Queries that many others depend on return span-free values
+//!   ([`workflow_names`], [`import_targets`], [`visible_workflows`],
+//!   [`project_workflows`], [`workflow_shape`]), so an edit that only moves
+//!   text produces an equal value and salsa stops the invalidation there.
+//! - Per-workflow queries are keyed by [`WorkflowId`] (file, name,
+//!   occurrence), not by position, so adding a workflow does not disturb the
+//!   others.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use salsa::Database as Db;
+use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit};
+use wf_model::{Program, Workflow};
+use wf_syntax::{Parsed, ast};
+
+use super::shape::strip_spans;
+use super::{Project, SourceFile};
+use crate::graph::{self, GraphFacts};
+use crate::imports::{self, ImportDecl, PathProblem};
+use crate::suggest::SuggestionIndex;
+use crate::suppress::{self, Suppression};
+
+/// One workflow of one file: its name and which definition of that name in
+/// the file it is (0 for the first; duplicates are reported, but still
+/// checked). Stable across edits that do not rename or reorder workflows.
+#[salsa::interned(debug)]
+pub struct WorkflowId<'db> {
+    /// The file that defines it.
+    #[returns(copy)]
+    pub file: SourceFile,
+    /// Its name.
+    #[returns(ref)]
+    pub name: String,
+    /// How many workflows of the same name come before it in the file.
+    #[returns(copy)]
+    pub occurrence: u32,
+}
+
+/// A parsed file.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse_file(db: &dyn Db, file: SourceFile) -> Parsed {
+    wf_syntax::parse(file.text(db), file.id(db))
+}
+
+/// What lowering one file yields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoweredFile {
+    /// Its workflows, in source order.
+    pub workflows: Vec<Arc<Workflow>>,
+    /// Position in `workflows` of each (name, occurrence).
+    pub positions: BTreeMap<(String, u32), usize>,
+    /// Its imports, in source order.
+    pub imports: Vec<ImportDecl>,
+    /// Lowering diagnostics (duplicate nodes).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A file lowered to the model, with its imports.
+#[salsa::tracked(returns(ref))]
+pub fn lower_file(db: &dyn Db, file: SourceFile) -> LoweredFile {
+    let parsed = parse_file(db, file);
+    let id = file.id(db);
+    let lowered = crate::lower::lower_parsed(&[(id, parsed)]);
+    let mut positions = BTreeMap::new();
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    for (i, workflow) in lowered.program.workflows.iter().enumerate() {
+        let n = seen.entry(&workflow.name).or_default();
+        positions.insert((workflow.name.clone(), *n), i);
+        *n += 1;
+    }
+    let imports = parsed
+        .file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Import(import) => Some(ImportDecl {
+                path: import.path.value.clone(),
+                span: import.path.span.in_file(id),
+                alias: import.alias.as_ref().map(|a| a.text.clone()),
+            }),
+            _ => None,
+        })
+        .collect();
+    LoweredFile {
+        workflows: lowered
+            .program
+            .workflows
+            .into_iter()
+            .map(Arc::new)
+            .collect(),
+        positions,
+        imports,
+        diagnostics: lowered.diagnostics,
+    }
+}
+
+/// The names of a file's workflows, in order: span-free, so unchanged by
+/// edits inside workflow bodies.
+#[salsa::tracked(returns(ref))]
+pub fn workflow_names(db: &dyn Db, file: SourceFile) -> Vec<String> {
+    lower_file(db, file)
+        .workflows
+        .iter()
+        .map(|w| w.name.clone())
+        .collect()
+}
+
+/// The ids of a file's workflows, in order.
+#[salsa::tracked(returns(ref))]
+pub fn file_workflows<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<WorkflowId<'db>> {
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    workflow_names(db, file)
+        .iter()
+        .map(|name| {
+            let n = seen.entry(name).or_default();
+            let id = WorkflowId::new(db, file, name.clone(), *n);
+            *n += 1;
+            id
+        })
+        .collect()
+}
+
+/// One workflow's model, spans included.
+#[salsa::tracked(returns(ref))]
+pub fn workflow_model<'db>(db: &'db dyn Db, id: WorkflowId<'db>) -> Arc<Workflow> {
+    let lowered = lower_file(db, id.file(db));
+    let at = lowered.positions[&(id.name(db).clone(), id.occurrence(db))];
+    lowered.workflows[at].clone()
+}
+
+/// One workflow without its spans (see [`super::shape`]).
+#[salsa::tracked(returns(ref))]
+pub fn workflow_shape<'db>(db: &'db dyn Db, id: WorkflowId<'db>) -> Arc<Workflow> {
+    Arc::new(strip_spans(workflow_model(db, id)))
+}
+
+/// The graph facts of one workflow, from its span-free shape: a
+/// whitespace edit does not re-run it. O(nodes + edges).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn graph_facts<'db>(db: &'db dyn Db, id: WorkflowId<'db>) -> Arc<GraphFacts> {
+    Arc::new(graph::analyze(workflow_shape(db, id)))
+}
+
+/// The per-workflow checks ([`crate::check_workflow`]): turning the
+/// memoized facts into diagnostics with spans.
+#[salsa::tracked(returns(ref))]
+pub fn workflow_diagnostics<'db>(db: &'db dyn Db, id: WorkflowId<'db>) -> Vec<Diagnostic> {
+    crate::check_workflow(workflow_model(db, id), graph_facts(db, id))
+}
+
+/// Every file of the project by (normalised) path.
+#[salsa::tracked(returns(ref))]
+pub fn files_by_path(db: &dyn Db, project: Project) -> HashMap<PathBuf, SourceFile> {
+    project
+        .files(db)
+        .iter()
+        .map(|&f| (f.path(db).clone(), f))
+        .collect()
+}
+
+/// Where one import leads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ImportTarget {
+    /// A file of the project.
+    File(SourceFile),
+    /// A well-formed path inside the root that no project file has (yet):
+    /// the loader should try to load it.
+    Absent(PathBuf),
+    /// A path rejected before looking for a file.
+    Invalid(PathProblem),
+}
+
+/// The targets of a file's imports, parallel to [`LoweredFile::imports`].
+/// Span-free.
+#[salsa::tracked(returns(ref))]
+pub fn import_targets(db: &dyn Db, project: Project, file: SourceFile) -> Vec<ImportTarget> {
+    let by_path = files_by_path(db, project);
+    let root = project.root(db);
+    lower_file(db, file)
+        .imports
+        .iter()
+        .map(
+            |import| match imports::resolve(file.path(db), &import.path, root) {
+                Ok(path) => match by_path.get(&path) {
+                    Some(&target) => ImportTarget::File(target),
+                    None => ImportTarget::Absent(path),
+                },
+                Err(problem) => ImportTarget::Invalid(problem),
+            },
+        )
+        .collect()
+}
+
+/// The workflow names a `call` in `file` may use: the file's own and those
+/// of the files it imports directly.
+#[salsa::tracked(returns(ref))]
+pub fn visible_workflows(db: &dyn Db, project: Project, file: SourceFile) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> = workflow_names(db, file).iter().cloned().collect();
+    for target in import_targets(db, project, file) {
+        if let ImportTarget::File(imported) = target {
+            names.extend(workflow_names(db, *imported).iter().cloned());
+        }
+    }
+    names
+}
+
+/// Every workflow name of the project with its definitions, in file order
+/// then source order. Span-free.
+#[salsa::tracked(returns(ref))]
+pub fn project_workflows(db: &dyn Db, project: Project) -> BTreeMap<String, Vec<SourceFile>> {
+    let mut out: BTreeMap<String, Vec<SourceFile>> = BTreeMap::new();
+    for &file in project.files(db) {
+        for name in workflow_names(db, file) {
+            out.entry(name.clone()).or_default().push(file);
+        }
+    }
+    out
+}
+
+/// WF0107-WF0109 for a file's imports.
+#[salsa::tracked(returns(ref))]
+pub fn import_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
+    let decls = &lower_file(db, file).imports;
+    let targets = import_targets(db, project, file);
+    let failures = project.load_failures(db);
+    let mut out = Vec::new();
+    for (import, target) in decls.iter().zip(targets) {
+        match target {
+            ImportTarget::File(_) => {}
+            ImportTarget::Invalid(problem) => {
+                out.push(imports::path_problem(import, problem, project.root(db)))
+            }
+            ImportTarget::Absent(path) => {
+                let failure = failures
+                    .get(path)
+                    .cloned()
+                    .unwrap_or(imports::LoadFailure::NotFound);
+                let shown = super::shown_import(db, file, &import.path);
+                let mut diagnostic = imports::load_problem(import, &failure, &shown);
+                if failure == imports::LoadFailure::NotFound {
+                    diagnostic = suggest_import(db, project, file, import, diagnostic);
+                }
+                out.push(diagnostic);
+            }
+        }
+    }
+    out
+}
+
+/// Adds "did you mean" to a missing import when a project file's path,
+/// written relative to the importer, is close to the literal. O(files).
+fn suggest_import(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    import: &ImportDecl,
+    diagnostic: Diagnostic,
+) -> Diagnostic {
+    let candidates: Vec<String> = project
+        .files(db)
+        .iter()
+        .filter(|&&f| f != file)
+        .map(|f| super::relative_import(file.path(db), f.path(db)))
+        .collect();
+    let mut index = SuggestionIndex::new(candidates.iter().map(String::as_str));
+    match index.suggest(&import.path) {
+        Some(suggestion) => diagnostic
+            .with_help(format!("did you mean `{suggestion}`?"))
+            .with_fix(Fix {
+                message: format!("import `{suggestion}`"),
+                edits: vec![TextEdit {
+                    location: import.span,
+                    replacement: format!("\"{suggestion}\""),
+                }],
+                applicability: Applicability::MaybeIncorrect,
+            }),
+        None => diagnostic,
+    }
+}
+
+/// WF0101 (duplicate workflows, against the project) and WF0104 (calls to
+/// workflows the file cannot see) for one file.
+#[salsa::tracked(returns(ref))]
+pub fn name_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
+    let mut out = super::names::duplicates(db, project, file);
+    out.extend(super::names::unknown_calls(db, project, file));
+    out
+}
+
+/// The `// wfc: allow(…)` comments of a file, and WF0010 for malformed ones.
+#[salsa::tracked(returns(ref))]
+pub fn file_suppressions(db: &dyn Db, file: SourceFile) -> (Vec<Suppression>, Vec<Diagnostic>) {
+    suppress::collect(file.id(db), file.text(db), parse_file(db, file))
+}
+
+/// Every diagnostic whose file is `file`, except those of program-wide
+/// checks, with its suppressions applied; sorted.
+#[salsa::tracked(returns(ref))]
+pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
+    let mut out = parse_file(db, file).diagnostics.clone();
+    out.extend(lower_file(db, file).diagnostics.iter().cloned());
+    out.extend(import_diagnostics(db, project, file).iter().cloned());
+    out.extend(name_diagnostics(db, project, file).iter().cloned());
+    for &id in file_workflows(db, file) {
+        out.extend(workflow_diagnostics(db, id).iter().cloned());
+    }
+    let (suppressions, problems) = file_suppressions(db, file);
+    out.extend(problems.iter().cloned());
+    suppress::apply(&mut out, suppressions);
+    crate::sort_diagnostics(&mut out);
+    out
+}
+
+/// The whole program, for checks that need every workflow at once
+/// ([`crate::check_program_wide`]). Re-runs on every edit: O(project).
+#[salsa::tracked(returns(ref))]
+pub fn program(db: &dyn Db, project: Project) -> Arc<Program> {
+    let mut workflows = Vec::new();
+    for &file in project.files(db) {
+        for &id in file_workflows(db, file) {
+            workflows.push(Workflow::clone(workflow_model(db, id)));
+        }
+    }
+    Arc::new(Program { workflows })
+}
+
+/// The diagnostics of the program-wide checks, unsuppressed and unsorted.
+#[salsa::tracked(returns(ref))]
+pub fn program_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    crate::check_program_wide(program(db, project))
+}

@@ -1,0 +1,280 @@
+//! The project file, `wf.toml`.
+//!
+//! A project is the directory holding `wf.toml`; it is the root that imports
+//! may not leave, and its file sets per-code severity overrides:
+//!
+//! ```toml
+//! [project]
+//! root = "."          # optional; relative to wf.toml's directory
+//!
+//! [lints]
+//! WF0205 = "allow"    # by code…
+//! duplicate-accelerator = "deny"   # …or by name; allow | warn | deny
+//! ```
+//!
+//! Parsing is pure (text in, config out) so the language server can reuse
+//! it; discovery walks up the file system from a starting directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use wf_diagnostics::{Code, Diagnostic, Family, Severity, codes};
+
+/// The file name of a project file.
+pub const PROJECT_FILE: &str = "wf.toml";
+
+/// What a `[lints]` entry does to a code's diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LintLevel {
+    /// Drop them.
+    Allow,
+    /// Report them as warnings.
+    Warn,
+    /// Report them as errors.
+    Deny,
+}
+
+/// A loaded `wf.toml`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProjectConfig {
+    /// The project root (absolute when loaded from disk).
+    pub root: PathBuf,
+    /// Severity overrides by code.
+    pub lints: Vec<(&'static Code, LintLevel)>,
+}
+
+/// A `wf.toml` that cannot be used: where and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    /// The project file.
+    pub path: PathBuf,
+    /// 1-based line and column of the problem, when known.
+    pub position: Option<(usize, usize)>,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(
+                f,
+                "{}:{line}:{column}: {}",
+                self.path.display(),
+                self.message
+            ),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    project: RawProject,
+    #[serde(default)]
+    lints: BTreeMap<String, toml::Spanned<String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawProject {
+    root: Option<String>,
+}
+
+/// Finds the nearest `wf.toml` in `start` or one of its ancestors.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|dir| dir.join(PROJECT_FILE))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Reads and parses a project file from disk; the root is made absolute.
+pub fn load(path: &Path) -> Result<ProjectConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|err| ConfigError {
+        path: path.to_path_buf(),
+        position: None,
+        message: format!("cannot read the project file: {err}"),
+    })?;
+    let mut config = parse(path, &text)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let root = dir.join(&config.root);
+    config.root = root.canonicalize().map_err(|err| ConfigError {
+        path: path.to_path_buf(),
+        position: None,
+        message: format!(
+            "the project root `{}` cannot be used: {err}",
+            root.display()
+        ),
+    })?;
+    Ok(config)
+}
+
+/// Parses the text of a project file. `root` in the result is relative to
+/// the file's directory (`.` when not set).
+pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
+    let error_at = |offset: Option<usize>, message: String| ConfigError {
+        path: path.to_path_buf(),
+        position: offset.map(|o| line_col(text, o)),
+        message,
+    };
+    let raw: RawConfig = toml::from_str(text).map_err(|err| {
+        error_at(
+            err.span().map(|s| s.start),
+            err.message().trim().to_string(),
+        )
+    })?;
+    let mut lints = Vec::new();
+    for (key, level) in &raw.lints {
+        let Some(code) = codes::lookup(key) else {
+            return Err(error_at(
+                find_key(text, key),
+                format!(
+                    "unknown diagnostic code `{key}` in [lints]; run `wfc explain` to list the codes"
+                ),
+            ));
+        };
+        let parsed = match level.get_ref().as_str() {
+            "allow" => LintLevel::Allow,
+            "warn" => LintLevel::Warn,
+            "deny" => LintLevel::Deny,
+            other => {
+                return Err(error_at(
+                    Some(level.span().start),
+                    format!("unknown lint level `{other}`; expected `allow`, `warn` or `deny`"),
+                ));
+            }
+        };
+        if code.family == Family::Syntax && code.severity == Severity::Error {
+            return Err(error_at(
+                find_key(text, key),
+                format!(
+                    "{} ({}) is a syntax error and cannot be overridden: the file cannot be understood without fixing it",
+                    code.code, code.name
+                ),
+            ));
+        }
+        lints.push((code, parsed));
+    }
+    Ok(ProjectConfig {
+        root: PathBuf::from(raw.project.root.unwrap_or_else(|| ".".to_string())),
+        lints,
+    })
+}
+
+/// Applies the `[lints]` overrides: drops allowed diagnostics and changes
+/// the severity of the others.
+pub fn apply_lint_levels(diagnostics: &mut Vec<Diagnostic>, config: &ProjectConfig) {
+    if config.lints.is_empty() {
+        return;
+    }
+    diagnostics.retain_mut(|d| {
+        match config
+            .lints
+            .iter()
+            .find(|(code, _)| code.code == d.code.code)
+        {
+            Some((_, LintLevel::Allow)) => false,
+            Some((_, LintLevel::Warn)) => {
+                d.severity = Severity::Warning;
+                true
+            }
+            Some((_, LintLevel::Deny)) => {
+                d.severity = Severity::Error;
+                true
+            }
+            None => true,
+        }
+    });
+}
+
+fn find_key(text: &str, key: &str) -> Option<usize> {
+    text.find(key)
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<ProjectConfig, ConfigError> {
+        parse(Path::new("wf.toml"), text)
+    }
+
+    #[test]
+    fn empty_file_is_a_valid_project() {
+        let config = parse_str("").unwrap();
+        assert_eq!(config.root, PathBuf::from("."));
+        assert!(config.lints.is_empty());
+    }
+
+    #[test]
+    fn lints_by_code_and_name() {
+        let config = parse_str(
+            "[project]\nroot = \"src\"\n[lints]\nWF0205 = \"allow\"\nduplicate-accelerator = \"deny\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.root, PathBuf::from("src"));
+        assert_eq!(config.lints.len(), 2);
+        assert!(
+            config
+                .lints
+                .iter()
+                .any(|(c, l)| c.code == "WF0205" && *l == LintLevel::Allow)
+        );
+    }
+
+    #[test]
+    fn unknown_code_is_reported_with_position() {
+        let err = parse_str("[lints]\nWF9999 = \"allow\"\n").unwrap_err();
+        assert_eq!(err.position, Some((2, 1)));
+        assert!(err.message.contains("unknown diagnostic code"));
+    }
+
+    #[test]
+    fn bad_level_and_unknown_section() {
+        let err = parse_str("[lints]\nWF0205 = \"ignore\"\n").unwrap_err();
+        assert!(err.message.contains("unknown lint level `ignore`"));
+        assert_eq!(err.position, Some((2, 10)));
+        let err = parse_str("[lint]\n").unwrap_err();
+        assert!(err.message.contains("unknown field"), "{}", err.message);
+    }
+
+    #[test]
+    fn syntax_errors_cannot_be_allowed() {
+        let err = parse_str("[lints]\nWF0001 = \"allow\"\n").unwrap_err();
+        assert!(err.message.contains("cannot be overridden"));
+    }
+
+    #[test]
+    fn malformed_toml_has_a_position() {
+        let err = parse_str("[lints\n").unwrap_err();
+        assert!(err.position.is_some());
+        assert!(err.to_string().starts_with("wf.toml:1:"));
+    }
+
+    #[test]
+    fn levels_apply() {
+        use wf_diagnostics::{FileId, Span};
+        let config = parse_str("[lints]\nWF0205 = \"allow\"\nWF0209 = \"deny\"\n").unwrap();
+        let at = Span::new(0, 1).in_file(FileId(0));
+        let mut diags = vec![
+            Diagnostic::new(&codes::UNREACHABLE_NODE, "x", at),
+            Diagnostic::new(&codes::DUPLICATE_ACCELERATOR, "y", at),
+            Diagnostic::new(&codes::CYCLE, "z", at),
+        ];
+        apply_lint_levels(&mut diags, &config);
+        assert_eq!(diags.len(), 2);
+        assert_eq!(diags[0].severity, Severity::Error);
+        assert_eq!(diags[1].code.code, "WF0201");
+    }
+}

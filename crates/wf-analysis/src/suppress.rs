@@ -1,0 +1,222 @@
+//! Inline suppressions: `// wfc: allow(WF0205, duplicate-accelerator)`.
+//!
+//! A suppression comment at the end of a line applies to diagnostics whose
+//! primary span starts on that line. A comment alone on its line applies to
+//! the item that starts on the next line of code: a whole workflow, a node
+//! declaration, an edge chain or an attribute, and every diagnostic whose
+//! primary span lies inside it. Codes are given by code or by name. Syntax
+//! errors cannot be suppressed: a file that does not parse is not understood.
+//! A malformed suppression is itself reported (WF0010), so a typo does not
+//! silently stop suppressing.
+
+use wf_diagnostics::{Code, Diagnostic, Family, FileId, Severity, Span, codes};
+use wf_syntax::ast::{Item, Statement};
+use wf_syntax::{Parsed, TriviaKind};
+
+/// One suppression: which codes, in which byte range of which file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suppression {
+    /// The file.
+    pub file: FileId,
+    /// Diagnostics whose primary span starts in this range are affected.
+    pub scope: Span,
+    /// The codes suppressed.
+    pub codes: Vec<&'static Code>,
+}
+
+/// Finds the suppression comments of one parsed file; malformed ones become
+/// WF0010 warnings.
+pub fn collect(file: FileId, text: &str, parsed: &Parsed) -> (Vec<Suppression>, Vec<Diagnostic>) {
+    let mut suppressions = Vec::new();
+    let mut problems = Vec::new();
+    let anchors = item_anchors(parsed);
+    for trivia in &parsed.trivia {
+        if trivia.kind != TriviaKind::LineComment {
+            continue;
+        }
+        let comment = &text[trivia.span.range()];
+        let body = comment.trim_start_matches('/').trim();
+        let Some(directive) = body.strip_prefix("wfc:") else {
+            continue;
+        };
+        let at = trivia.span.in_file(file);
+        let codes = match parse_allow(directive.trim()) {
+            Ok(codes) => codes,
+            Err(message) => {
+                problems.push(
+                    Diagnostic::new(&codes::INVALID_SUPPRESSION, message, at)
+                        .with_primary_label("this suppression has no effect")
+                        .with_help("write `// wfc: allow(CODE, ...)` with codes such as `WF0205` or names such as `unreachable-node`; `wfc explain` lists them"),
+                );
+                continue;
+            }
+        };
+        let scope = scope_of(text, trivia.span, &anchors);
+        suppressions.push(Suppression { file, scope, codes });
+    }
+    (suppressions, problems)
+}
+
+/// Drops every diagnostic a suppression covers. Errors of the syntax family
+/// are never dropped.
+pub fn apply(diagnostics: &mut Vec<Diagnostic>, suppressions: &[Suppression]) {
+    if suppressions.is_empty() {
+        return;
+    }
+    diagnostics.retain(|d| {
+        if d.code.family == Family::Syntax && d.severity == Severity::Error {
+            return true;
+        }
+        let at = d.primary.location;
+        !suppressions.iter().any(|s| {
+            s.file == at.file
+                && s.scope.start <= at.span.start
+                && at.span.start < s.scope.end.max(s.scope.start + 1)
+                && s.codes.iter().any(|c| c.code == d.code.code)
+        })
+    });
+}
+
+/// Parses `allow(A, B)` into codes.
+fn parse_allow(directive: &str) -> Result<Vec<&'static Code>, String> {
+    let Some(rest) = directive.strip_prefix("allow") else {
+        return Err(format!(
+            "unknown suppression `{directive}`; the only directive is `allow(...)`"
+        ));
+    };
+    let inner = rest
+        .trim()
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(|| "expected `allow(CODE, ...)` with parentheses".to_string())?;
+    let names: Vec<&str> = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.is_empty() {
+        return Err("`allow()` names no code".to_string());
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            codes::lookup(name).ok_or_else(|| format!("`{name}` is not a diagnostic code or name"))
+        })
+        .collect()
+}
+
+/// Where each suppressible item starts, with its span: workflows (anchored
+/// at their name) and their statements.
+fn item_anchors(parsed: &Parsed) -> Vec<(u32, Span)> {
+    let mut anchors = Vec::new();
+    for item in &parsed.file.items {
+        let Item::Workflow(workflow) = item else {
+            continue;
+        };
+        // The name sits on the `workflow` line, after any doc comments.
+        anchors.push((workflow.name.span.start, workflow.span));
+        for statement in &workflow.body {
+            let span = match statement {
+                Statement::Attribute(a) => a.span,
+                Statement::Needs(s) | Statement::Gives(s) => s.span,
+                Statement::Node(n) => n.span,
+                Statement::Edge(e) => e.span,
+                Statement::Error(_) => continue,
+            };
+            anchors.push((span.start, span));
+        }
+    }
+    anchors
+}
+
+/// The range a suppression comment covers (see the module docs).
+fn scope_of(text: &str, comment: Span, anchors: &[(u32, Span)]) -> Span {
+    let start = comment.start as usize;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..start].trim().is_empty() {
+        // Trailing comment: the line it ends.
+        return Span::new(line_start, comment.end as usize);
+    }
+    // Stand-alone: the next line holding code (not blank, not a comment).
+    let mut offset = text[start..]
+        .find('\n')
+        .map_or(text.len(), |i| start + i + 1);
+    while offset < text.len() {
+        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        let line = text[offset..end].trim();
+        if !line.is_empty() && !line.starts_with("//") {
+            let (code_start, line_end) = (
+                offset + (text[offset..end].len() - text[offset..end].trim_start().len()),
+                end,
+            );
+            // The largest item that starts on that line, else the line.
+            return anchors
+                .iter()
+                .filter(|(anchor, _)| (code_start as u32..=line_end as u32).contains(anchor))
+                .map(|(_, span)| *span)
+                .max_by_key(|span| span.len())
+                .unwrap_or(Span::new(offset, end));
+        }
+        offset = end + 1;
+    }
+    Span::new(text.len(), text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> (Vec<Suppression>, Vec<Diagnostic>) {
+        let parsed = wf_syntax::parse(text, FileId(0));
+        collect(FileId(0), text, &parsed)
+    }
+
+    #[test]
+    fn trailing_comment_covers_its_line() {
+        let text = "workflow W {\n  step x // wfc: allow(WF0205)\n}\n";
+        let (s, p) = run(text);
+        assert!(p.is_empty());
+        assert_eq!(&text[s[0].scope.range()], "  step x // wfc: allow(WF0205)");
+    }
+
+    #[test]
+    fn standalone_comment_covers_the_next_item() {
+        let text = "// wfc: allow(cycle, WF0205)\n\n/// Docs.\nworkflow W {\n  a -> b -> a\n}\n";
+        let (s, p) = run(text);
+        assert!(p.is_empty());
+        assert_eq!(s[0].codes.len(), 2);
+        assert!(text[s[0].scope.range()].contains("a -> b -> a"));
+    }
+
+    #[test]
+    fn malformed_suppressions_are_reported() {
+        for bad in [
+            "// wfc: allow(WF9999)",
+            "// wfc: allow()",
+            "// wfc: allow WF0205",
+            "// wfc: deny(WF0205)",
+        ] {
+            let (s, p) = run(&format!("{bad}\nworkflow W {{ a -> b }}\n"));
+            assert!(s.is_empty(), "{bad}");
+            assert_eq!(p.len(), 1, "{bad}");
+            assert_eq!(p[0].code.code, "WF0010");
+        }
+    }
+
+    #[test]
+    fn apply_keeps_syntax_errors() {
+        let at = Span::new(5, 6).in_file(FileId(0));
+        let mut diags = vec![
+            Diagnostic::new(&codes::UNEXPECTED_TOKEN, "x", at),
+            Diagnostic::new(&codes::UNREACHABLE_NODE, "y", at),
+        ];
+        let suppressions = [Suppression {
+            file: FileId(0),
+            scope: Span::new(0, 10),
+            codes: vec![&codes::UNEXPECTED_TOKEN, &codes::UNREACHABLE_NODE],
+        }];
+        apply(&mut diags, &suppressions);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].code.code, "WF0001");
+    }
+}
