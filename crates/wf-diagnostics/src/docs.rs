@@ -21,7 +21,11 @@ pub fn diagnostics_markdown() -> String {
         "# Diagnostics\n\n\
          Every problem `wfc` reports has a stable code (`WF0201`), a stable name\n\
          (`cycle`), a family and a default severity. Codes are grouped in hundreds:\n\
-         `WF00xx` syntax, `WF01xx` names, `WF02xx` graph structure. A published code\n\
+         `WF00xx` syntax, `WF01xx` names and imports, `WF02xx` graph structure,\n\
+         `WF03xx` contracts and data flow, `WF04xx` conditions (guards), `WF05xx`\n\
+         engine attributes. Levels can be changed per project in `wf.toml` and\n\
+         single findings suppressed with `// wfc: allow(CODE)` (see\n\
+         `docs/configuration.md`). A published code\n\
          keeps its meaning forever. `wfc explain CODE` (or `wfc explain NAME`) prints\n\
          the explanations below; `docs/json-output.md` describes the JSON output.\n\n",
     );

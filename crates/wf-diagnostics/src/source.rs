@@ -207,6 +207,11 @@ impl Sources {
             .map(|(i, f)| (FileId(i as u32), f))
     }
 
+    /// All files, in insertion order (id order), by value.
+    pub fn into_files(self) -> impl Iterator<Item = SourceFile> {
+        self.files.into_iter()
+    }
+
     /// Number of files.
     pub fn len(&self) -> usize {
         self.files.len()

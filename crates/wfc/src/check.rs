@@ -66,9 +66,10 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> u8 {
     let mut errors: Vec<InputError> = Vec::new();
     let mut sources = Sources::new();
-    let project = match load_project() {
+    let project = match load_project(args.paths.iter().find(|p| p.as_os_str() != "-")) {
         Ok(project) => project,
-        Err(err) => {
+        Err(mut err) => {
+            err.path = relative_to_cwd(&err.path);
             eprintln!("error: {err}");
             return EXIT_TROUBLE;
         }
@@ -107,7 +108,7 @@ pub fn run(args: CheckArgs) -> u8 {
 
     // The database loads imported files from disk; render from its sources,
     // which include them.
-    let db = inputs::load_database(&sources, project.as_ref().map(|p| p.root.as_path()));
+    let db = inputs::load_database(sources, project.as_ref().map(|p| p.root.as_path()));
     let sources = db.sources();
     let mut diagnostics = db.diagnostics();
     if let Some(project) = &project {
@@ -131,6 +132,11 @@ pub fn run(args: CheckArgs) -> u8 {
         out.push_str(&render::summary_line(sources.len(), &summary));
         out.push('\n');
     }
+    // The process ends soon: leave the database, the syntax trees and the
+    // texts to the operating system instead of freeing them one by one
+    // (which was 4% of a check of a large project).
+    std::mem::forget(db);
+    std::mem::forget(sources);
     if let Some(path) = &args.output_file {
         if let Err(err) = write_report(path, &out) {
             eprintln!(
@@ -160,12 +166,19 @@ pub fn run(args: CheckArgs) -> u8 {
     if failing { EXIT_FINDINGS } else { EXIT_CLEAN }
 }
 
-/// The `wf.toml` found from the current directory, if any.
-fn load_project() -> Result<Option<ProjectConfig>, ConfigError> {
+/// The `wf.toml` found by walking up from the first path given (its
+/// directory, for a file), else from the current directory.
+fn load_project(first_path: Option<&PathBuf>) -> Result<Option<ProjectConfig>, ConfigError> {
     let Ok(cwd) = std::env::current_dir() else {
         return Ok(None);
     };
-    match project::discover(&cwd) {
+    let start = match first_path {
+        Some(path) if path.is_dir() => cwd.join(path),
+        Some(path) => cwd.join(path.parent().unwrap_or(std::path::Path::new(""))),
+        None => cwd,
+    };
+    let start = start.canonicalize().unwrap_or(start);
+    match project::discover(&start) {
         Some(path) => project::load(&path).map(Some),
         None => Ok(None),
     }

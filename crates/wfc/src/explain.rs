@@ -1,5 +1,7 @@
 //! `wfc explain`: the long explanation of a diagnostic code.
 
+use std::io::Write;
+
 use clap::Args;
 use wf_diagnostics::codes;
 
@@ -15,31 +17,33 @@ pub struct ExplainArgs {
 /// Runs `wfc explain`.
 pub fn run(args: ExplainArgs) -> u8 {
     let Some(query) = args.code else {
+        let mut out = String::new();
         for code in codes::ALL {
-            println!(
-                "{}  {:<24} {:<8} {}",
+            out.push_str(&format!(
+                "{}  {:<30} {:<8} {}\n",
                 code.code,
                 code.name,
                 code.severity.as_str(),
                 code.summary
-            );
+            ));
         }
+        print_ignoring_closed_pipe(&out);
         return EXIT_CLEAN;
     };
     match codes::lookup(query.trim()) {
         Some(code) => {
-            println!("# {}: {}", code.code, code.name);
-            println!();
-            println!(
-                "Family: {}. Default severity: {}.",
+            let mut out = format!(
+                "# {}: {}\n\nFamily: {}. Default severity: {}.\n\n{}",
+                code.code,
+                code.name,
                 code.family.as_str(),
-                code.severity.as_str()
+                code.severity.as_str(),
+                code.explanation
             );
-            println!();
-            print!("{}", code.explanation);
-            if !code.explanation.ends_with('\n') {
-                println!();
+            if !out.ends_with('\n') {
+                out.push('\n');
             }
+            print_ignoring_closed_pipe(&out);
             EXIT_CLEAN
         }
         None => {
@@ -48,4 +52,12 @@ pub fn run(args: ExplainArgs) -> u8 {
             EXIT_TROUBLE
         }
     }
+}
+
+/// `wfc explain | head` closes the pipe early: that is not an error.
+fn print_ignoring_closed_pipe(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }

@@ -142,7 +142,7 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
 /// it. The root that imports may not leave is `root` (the directory of
 /// `wf.toml`) when given, else the deepest directory containing both the
 /// current directory and every file checked.
-pub fn load_database(sources: &Sources, root: Option<&Path>) -> wf_analysis::Database {
+pub fn load_database(sources: Sources, root: Option<&Path>) -> wf_analysis::Database {
     let cwd = std::env::current_dir()
         .and_then(|d| d.canonicalize())
         .unwrap_or_else(|_| PathBuf::from("/"));
@@ -159,8 +159,9 @@ pub fn load_database(sources: &Sources, root: Option<&Path>) -> wf_analysis::Dat
     };
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
     let mut db = wf_analysis::Database::new(&root);
-    for ((_, file), path) in sources.iter().zip(&paths) {
-        db.set_file(path, file.path.clone(), file.text.clone());
+    // The texts move into the database: no copy of the project.
+    for (file, path) in sources.into_files().zip(&paths) {
+        db.set_file(path, file.path, file.text);
     }
     db.load_imports(|path| load_import(path, &cwd, &canonical_root));
     db
@@ -233,7 +234,7 @@ mod tests {
             release.display().to_string(),
             std::fs::read_to_string(&release).unwrap(),
         );
-        let db = load_database(&sources, None);
+        let db = load_database(sources, None);
         assert_eq!(db.file_count(), 2, "lib/review.wf is loaded");
         assert!(codes(&db).is_empty(), "{:?}", db.diagnostics());
     }
@@ -269,7 +270,7 @@ mod tests {
         let text = "import \"lib/link.wf\"\nimport \"lib/dir.wf\"\nimport \"lib/bad.wf\"\nimport \"lib/ok.wf\"\nworkflow Main {\n  call ok = Ok\n  start -> ok -> done\n}\n";
         let mut sources = Sources::new();
         sources.add(main.display().to_string(), text);
-        let db = load_database(&sources, Some(&root));
+        let db = load_database(sources, Some(&root));
         assert_eq!(codes(&db), ["WF0108", "WF0107", "WF0107"]);
         let diagnostics = db.diagnostics();
         assert!(diagnostics[0].notes[0].contains("outside/out.wf"));

@@ -65,6 +65,13 @@ pub fn unwritten_keys(workflow: &Workflow) -> Vec<Diagnostic> {
         if known.contains(key) || !reported.insert(span) {
             continue;
         }
+        // `exists(k)` probes for a key that may come from a caller's frame
+        // or not at all: that it may be missing is the point, so only a
+        // near miss of a known key (a probable typo) is worth a warning.
+        let suggestion = index.suggest(key);
+        if !replaceable && suggestion.is_none() {
+            continue;
+        }
         let diagnostic = Diagnostic::new(
             &codes::UNWRITTEN_KEY,
             format!(
@@ -74,7 +81,7 @@ pub fn unwritten_keys(workflow: &Workflow) -> Vec<Diagnostic> {
             span,
         )
         .with_primary_label("never written, so the guard always sees it missing");
-        out.push(finish(diagnostic, index.suggest(key), |s| {
+        out.push(finish(diagnostic, suggestion, |s| {
             replaceable.then(|| (span, guard_key_text(s)))
         }));
     }
