@@ -1,8 +1,11 @@
 //! "Did you mean …?": finding the declared name a misspelled one was meant
 //! to be, and writing names back as `.wf` source text for fixes.
 
-use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hasher};
+use std::hash::Hasher;
+
+// Fx hashing: these maps and hashes are private look-up structures (never
+// iterated), and SipHash was most of the cost of building an index.
+use rustc_hash::{FxHashMap as HashMap, FxHasher};
 
 /// How many candidates one [`SuggestionIndex`] may compare in its full
 /// scans (the search for typos of two or more edits). Real workflows need a
@@ -75,7 +78,7 @@ fn consider(best: &mut Best, query: &str, candidate: &str, i: u32) {
 /// which are verified anyway.
 fn deletion_hashes(word: &[char]) -> impl Iterator<Item = u64> + '_ {
     (0..=word.len()).map(move |skip| {
-        let mut hasher = DefaultHasher::new();
+        let mut hasher = FxHasher::default();
         for (i, c) in word.iter().enumerate() {
             if i != skip {
                 hasher.write_u32(*c as u32);
@@ -109,8 +112,8 @@ impl<'a> SuggestionIndex<'a> {
     /// Indexes `names` (earlier names win ties).
     pub fn new(names: impl IntoIterator<Item = &'a str>) -> Self {
         let names: Vec<&'a str> = names.into_iter().collect();
-        let mut by_length: HashMap<usize, Vec<u32>> = HashMap::new();
-        let mut by_lowercase = HashMap::new();
+        let mut by_length: HashMap<usize, Vec<u32>> = HashMap::default();
+        let mut by_lowercase = HashMap::default();
         for (i, name) in names.iter().enumerate() {
             by_length
                 .entry(name.chars().count())

@@ -142,7 +142,9 @@ impl Groups {
     /// Matches the delimiters of `tokens`, spans being byte offsets in `text`.
     pub(crate) fn new(tokens: &[(Token<'_>, CSpan)], text: &str) -> Groups {
         let n = tokens.len();
-        let lines = Lines::new(tokens, text);
+        // Line facts only matter for a closer that matches nothing (an
+        // error): computed then, so well-formed input never pays for them.
+        let mut lines: Option<Lines> = None;
         let mut groups = Groups {
             end: vec![NONE; n],
             flags: vec![0; n],
@@ -158,7 +160,11 @@ impl Groups {
             } else if let Some(kind) = closer(token) {
                 if open[kind.index()] == 0 {
                     match stack.last() {
-                        Some(&(o, k)) if lines.is_mismatch(o, k, i) => {
+                        Some(&(o, k))
+                            if lines
+                                .get_or_insert_with(|| Lines::new(tokens, text))
+                                .is_mismatch(o, k, i) =>
+                        {
                             stack.pop();
                             open[k.index()] -= 1;
                             groups.end[o] = i as u32;
