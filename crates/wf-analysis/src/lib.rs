@@ -10,8 +10,10 @@
 //! ([`imports`]); workflow names are unique across the project.
 //!
 //! Checks register in two places: [`check_workflow`] for checks of one
-//! workflow (memoized per workflow), [`check_program_wide`] for checks that
-//! need the whole program (re-run on every edit).
+//! workflow alone (memoized per workflow), and, for checks that look across
+//! calls, [`check_program_wide`] (a program without a database) plus a
+//! per-workflow query over span-free summaries of the callees in
+//! `db::flow` (the database never builds the whole program).
 
 pub mod attributes;
 pub mod dataflow;
@@ -75,8 +77,8 @@ pub fn check_sources(sources: &Sources) -> Vec<Diagnostic> {
 
 /// Runs every model-level check on a lowered program, whatever format it
 /// came from, treating it as one namespace (no imports). Unsorted. The
-/// database runs the same checks through [`check_workflow`] and
-/// [`check_program_wide`], with import-aware names checks.
+/// database runs the same checks per workflow ([`check_workflow`] and
+/// `db::flow`), with import-aware names checks and call resolution.
 pub fn check_program(program: &Program) -> Vec<Diagnostic> {
     let mut out = names::duplicate_workflows(program);
     out.extend(names::unknown_workflows(program));
@@ -101,9 +103,11 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic
     out
 }
 
-/// Checks that need the whole program at once (such as a caller's view of
-/// its callees). Register them here; prefer [`check_workflow`], which the
-/// database memoizes per workflow.
+/// The checks across calls (data flow between a caller and its callees,
+/// recursion) over a whole program treated as one namespace. A check added
+/// here must also be added to the database's per-workflow queries
+/// (`db::flow`), which run it from span-free callee summaries; prefer
+/// [`check_workflow`] for checks of one workflow alone.
 pub fn check_program_wide(program: &Program) -> Vec<Diagnostic> {
     dataflow::check_program(program)
 }

@@ -1,12 +1,11 @@
 //! WF0301 to WF0304: the diagnostics of the must-analysis.
 
-use std::collections::HashMap;
-
 use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit, codes};
-use wf_model::{NodeId, Program, Workflow};
+use wf_model::{NodeId, Workflow};
 
+use super::CalleeView;
 use super::flow::{FlowResult, written_keys};
-use super::witness::{self, Witnesses};
+use super::witness;
 use crate::names::is_reserved;
 use crate::suggest::{SuggestionIndex, name_source_text};
 use crate::text::join_truncated;
@@ -17,15 +16,16 @@ const MAX_TERMINAL_LABELS: usize = 8;
 const MAX_WRITER_LABELS: usize = 3;
 
 /// Adds the witness path (a note and a label on the entry) to `diagnostic`.
+/// `path` is the one [`super::FlowFacts`] found for this finding.
 fn with_path(
     diagnostic: Diagnostic,
     workflow: &Workflow,
-    witnesses: &mut Witnesses,
+    path: Option<&[NodeId]>,
     key: &str,
     target: NodeId,
     what: &str,
 ) -> Diagnostic {
-    match witnesses.path(key, target) {
+    match path {
         Some(path) if path.len() == 1 => diagnostic.with_note(format!(
             "`{}` is the entry: only the workflow's `needs` are available when it starts",
             workflow.node(target).name
@@ -36,7 +36,7 @@ fn with_path(
                 .with_label(entry.name_span, "a run starts here")
                 .with_note(format!(
                     "on the path {}, nothing writes `{key}`{what}",
-                    witness::render(workflow, &path)
+                    witness::render(workflow, path)
                 ))
         }
         None => diagnostic,
@@ -74,7 +74,7 @@ fn written_anywhere(workflow: &Workflow, key: &str) -> bool {
 pub fn missing_reads(
     workflow: &Workflow,
     flow: &FlowResult,
-    witnesses: &mut Witnesses,
+    paths: &[Option<Vec<NodeId>>],
 ) -> Vec<Diagnostic> {
     if flow.missing_reads.is_empty() {
         return Vec::new();
@@ -87,7 +87,8 @@ pub fn missing_reads(
     let mut suggestions = SuggestionIndex::new(provided);
     flow.missing_reads
         .iter()
-        .map(|&(v, i)| {
+        .zip(paths)
+        .map(|(&(v, i), path)| {
             let node = workflow.node(v);
             let read = &node.reads[i];
             let key = &read.key;
@@ -100,7 +101,7 @@ pub fn missing_reads(
                 read.span,
             )
             .with_primary_label(format!("`{key}` may be missing here"));
-            let diagnostic = with_path(diagnostic, workflow, witnesses, key, v, " before it");
+            let diagnostic = with_path(diagnostic, workflow, path.as_deref(), key, v, " before it");
             let written = written_anywhere(workflow, key);
             let diagnostic = if written {
                 with_writers(diagnostic, workflow, key)
@@ -146,21 +147,20 @@ pub fn missing_reads(
 }
 
 /// WF0302 for every callee need not available at its call node.
-pub fn missing_needs(
-    program: &Program,
-    index: &HashMap<&str, usize>,
+/// `callee_model(v)` is the workflow the call node `v` invokes.
+pub fn missing_needs<'a>(
     workflow: &Workflow,
     flow: &FlowResult,
-    witnesses: &mut Witnesses,
+    paths: &[Option<Vec<NodeId>>],
+    callee_model: impl Fn(NodeId) -> Option<&'a Workflow>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for &(v, i) in &flow.missing_needs {
+    for (&(v, i), path) in flow.missing_needs.iter().zip(paths) {
         let node = workflow.node(v);
         let Some(call) = &node.call else { continue };
-        let Some(&c) = index.get(call.workflow.as_str()) else {
+        let Some(callee) = callee_model(v) else {
             continue;
         };
-        let callee = &program.workflows[c];
         let need = &callee.needs[i];
         let key = &need.key;
         let diagnostic = Diagnostic::new(
@@ -173,7 +173,14 @@ pub fn missing_needs(
         )
         .with_primary_label(format!("`{}` may start without `{key}` here", callee.name))
         .with_label(need.span, format!("`{}` needs `{key}` here", callee.name));
-        let diagnostic = with_path(diagnostic, workflow, witnesses, key, v, " before the call");
+        let diagnostic = with_path(
+            diagnostic,
+            workflow,
+            path.as_deref(),
+            key,
+            v,
+            " before the call",
+        );
         let diagnostic = if written_anywhere(workflow, key) {
             with_writers(diagnostic, workflow, key)
         } else {
@@ -193,10 +200,10 @@ pub fn missing_needs(
 pub fn missing_gives(
     workflow: &Workflow,
     flow: &FlowResult,
-    witnesses: &mut Witnesses,
+    paths: &[Option<Vec<NodeId>>],
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (g, terminals) in &flow.missing_gives {
+    for ((g, terminals), path) in flow.missing_gives.iter().zip(paths) {
         let gives = &workflow.gives[*g];
         let key = &gives.key;
         let mut diagnostic = Diagnostic::new(
@@ -220,7 +227,7 @@ pub fn missing_gives(
                 terminals.len() - MAX_TERMINAL_LABELS
             ));
         }
-        let diagnostic = with_path(diagnostic, workflow, witnesses, key, terminals[0], "");
+        let diagnostic = with_path(diagnostic, workflow, path.as_deref(), key, terminals[0], "");
         let diagnostic = if written_anywhere(workflow, key) {
             diagnostic
         } else {
@@ -236,40 +243,39 @@ pub fn missing_gives(
     out
 }
 
-/// What a callee guarantees on completion, for the return-map check: the
-/// terminals reached without each key callers take, per callee workflow
-/// index. `None` for callees that could not be analysed.
-pub type Completions = Vec<Option<HashMap<String, Vec<NodeId>>>>;
-
 /// WF0304 for every return-map entry of `workflow` whose child key the
-/// callee does not guarantee.
-pub fn return_maps(
-    program: &Program,
-    index: &HashMap<&str, usize>,
+/// callee does not guarantee. `callee(v)` is what the call node `v` sees of
+/// its callee (span-free); `callee_model(v)` the callee itself, read only
+/// to report.
+pub fn return_maps<'a>(
     workflow: &Workflow,
-    completions: &Completions,
+    callee: impl Fn(NodeId) -> Option<CalleeView<'a>>,
+    callee_model: impl Fn(NodeId) -> Option<&'a Workflow>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for node in &workflow.nodes {
+    for (v, node) in workflow.nodes.iter().enumerate() {
+        let v = NodeId(v as u32);
         let Some(call) = &node.call else { continue };
-        let Some(&c) = index.get(call.workflow.as_str()) else {
+        let Some(view) = callee(v) else {
             continue;
         };
-        let callee = &program.workflows[c];
-        let Some(completion) = &completions[c] else {
+        let Some(completion) = &view.guarantees.completion else {
             continue;
         };
         for entry in &call.return_map {
             let key = &entry.child;
             // Reserved keys are WF0106 already.
-            if callee.gives.iter().any(|g| &g.key == key) || is_reserved(key).is_some() {
+            if view.interface.gives.iter().any(|g| g == key) || is_reserved(key).is_some() {
                 continue;
             }
-            let written = written_anywhere(callee, key);
+            let written = view.guarantees.written.contains(key);
             let lacking = completion.get(key);
             if written && lacking.is_none() {
                 continue; // written on every path to every terminal
             }
+            let Some(callee) = callee_model(v) else {
+                continue;
+            };
             let mut diagnostic = Diagnostic::new(
                 &codes::RETURN_MAP_NOT_GUARANTEED,
                 format!(

@@ -58,7 +58,7 @@ pub fn written_keys(node: &Node) -> impl Iterator<Item = &str> {
 
 /// What the analysis found in one workflow. Indices refer to the model:
 /// `(node, i)` is `node.reads[i]` or the callee's `needs[i]`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlowResult {
     /// Required reads that are not available.
     pub missing_reads: Vec<(NodeId, usize)>,
@@ -75,15 +75,16 @@ pub struct FlowResult {
     pub completion: Option<HashMap<String, Vec<NodeId>>>,
 }
 
-/// Runs the analysis on `workflow`. `callee_needs(node)` gives the needs of
-/// the workflow a `call` node invokes, when it is known; `requested` are the
+/// Runs the analysis on `workflow`. `callee_needs(node)` gives the keys the
+/// workflow a `call` node invokes needs (in its `needs` order), when the
+/// callee is known; `requested` are the
 /// keys callers' return maps take from this workflow (the completion
 /// summary covers only those, so that keys nobody asks for cost nothing).
 /// `None` when the workflow has no resolved entry.
-pub fn analyze<'a>(
-    workflow: &'a Workflow,
+pub fn analyze<'w, 'a>(
+    workflow: &'w Workflow,
     facts: &GraphFacts,
-    callee_needs: impl Fn(&Node) -> Option<&'a [wf_model::KeyDecl]>,
+    callee_needs: impl Fn(NodeId) -> Option<&'a [String]>,
     requested: &[&str],
 ) -> Option<FlowResult> {
     let entry = facts.entry.node()?;
@@ -102,8 +103,8 @@ pub fn analyze<'a>(
                 .filter(|r| !r.optional)
                 .map(|r| r.key.as_str()),
         );
-        if let Some(callee) = callee_needs(node) {
-            asked.extend(callee.iter().map(|k| k.key.as_str()));
+        if let Some(callee) = callee_needs(NodeId(i as u32)) {
+            asked.extend(callee.iter().map(String::as_str));
         }
     }
     asked.extend(workflow.gives.iter().map(|k| k.key.as_str()));
@@ -161,9 +162,9 @@ pub fn analyze<'a>(
                 result.missing_reads.push((v, i));
             }
         }
-        if let Some(callee) = callee_needs(node) {
+        if let Some(callee) = callee_needs(v) {
             for (i, need) in callee.iter().enumerate() {
-                if !available(&set, &need.key) {
+                if !available(&set, need) {
                     result.missing_needs.push((v, i));
                 }
             }

@@ -20,19 +20,26 @@
 //! tracked keys, see [`flow`]), plus O(N + E) per distinct missing key for
 //! witness paths (budgeted), plus linear passes for the rest; program-wide,
 //! the recursion fixpoint is linear for bounded call fan-out.
+//!
+//! Incrementality: the analysis of a workflow ([`flow_facts`]) reads only
+//! the workflow (its span-free shape suffices), its graph facts, its
+//! callees' `needs` keys and the keys its callers request; the checks of
+//! its calls ([`check_calls`]) read its callees' span-free summaries
+//! ([`Interface`], [`Guarantees`]) and look at a callee's model only to
+//! point into it. The database memoises each per workflow (`db::flow`).
 
 mod bits;
 mod contracts;
 mod flow;
-mod recursion;
+pub mod recursion;
 mod types;
 mod unwritten;
 mod witness;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use wf_diagnostics::Diagnostic;
-use wf_model::Program;
+use wf_model::{NodeId, Program, Workflow};
 
 use crate::graph::{self, GraphFacts};
 
@@ -41,15 +48,184 @@ pub use types::{TYPES, compatible};
 
 /// The checks of this family that look at one workflow alone (WF0305,
 /// WF0306 within the workflow, WF0307). Linear in its size.
-pub fn check_workflow(workflow: &wf_model::Workflow) -> Vec<Diagnostic> {
+pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
     let mut out = unwritten::unwritten_keys(workflow);
     out.extend(types::check_workflow(workflow));
     out
 }
 
-/// The checks of this family that need the whole program: WF0301 to
-/// WF0304, WF0306 across calls and WF0308. (Run [`check_workflow`] on every
-/// workflow as well for the rest of the family.)
+/// What callers see of a workflow, without spans: its `needs` (keys and
+/// valid types), its `gives` and the type of each typed key. Linear in its
+/// size.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Interface {
+    /// The `needs` keys, in order.
+    pub need_keys: Vec<String>,
+    /// Their types, when declared with one of [`TYPES`].
+    pub need_types: Vec<Option<String>>,
+    /// The `gives` keys, in order.
+    pub gives: Vec<String>,
+    /// Per typed key, its type and where it is declared (see
+    /// `types::key_types`).
+    pub key_types: HashMap<String, (String, String)>,
+}
+
+/// The [`Interface`] of `workflow` (computed from the model with spans:
+/// the first typed declaration of a key is the first in source order).
+pub fn interface(workflow: &Workflow) -> Interface {
+    Interface {
+        need_keys: workflow.needs.iter().map(|k| k.key.clone()).collect(),
+        need_types: workflow
+            .needs
+            .iter()
+            .map(|k| k.ty.clone().filter(|t| TYPES.contains(&t.as_str())))
+            .collect(),
+        gives: workflow.gives.iter().map(|k| k.key.clone()).collect(),
+        key_types: types::key_type_names(workflow),
+    }
+}
+
+/// The must-analysis of one workflow ([`flow::analyze`]) with the witness
+/// path of each finding, free of spans (node indices only), so that it can
+/// be computed from a workflow's span-free shape and memoised apart from
+/// text moves. `paths` are parallel to the findings of `result`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlowFacts {
+    /// `None` when the workflow is incomplete or has no resolved entry.
+    pub result: Option<FlowResult>,
+    /// Witness paths of `result.missing_reads`.
+    pub read_paths: Vec<Option<Vec<NodeId>>>,
+    /// Witness paths of `result.missing_needs`.
+    pub need_paths: Vec<Option<Vec<NodeId>>>,
+    /// Witness paths of `result.missing_gives` (to their first terminal).
+    pub gives_paths: Vec<Option<Vec<NodeId>>>,
+}
+
+/// Runs the must-analysis on `workflow` and finds the witness paths.
+/// `callee_needs(v)` are the `needs` keys of the workflow the call node `v`
+/// invokes, when it is known; `requested` the keys callers' return maps
+/// take from `workflow` (sorted, deduplicated). O((N + E) · K / 64) plus
+/// O(N + E) per distinct missing key (budgeted, see [`witness`]).
+pub fn flow_facts<'a>(
+    workflow: &Workflow,
+    facts: &GraphFacts,
+    callee_needs: impl Fn(NodeId) -> Option<&'a [String]>,
+    requested: &[&str],
+) -> FlowFacts {
+    // A syntax error may have dropped `writes`: stay silent rather than
+    // report keys as missing.
+    if workflow.incomplete {
+        return FlowFacts::default();
+    }
+    let Some(result) = flow::analyze(workflow, facts, &callee_needs, requested) else {
+        return FlowFacts::default();
+    };
+    let mut witnesses = witness::Witnesses::new(workflow, facts);
+    let read_paths = result
+        .missing_reads
+        .iter()
+        .map(|&(v, i)| witnesses.path(&workflow.node(v).reads[i].key, v))
+        .collect();
+    let need_paths = result
+        .missing_needs
+        .iter()
+        .map(|&(v, i)| {
+            let key = &callee_needs(v)?[i];
+            witnesses.path(key, v)
+        })
+        .collect();
+    let gives_paths = result
+        .missing_gives
+        .iter()
+        .map(|(g, terminals)| witnesses.path(&workflow.gives[*g].key, terminals[0]))
+        .collect();
+    FlowFacts {
+        result: Some(result),
+        read_paths,
+        need_paths,
+        gives_paths,
+    }
+}
+
+/// What a workflow guarantees its callers on completion, without spans:
+/// for the return-map check (WF0304) of its callers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Guarantees {
+    /// Per requested key written but not on every path to every terminal
+    /// (and not in `gives`), the first terminals reached without it; `None`
+    /// when completion could not be analysed (see [`FlowResult`]).
+    pub completion: Option<HashMap<String, Vec<NodeId>>>,
+    /// The requested keys some node of the workflow writes.
+    pub written: HashSet<String>,
+}
+
+/// The [`Guarantees`] of `workflow`, from its [`FlowFacts`] and the keys
+/// callers request. O(size of the workflow).
+pub fn guarantees(workflow: &Workflow, flow: &FlowFacts, requested: &[&str]) -> Guarantees {
+    let completion = flow.result.as_ref().and_then(|r| r.completion.clone());
+    let written = if requested.is_empty() {
+        HashSet::new()
+    } else {
+        let all: HashSet<&str> = workflow.nodes.iter().flat_map(written_keys).collect();
+        requested
+            .iter()
+            .filter(|k| all.contains(*k))
+            .map(|k| k.to_string())
+            .collect()
+    };
+    Guarantees {
+        completion,
+        written,
+    }
+}
+
+/// A callee as one call node sees it: span-free summaries.
+#[derive(Debug, Clone, Copy)]
+pub struct CalleeView<'a> {
+    /// Its needs, gives and key types.
+    pub interface: &'a Interface,
+    /// What it guarantees on completion.
+    pub guarantees: &'a Guarantees,
+}
+
+/// WF0301 to WF0304 and WF0306 across calls for one workflow, from its
+/// [`FlowFacts`] and its callees' summaries. `callee(v)` is what the call
+/// node `v` sees of its callee, when it is known; `callee_model(v)` is the
+/// callee itself, asked for only when a diagnostic must point into it (so
+/// that a caller need not depend on its callees' spans). Linear in the
+/// size of the workflow plus the diagnostics.
+pub fn check_calls<'a>(
+    workflow: &Workflow,
+    flow: &FlowFacts,
+    callee: impl Fn(NodeId) -> Option<CalleeView<'a>>,
+    callee_model: impl Fn(NodeId) -> Option<&'a Workflow>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if let Some(result) = &flow.result {
+        out.extend(contracts::missing_reads(workflow, result, &flow.read_paths));
+        out.extend(contracts::missing_needs(
+            workflow,
+            result,
+            &flow.need_paths,
+            &callee_model,
+        ));
+        out.extend(contracts::missing_gives(
+            workflow,
+            result,
+            &flow.gives_paths,
+        ));
+    }
+    out.extend(contracts::return_maps(workflow, &callee, &callee_model));
+    out.extend(types::check_calls(workflow, &callee, &callee_model));
+    out
+}
+
+/// The checks of this family that need other workflows, over a whole
+/// program treated as one namespace (the first workflow of a name is the
+/// one calls invoke): WF0301 to WF0304, WF0306 across calls and WF0308.
+/// (Run [`check_workflow`] on every workflow as well for the rest of the
+/// family.) The database runs the same checks per workflow, resolving
+/// calls through imports (see `db::flow`).
 pub fn check_program(program: &Program) -> Vec<Diagnostic> {
     let facts: Vec<GraphFacts> = program.workflows.iter().map(graph::analyze).collect();
     check_program_with_facts(program, &facts)
@@ -63,6 +239,10 @@ pub fn check_program_with_facts(program: &Program, facts: &[GraphFacts]) -> Vec<
     for (i, w) in program.workflows.iter().enumerate() {
         index.entry(w.name.as_str()).or_insert(i);
     }
+    let callee_of = |w: &Workflow, v: NodeId| {
+        let call = w.node(v).call.as_ref()?;
+        index.get(call.workflow.as_str()).copied()
+    };
     // Keys each workflow's callers take from it through return maps.
     let mut requested: Vec<Vec<&str>> = vec![Vec::new(); program.workflows.len()];
     for w in &program.workflows {
@@ -76,48 +256,35 @@ pub fn check_program_with_facts(program: &Program, facts: &[GraphFacts]) -> Vec<
         keys.sort_unstable();
         keys.dedup();
     }
-
+    let interfaces: Vec<Interface> = program.workflows.iter().map(interface).collect();
+    let flows: Vec<FlowFacts> = program
+        .workflows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let needs = |v| callee_of(w, v).map(|c| interfaces[c].need_keys.as_slice());
+            flow_facts(w, &facts[i], needs, &requested[i])
+        })
+        .collect();
+    let guarantees: Vec<Guarantees> = program
+        .workflows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| guarantees(w, &flows[i], &requested[i]))
+        .collect();
     let mut out = Vec::new();
-    let mut completions: contracts::Completions = Vec::with_capacity(program.workflows.len());
-    for (i, workflow) in program.workflows.iter().enumerate() {
-        // A syntax error may have dropped `writes`: stay silent rather than
-        // report keys as missing.
-        let result = if workflow.incomplete {
-            None
-        } else {
-            let callee_needs = |node: &wf_model::Node| {
-                let call = node.call.as_ref()?;
-                let &c = index.get(call.workflow.as_str())?;
-                Some(program.workflows[c].needs.as_slice())
-            };
-            flow::analyze(workflow, &facts[i], callee_needs, &requested[i])
-        };
-        match result {
-            Some(result) => {
-                let mut witnesses = witness::Witnesses::new(workflow, &facts[i]);
-                out.extend(contracts::missing_reads(workflow, &result, &mut witnesses));
-                out.extend(contracts::missing_needs(
-                    program,
-                    &index,
-                    workflow,
-                    &result,
-                    &mut witnesses,
-                ));
-                out.extend(contracts::missing_gives(workflow, &result, &mut witnesses));
-                completions.push(result.completion);
-            }
-            None => completions.push(None),
-        }
-    }
-    let types: Vec<_> = program.workflows.iter().map(types::key_types).collect();
-    for (i, workflow) in program.workflows.iter().enumerate() {
-        out.extend(contracts::return_maps(
-            program,
-            &index,
-            workflow,
-            &completions,
+    for (i, w) in program.workflows.iter().enumerate() {
+        out.extend(check_calls(
+            w,
+            &flows[i],
+            |v| {
+                callee_of(w, v).map(|c| CalleeView {
+                    interface: &interfaces[c],
+                    guarantees: &guarantees[c],
+                })
+            },
+            |v| callee_of(w, v).map(|c| &program.workflows[c]),
         ));
-        out.extend(types::check_calls(program, workflow, &types, i, &index));
     }
     out.extend(recursion::never_completing(program, facts, &index));
     out

@@ -14,40 +14,29 @@
 use std::collections::{HashMap, VecDeque};
 
 use wf_diagnostics::{Diagnostic, codes};
-use wf_model::{NodeId, Program};
+use wf_model::{NodeId, Program, Workflow};
 
 use crate::graph::GraphFacts;
 
 /// How many blocking call nodes one diagnostic labels.
 const MAX_CALL_LABELS: usize = 8;
 
-/// The callee index of a reachable call node, when the callee is known.
-fn callee_of(
-    program: &Program,
-    index: &HashMap<&str, usize>,
-    w: usize,
-    v: NodeId,
-) -> Option<usize> {
-    let call = program.workflows[w].node(v).call.as_ref()?;
-    index.get(call.workflow.as_str()).copied()
-}
-
-/// Whether workflow `w` can reach a terminal through completable calls only.
-fn can_complete(
-    program: &Program,
+/// Whether `workflow` can reach a terminal through completable calls only.
+/// `callee_at(v)` is the index of the workflow a reachable call node `v`
+/// invokes, when it is known.
+pub fn can_complete(
+    workflow: &Workflow,
     facts: &GraphFacts,
-    index: &HashMap<&str, usize>,
+    callee_at: impl Fn(NodeId) -> Option<usize>,
     completable: &[bool],
-    w: usize,
 ) -> bool {
-    let workflow = &program.workflows[w];
     let Some(entry) = facts.entry.node() else {
         return true;
     };
     if workflow.incomplete {
         return true;
     }
-    let passable = |v: NodeId| callee_of(program, index, w, v).is_none_or(|c| completable[c]);
+    let passable = |v: NodeId| callee_at(v).is_none_or(|c| completable[c]);
     let mut seen = vec![false; workflow.nodes.len()];
     let mut queue = VecDeque::new();
     if passable(entry) {
@@ -69,40 +58,26 @@ fn can_complete(
     false
 }
 
-/// WF0308 for the whole program. `facts[i]` are the graph facts of
-/// `program.workflows[i]`; `index` maps names to their first workflow.
-pub fn never_completing(
-    program: &Program,
-    facts: &[GraphFacts],
-    index: &HashMap<&str, usize>,
-) -> Vec<Diagnostic> {
-    let n = program.workflows.len();
-    // Reachable call nodes per workflow, and the reverse call graph.
-    let mut calls: Vec<Vec<(NodeId, usize)>> = vec![Vec::new(); n];
+/// The least fixpoint: which of `n` workflows can complete. `calls[w]` are
+/// the reachable call nodes of `w` with their known callees;
+/// `can_complete(w, completable)` searches `w` given the current flags.
+pub fn completable(
+    calls: &[Vec<(NodeId, usize)>],
+    mut can_complete: impl FnMut(usize, &[bool]) -> bool,
+) -> Vec<bool> {
+    let n = calls.len();
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for w in 0..n {
-        let Some(reachable) = &facts[w].reachable else {
-            continue;
-        };
-        for v in program.workflows[w].node_ids() {
-            let callee = reachable[v.index()]
-                .then(|| callee_of(program, index, w, v))
-                .flatten();
-            if let Some(c) = callee {
-                calls[w].push((v, c));
-                callers[c].push(w);
-            }
+    for (w, sites) in calls.iter().enumerate() {
+        for &(_, c) in sites {
+            callers[c].push(w);
         }
-    }
-    if calls.iter().all(Vec::is_empty) {
-        return Vec::new();
     }
     let mut completable = vec![false; n];
     let mut queued = vec![true; n];
     let mut work: VecDeque<usize> = (0..n).collect();
     while let Some(w) = work.pop_front() {
         queued[w] = false;
-        if completable[w] || !can_complete(program, &facts[w], index, &completable, w) {
+        if completable[w] || !can_complete(w, &completable) {
             continue;
         }
         completable[w] = true;
@@ -113,6 +88,90 @@ pub fn never_completing(
             }
         }
     }
+    completable
+}
+
+/// Whether some terminal of `workflow` is reachable from its entry.
+pub fn has_terminal(workflow: &Workflow, facts: &GraphFacts) -> bool {
+    facts.reachable.as_ref().is_some_and(|r| {
+        workflow
+            .node_ids()
+            .any(|v| r[v.index()] && facts.adjacency.outgoing(v).is_empty())
+    })
+}
+
+/// The WF0308 diagnostic of `workflow`. `chain` is the recursive call
+/// chain as (caller name, call node name); `blocking` the call nodes of
+/// `workflow` whose callees never complete, with the callee names.
+pub fn diagnostic(
+    workflow: &Workflow,
+    chain: &[(String, String)],
+    blocking: &[(NodeId, String)],
+) -> Diagnostic {
+    let rendered = chain
+        .iter()
+        .map(|(caller, node)| format!("`{caller}` (at `{node}`)"))
+        .chain(std::iter::once(format!("`{}`", workflow.name)))
+        .collect::<Vec<_>>()
+        .join(" -> ");
+    let mut diagnostic = Diagnostic::new(
+        &codes::RECURSION_NEVER_COMPLETES,
+        format!(
+            "workflow `{}` can never complete: every path to a terminal recurses into it again",
+            workflow.name
+        ),
+        workflow.name_span,
+    )
+    .with_primary_label(format!("no run of `{}` can complete", workflow.name))
+    .with_note(format!("recursive call chain: {rendered}"));
+    for (v, callee) in blocking.iter().take(MAX_CALL_LABELS) {
+        let node = workflow.node(*v);
+        diagnostic = diagnostic.with_label(
+            node.name_span,
+            format!("`{}` calls `{callee}`, which never completes", node.name),
+        );
+    }
+    diagnostic.with_help(
+        "give the recursion a way out: a path from the entry to a terminal that does not recurse, for example a guarded edge to an `exit` node",
+    )
+}
+
+/// WF0308 for the whole program, treated as one namespace. `facts[i]` are
+/// the graph facts of `program.workflows[i]`; `index` maps names to their
+/// first workflow, the one calls invoke.
+pub fn never_completing(
+    program: &Program,
+    facts: &[GraphFacts],
+    index: &HashMap<&str, usize>,
+) -> Vec<Diagnostic> {
+    let n = program.workflows.len();
+    let callee_of = |w: usize, v: NodeId| {
+        let call = program.workflows[w].node(v).call.as_ref()?;
+        index.get(call.workflow.as_str()).copied()
+    };
+    // Reachable call nodes per workflow.
+    let mut calls: Vec<Vec<(NodeId, usize)>> = vec![Vec::new(); n];
+    for (w, sites) in calls.iter_mut().enumerate() {
+        let Some(reachable) = &facts[w].reachable else {
+            continue;
+        };
+        for v in program.workflows[w].node_ids() {
+            if let Some(c) = reachable[v.index()].then(|| callee_of(w, v)).flatten() {
+                sites.push((v, c));
+            }
+        }
+    }
+    if calls.iter().all(Vec::is_empty) {
+        return Vec::new();
+    }
+    let completable = completable(&calls, |w, completable| {
+        can_complete(
+            &program.workflows[w],
+            &facts[w],
+            |v| callee_of(w, v),
+            completable,
+        )
+    });
 
     let mut out = Vec::new();
     for w in 0..n {
@@ -120,50 +179,25 @@ pub fn never_completing(
             continue;
         }
         let workflow = &program.workflows[w];
-        let has_terminal = facts[w].reachable.as_ref().is_some_and(|r| {
-            workflow
-                .node_ids()
-                .any(|v| r[v.index()] && facts[w].adjacency.outgoing(v).is_empty())
-        });
-        if !has_terminal {
+        if !has_terminal(workflow, &facts[w]) {
             continue; // WF0204 (no terminal) already says it cannot complete.
         }
         let Some(chain) = recursive_chain(&calls, &completable, w) else {
             continue;
         };
-        let rendered = chain
+        let chain: Vec<(String, String)> = chain
             .iter()
             .map(|&(cw, v)| {
                 let caller = &program.workflows[cw];
-                format!("`{}` (at `{}`)", caller.name, caller.node(v).name)
+                (caller.name.clone(), caller.node(v).name.clone())
             })
-            .chain(std::iter::once(format!("`{}`", workflow.name)))
-            .collect::<Vec<_>>()
-            .join(" -> ");
-        let mut diagnostic = Diagnostic::new(
-            &codes::RECURSION_NEVER_COMPLETES,
-            format!(
-                "workflow `{}` can never complete: every path to a terminal recurses into it again",
-                workflow.name
-            ),
-            workflow.name_span,
-        )
-        .with_primary_label(format!("no run of `{}` can complete", workflow.name))
-        .with_note(format!("recursive call chain: {rendered}"));
-        let blocking = calls[w].iter().filter(|&&(_, c)| !completable[c]);
-        for &(v, c) in blocking.take(MAX_CALL_LABELS) {
-            let node = workflow.node(v);
-            diagnostic = diagnostic.with_label(
-                node.name_span,
-                format!(
-                    "`{}` calls `{}`, which never completes",
-                    node.name, program.workflows[c].name
-                ),
-            );
-        }
-        out.push(diagnostic.with_help(
-            "give the recursion a way out: a path from the entry to a terminal that does not recurse, for example a guarded edge to an `exit` node",
-        ));
+            .collect();
+        let blocking: Vec<(NodeId, String)> = calls[w]
+            .iter()
+            .filter(|&&(_, c)| !completable[c])
+            .map(|&(v, c)| (v, program.workflows[c].name.clone()))
+            .collect();
+        out.push(diagnostic(workflow, &chain, &blocking));
     }
     out
 }
@@ -171,7 +205,7 @@ pub fn never_completing(
 /// The shortest chain of calls to non-completing workflows that leads from
 /// `w` back to `w`, as (workflow, call node) steps; `None` when `w` is not
 /// on such a cycle. Breadth-first over the call graph, O(calls).
-fn recursive_chain(
+pub fn recursive_chain(
     calls: &[Vec<(NodeId, usize)>],
     completable: &[bool],
     w: usize,

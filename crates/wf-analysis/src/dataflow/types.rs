@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit, codes};
-use wf_model::{KeyDecl, Program, Workflow};
+use wf_model::{KeyDecl, NodeId, Workflow};
+
+use super::CalleeView;
 
 use crate::suggest::best_match;
 
@@ -133,36 +135,57 @@ pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
     out
 }
 
+/// The type every typed key of `workflow` has there (its first typed
+/// declaration, see [`key_types`]) and the description of that
+/// declaration, span-free: what callers' type checks need of a callee.
+pub fn key_type_names(workflow: &Workflow) -> HashMap<String, (String, String)> {
+    key_types(workflow)
+        .into_iter()
+        .map(|(key, (decl, what))| {
+            let ty = decl.ty.clone().expect("typed declarations only");
+            (key.to_string(), (ty, what))
+        })
+        .collect()
+}
+
 /// WF0306 across calls: a callee need whose type differs from the type the
 /// caller gives the key, and a return map whose child and parent types
-/// differ. `types[i]` is [`key_types`] of `program.workflows[i]`;
-/// `index` maps workflow names to their first index.
-pub fn check_calls(
-    program: &Program,
+/// differ. `callee(v)` is what the call node `v` sees of its callee
+/// (span-free); `callee_model(v)` the callee itself, read only to report.
+pub fn check_calls<'a>(
     workflow: &Workflow,
-    types: &[HashMap<&str, (&KeyDecl, String)>],
-    own: usize,
-    index: &HashMap<&str, usize>,
+    callee: impl Fn(NodeId) -> Option<CalleeView<'a>>,
+    callee_model: impl Fn(NodeId) -> Option<&'a Workflow>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let caller_types = &types[own];
-    for node in &workflow.nodes {
+    let mut caller_types: Option<HashMap<&str, (&KeyDecl, String)>> = None;
+    for (v, node) in workflow.nodes.iter().enumerate() {
+        let v = NodeId(v as u32);
         let Some(call) = &node.call else { continue };
-        let Some(&c) = index.get(call.workflow.as_str()) else {
+        let Some(view) = callee(v) else {
             continue;
         };
-        let callee = &program.workflows[c];
-        for need in &callee.needs {
-            let Some(need_ty) = need.ty.as_deref().filter(|t| TYPES.contains(t)) else {
+        let interface = view.interface;
+        if interface.need_types.iter().all(Option::is_none) && call.return_map.is_empty() {
+            continue;
+        }
+        let caller_types = caller_types.get_or_insert_with(|| key_types(workflow));
+        for (i, need_ty) in interface.need_types.iter().enumerate() {
+            let Some(need_ty) = need_ty.as_deref() else {
                 continue;
             };
-            let Some((decl, what)) = caller_types.get(need.key.as_str()) else {
+            let key = interface.need_keys[i].as_str();
+            let Some((decl, what)) = caller_types.get(key) else {
                 continue;
             };
             let have = decl.ty.as_deref().unwrap();
             if compatible(have, need_ty) {
                 continue;
             }
+            let Some(callee) = callee_model(v) else {
+                continue;
+            };
+            let need = &callee.needs[i];
             out.push(
                 Diagnostic::new(
                     &codes::TYPE_MISMATCH,
@@ -182,16 +205,23 @@ pub fn check_calls(
             );
         }
         for entry in &call.return_map {
-            let Some((child, child_what)) = types[c].get(entry.child.as_str()) else {
+            let Some((have, child_what)) = interface.key_types.get(entry.child.as_str()) else {
                 continue;
             };
             let Some((parent, parent_what)) = caller_types.get(entry.parent.as_str()) else {
                 continue;
             };
-            let (have, want) = (child.ty.as_deref().unwrap(), parent.ty.as_deref().unwrap());
+            let want = parent.ty.as_deref().unwrap();
             if compatible(have, want) {
                 continue;
             }
+            let Some(callee) = callee_model(v) else {
+                continue;
+            };
+            let callee_types = key_types(callee);
+            let Some((child, _)) = callee_types.get(entry.child.as_str()) else {
+                continue;
+            };
             out.push(
                 Diagnostic::new(
                     &codes::TYPE_MISMATCH,

@@ -8,8 +8,7 @@ use salsa::Database as Db;
 use wf_diagnostics::{Applicability, Diagnostic, FileId, Fix, Span, TextEdit, codes};
 
 use super::queries::{
-    LoweredFile, WorkflowId, file_workflows, lower_file, project_workflows, visible_workflows,
-    workflow_model,
+    LoweredFile, WorkflowId, file_workflows, lower_file, visible_workflows, workflow_model,
 };
 use super::{Project, SourceFile};
 use crate::imports;
@@ -23,7 +22,7 @@ const MAX_LISTED_WORKFLOWS: usize = 8;
 /// an earlier file, or earlier in this one) already uses. Reads other files'
 /// spans only when there is a duplicate.
 pub fn duplicates(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
-    let all = project_workflows(db, project);
+    let all = super::queries::published_names(db, project);
     let mut out = Vec::new();
     for &id in file_workflows(db, file) {
         let name = id.name(db);
@@ -71,7 +70,7 @@ pub fn unknown_calls(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Dia
                 continue;
             }
             let callee = &call.workflow;
-            if let Some(definer) = project_workflows(db, project)
+            if let Some(definer) = super::queries::published_names(db, project)
                 .get(callee)
                 .and_then(|files| files.first())
             {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use salsa::Database as Db;
 use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit};
-use wf_model::{Program, Workflow};
+use wf_model::Workflow;
 use wf_syntax::{Parsed, ast};
 
 use super::shape::strip_spans;
@@ -224,6 +224,15 @@ pub fn project_workflows(db: &dyn Db, project: Project) -> BTreeMap<String, Vec<
     out
 }
 
+/// [`project_workflows`] as last published (see [`super::Published`]), or
+/// the query itself when nothing is published.
+pub fn published_names(db: &dyn Db, project: Project) -> &BTreeMap<String, Vec<SourceFile>> {
+    match super::Published::get(db).names(db) {
+        Some(names) => names,
+        None => project_workflows(db, project),
+    }
+}
+
 /// WF0107-WF0109 for a file's imports.
 #[salsa::tracked(returns(ref))]
 pub fn import_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
@@ -300,8 +309,9 @@ pub fn file_suppressions(db: &dyn Db, file: SourceFile) -> (Vec<Suppression>, Ve
     suppress::collect(file.id(db), file.text(db), parse_file(db, file))
 }
 
-/// Every diagnostic whose file is `file`, except those of program-wide
-/// checks, with its suppressions applied; sorted.
+/// Every diagnostic whose file is `file`, except WF0308 (see
+/// [`super::flow::recursion_diagnostics`]), with its suppressions applied;
+/// sorted.
 #[salsa::tracked(returns(ref))]
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
     let mut out = parse_file(db, file).diagnostics.clone();
@@ -310,29 +320,11 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
     out.extend(name_diagnostics(db, project, file).iter().cloned());
     for &id in file_workflows(db, file) {
         out.extend(workflow_diagnostics(db, id).iter().cloned());
+        out.extend(super::flow::workflow_dataflow(db, id).iter().cloned());
     }
     let (suppressions, problems) = file_suppressions(db, file);
     out.extend(problems.iter().cloned());
     suppress::apply(&mut out, suppressions);
     crate::sort_diagnostics(&mut out);
     out
-}
-
-/// The whole program, for checks that need every workflow at once
-/// ([`crate::check_program_wide`]). Re-runs on every edit: O(project).
-#[salsa::tracked(returns(ref))]
-pub fn program(db: &dyn Db, project: Project) -> Arc<Program> {
-    let mut workflows = Vec::new();
-    for &file in project.files(db) {
-        for &id in file_workflows(db, file) {
-            workflows.push(Workflow::clone(workflow_model(db, id)));
-        }
-    }
-    Arc::new(Program { workflows })
-}
-
-/// The diagnostics of the program-wide checks, unsuppressed and unsorted.
-#[salsa::tracked(returns(ref))]
-pub fn program_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
-    crate::check_program_wide(program(db, project))
 }

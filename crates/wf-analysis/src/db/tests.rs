@@ -26,6 +26,16 @@ fn logged_db(root: &str) -> (Database, Arc<Mutex<Vec<String>>>) {
     (db, log)
 }
 
+/// Opens `path` for editing (see [`Database::open_for_editing`]: files are
+/// loaded with high durability, and the drop to low durability re-runs
+/// once what depends on the file, as a first edit would), checks, and
+/// clears the log, so that what the test measures next is a typical edit.
+fn opened(db: &mut Database, log: &Mutex<Vec<String>>, path: &str) {
+    db.open_for_editing(path);
+    db.diagnostics();
+    log.lock().unwrap().clear();
+}
+
 /// How many times each query ran since the last call, by query name.
 fn executed(log: &Mutex<Vec<String>>) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
@@ -69,6 +79,7 @@ fn editing_one_file_reruns_only_its_queries() {
     let first = executed(&log);
     assert_eq!(count(&first, "parse_file"), 3);
     assert_eq!(count(&first, "graph_facts"), 3);
+    opened(&mut db, &log, "p/other.wf");
 
     // A structural edit of `other.wf`: a new step.
     let edited = OTHER.replace("step b\n", "step b\n  step c\n  b -> c\n");
@@ -108,7 +119,7 @@ fn editing_an_imported_file_rechecks_its_importer_only_when_names_change() {
     db.set_file("p/main.wf", "p/main.wf", MAIN);
     db.set_file("p/lib.wf", "p/lib.wf", LIB);
     db.diagnostics();
-    executed(&log);
+    opened(&mut db, &log, "p/lib.wf");
 
     // A body edit in the library: the importer's call still resolves.
     let body = LIB.replace("step read\n", "step read\n  step note\n  read -> note\n");
@@ -142,7 +153,7 @@ fn whitespace_edit_does_not_rerun_graph_analysis() {
     db.set_file("p/one.wf", "p/one.wf", text);
     db.set_file("p/two.wf", "p/two.wf", OTHER);
     let before = db.diagnostics();
-    executed(&log);
+    opened(&mut db, &log, "p/one.wf");
 
     // Whitespace inside a node body of `A`: every span of `B` moves.
     let spaced = text.replace("{ reads ticket }", "{   reads ticket   }");
@@ -411,4 +422,243 @@ fn check_sources_keeps_the_given_ids() {
         .map(|d| d.primary.location.file)
         .collect();
     assert_eq!(cycles, [FileId(0), FileId(1)]);
+}
+
+/// The log entry of `query` run for the first workflow named `name` of the
+/// file at `path`, as [`logged_db`] records it.
+fn run_for(db: &Database, query: &str, path: &str, name: &str) -> String {
+    use salsa::plumbing::AsId;
+    let file = db.by_path[Path::new(path)];
+    let id = super::queries::WorkflowId::new(db, file, name.to_string(), 0);
+    format!("{query}({:?})", id.as_id())
+}
+
+/// The entries of the log since the last call.
+fn drain(log: &Mutex<Vec<String>>) -> Vec<String> {
+    log.lock().unwrap().drain(..).collect()
+}
+
+fn ran(entries: &[String], entry: &str) -> usize {
+    entries.iter().filter(|e| *e == entry).count()
+}
+
+const TWO: &str = "workflow A {\n  needs ticket: string\n  step plan { reads ticket  writes plan: string }\n  step build { reads plan }\n  start -> plan -> build -> done\n}\n\
+workflow B {\n  step x { writes note: string }\n  step y { reads note }\n  start -> x -> y -> done\n}\n";
+const THIRD: &str = "workflow C {\n  step c { writes out: string }\n  step d { reads out }\n  start -> c -> d -> done\n}\n";
+
+#[test]
+fn editing_a_node_body_reruns_only_that_workflows_data_flow() {
+    let (mut db, log) = logged_db("p");
+    db.set_file("p/x.wf", "p/x.wf", TWO);
+    db.set_file("p/y.wf", "p/y.wf", THIRD);
+    assert!(db.diagnostics().is_empty(), "{:?}", db.diagnostics());
+    let first = drain(&log);
+    for (path, name) in [("p/x.wf", "A"), ("p/x.wf", "B"), ("p/y.wf", "C")] {
+        assert_eq!(ran(&first, &run_for(&db, "flow_analysis", path, name)), 1);
+    }
+    opened(&mut db, &log, "p/x.wf");
+
+    // A body edit in `A` that changes its data flow: `build` now reads a
+    // key nothing writes. Every span of `B` below moves.
+    let edited = TWO.replace(
+        "step build { reads plan }",
+        "step build { reads plan, tests }",
+    );
+    db.set_file("p/x.wf", "p/x.wf", edited.as_str());
+    let diagnostics = db.diagnostics();
+    let entries = drain(&log);
+    assert_eq!(codes(&diagnostics), ["WF0301"]);
+    assert_eq!(
+        ran(&entries, &run_for(&db, "flow_analysis", "p/x.wf", "A")),
+        1
+    );
+    assert_eq!(
+        ran(&entries, &run_for(&db, "workflow_dataflow", "p/x.wf", "A")),
+        1
+    );
+    // `B` only moved: its shape is unchanged, so its analysis is not
+    // re-run; only the cheap span mapping is.
+    assert_eq!(
+        ran(&entries, &run_for(&db, "flow_analysis", "p/x.wf", "B")),
+        0,
+        "{entries:?}"
+    );
+    assert_eq!(
+        ran(&entries, &run_for(&db, "graph_facts", "p/x.wf", "B")),
+        0
+    );
+    // The other file: nothing of its data flow runs.
+    assert_eq!(
+        ran(&entries, &run_for(&db, "flow_analysis", "p/y.wf", "C")),
+        0
+    );
+    assert_eq!(
+        ran(&entries, &run_for(&db, "workflow_dataflow", "p/y.wf", "C")),
+        0
+    );
+    let counts = executed(&Mutex::new(entries));
+    assert_eq!(count(&counts, "flow_analysis"), 1, "{counts:?}");
+    // No call changed: the call graph is backdated and the recursion check
+    // does not run.
+    assert_eq!(count(&counts, "call_graph"), 0, "{counts:?}");
+    assert_eq!(count(&counts, "recursion_diagnostics"), 0, "{counts:?}");
+    assert_eq!(
+        diagnostics,
+        fresh(&[("p/x.wf", &edited), ("p/y.wf", THIRD)])
+    );
+}
+
+const CALLER: &str = "import \"lib.wf\"\nworkflow Main {\n  call r = Review { verdict <- verdict }\n  step ship { reads verdict }\n  start -> r -> ship -> done\n}\n";
+const CALLEE: &str = "workflow Review {\n  gives verdict: string\n  branch pick\n  step approve { writes verdict: string }\n  step reject\n  start -> pick\n  pick -> approve when outcome == success\n  pick -> reject when outcome != success\n  approve -> done\n  reject -> done\n}\n";
+
+#[test]
+fn editing_a_callees_gives_reruns_its_callers_data_flow() {
+    let (mut db, log) = logged_db("p");
+    db.set_file("p/main.wf", "p/main.wf", CALLER);
+    db.set_file("p/lib.wf", "p/lib.wf", CALLEE);
+    // The callee promises `verdict` but `reject` completes without it.
+    let before = db.diagnostics();
+    assert_eq!(codes(&before), ["WF0303"]);
+    opened(&mut db, &log, "p/lib.wf");
+    let main_dataflow = run_for(&db, "workflow_dataflow", "p/main.wf", "Main");
+    let main_flow = run_for(&db, "flow_analysis", "p/main.wf", "Main");
+
+    // Without the promise, the caller's return map is what is wrong.
+    let edited = CALLEE.replace("  gives verdict: string\n", "");
+    db.set_file("p/lib.wf", "p/lib.wf", edited.as_str());
+    let after = db.diagnostics();
+    let entries = drain(&log);
+    assert_eq!(codes(&after), ["WF0304"]);
+    assert_eq!(after[0].primary.location.file, FileId(0));
+    assert_eq!(ran(&entries, &main_dataflow), 1, "{entries:?}");
+    // The callee's `needs` and the keys requested from `Main` are the
+    // same: the caller's own must-analysis is not re-run.
+    assert_eq!(ran(&entries, &main_flow), 0, "{entries:?}");
+    assert_eq!(
+        after,
+        fresh(&[("p/main.wf", CALLER), ("p/lib.wf", &edited)])
+    );
+}
+
+#[test]
+fn a_whitespace_edit_in_a_callee_does_not_rerun_its_callers_data_flow() {
+    let (mut db, log) = logged_db("p");
+    db.set_file("p/main.wf", "p/main.wf", CALLER);
+    db.set_file("p/lib.wf", "p/lib.wf", CALLEE);
+    db.diagnostics();
+    opened(&mut db, &log, "p/lib.wf");
+    let spaced = CALLEE.replace(
+        "{ writes verdict: string }",
+        "{    writes verdict: string    }",
+    );
+    db.set_file("p/lib.wf", "p/lib.wf", spaced.as_str());
+    let after = db.diagnostics();
+    let entries = drain(&log);
+    // The callee's own diagnostics move with its text …
+    assert_eq!(
+        ran(
+            &entries,
+            &run_for(&db, "workflow_dataflow", "p/lib.wf", "Review")
+        ),
+        1
+    );
+    // … but nothing of it is re-analysed, and nothing of its caller runs.
+    let counts = executed(&Mutex::new(entries.clone()));
+    assert_eq!(count(&counts, "flow_analysis"), 0, "{counts:?}");
+    assert_eq!(count(&counts, "workflow_guarantees"), 0, "{counts:?}");
+    assert_eq!(count(&counts, "call_requests"), 0, "{counts:?}");
+    for query in [
+        "workflow_dataflow",
+        "flow_analysis",
+        "workflow_calls",
+        "file_diagnostics",
+    ] {
+        assert_eq!(
+            ran(&entries, &run_for(&db, query, "p/main.wf", "Main")),
+            0,
+            "{query}"
+        );
+    }
+    assert_eq!(
+        after,
+        fresh(&[("p/main.wf", CALLER), ("p/lib.wf", &spaced)])
+    );
+}
+
+#[test]
+fn adding_a_recursive_call_reruns_the_recursion_check() {
+    let text = "workflow Loop {\n  step a\n  start -> a -> done\n}\n";
+    let (mut db, log) = logged_db("p");
+    db.set_file("p/loop.wf", "p/loop.wf", text);
+    assert!(db.diagnostics().is_empty());
+    opened(&mut db, &log, "p/loop.wf");
+    // Every path to the terminal now recurses.
+    let recursive = "workflow Loop {\n  call again = Loop\n  start -> again -> done\n}\n";
+    db.set_file("p/loop.wf", "p/loop.wf", recursive);
+    let diagnostics = db.diagnostics();
+    let counts = executed(&log);
+    assert_eq!(count(&counts, "call_graph"), 1, "{counts:?}");
+    assert_eq!(count(&counts, "recursion_diagnostics"), 1, "{counts:?}");
+    assert_eq!(codes(&diagnostics), ["WF0308"]);
+    assert_eq!(diagnostics, fresh(&[("p/loop.wf", recursive)]));
+}
+
+#[test]
+fn a_call_that_is_not_visible_gets_no_data_flow_diagnostics() {
+    // `Review` needs a key the caller lacks and does not give the key the
+    // return map takes, but the caller cannot see it: WF0104 only.
+    let main = "workflow Main {\n  call r = Review { out <- result }\n  start -> r -> done\n}\n";
+    let lib = "workflow Review {\n  needs ticket: string\n  step s { reads ticket }\n  start -> s -> done\n}\n";
+    let (diagnostics, _) = check(&[("main.wf", main), ("lib.wf", lib)]);
+    assert_eq!(codes(&diagnostics), ["WF0104"], "{diagnostics:#?}");
+    // With the import, the data-flow checks see the callee.
+    let imported = format!("import \"lib.wf\"\n{main}");
+    let (diagnostics, _) = check(&[("main.wf", &imported), ("lib.wf", lib)]);
+    assert_eq!(
+        codes(&diagnostics),
+        ["WF0302", "WF0304"],
+        "{diagnostics:#?}"
+    );
+}
+
+#[test]
+fn a_new_return_map_key_reaches_the_callee_through_the_published_requests() {
+    let callee = "workflow Review {\n  gives verdict: string\n  step a { writes verdict: string, note: string }\n  step b { writes verdict: string }\n  start -> a -> done\n  start -> b -> done\n}\n";
+    let (mut db, log) = logged_db("p");
+    db.set_file("p/main.wf", "p/main.wf", CALLER);
+    db.set_file("p/lib.wf", "p/lib.wf", callee);
+    opened(&mut db, &log, "p/main.wf");
+    assert!(db.diagnostics().is_empty(), "{:?}", db.diagnostics());
+    // The caller now also takes `note`, which `b` does not write: the
+    // callee's completion summary must cover the new key.
+    let edited = CALLER.replace(
+        "{ verdict <- verdict }",
+        "{ verdict <- verdict  n <- note }",
+    );
+    db.set_file("p/main.wf", "p/main.wf", edited.as_str());
+    let diagnostics = db.diagnostics();
+    let entries = drain(&log);
+    assert_eq!(codes(&diagnostics), ["WF0304"]);
+    assert_eq!(
+        ran(
+            &entries,
+            &run_for(&db, "flow_analysis", "p/lib.wf", "Review")
+        ),
+        1,
+        "{entries:?}"
+    );
+    assert_eq!(
+        diagnostics,
+        fresh(&[("p/main.wf", &edited), ("p/lib.wf", callee)])
+    );
+    // Adding a file forgets the published aggregates; results stay right.
+    db.set_file("p/extra.wf", "p/extra.wf", THIRD);
+    assert_eq!(
+        db.diagnostics(),
+        fresh(&[
+            ("p/main.wf", &edited),
+            ("p/lib.wf", callee),
+            ("p/extra.wf", THIRD)
+        ])
+    );
 }
