@@ -2,13 +2,12 @@
 //! problem recovered from, driven by the [`Groups`](crate::groups::Groups)
 //! pre-pass.
 
-use chumsky::error::Rich;
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
 use wf_diagnostics::codes;
 
 use super::recovery::{expected, pos, skip_to, span_at, token_at};
-use super::{CSpan, Custom, Extra, In, MAX_DEPTH, P, sp};
+use super::{CSpan, Custom, Extra, In, MAX_DEPTH, P, custom_error, sp};
 use crate::groups::{Closing, closer};
 use crate::token::Token;
 
@@ -68,7 +67,7 @@ pub(super) fn group<'a, O: 'a>(
                 secondary: Vec::new(),
                 help: Some("flatten the value or expression".into()),
             };
-            inp.emit(Rich::custom(open_span, error));
+            inp.emit(custom_error(open_span, error));
             skip_to(inp, end);
             if closing != Closing::Unclosed {
                 inp.next();
@@ -131,7 +130,7 @@ pub(super) fn group<'a, O: 'a>(
                 )],
                 help: None,
             };
-            inp.emit(Rich::custom(found_span, error));
+            inp.emit(custom_error(found_span, error));
             inp.next();
         } else {
             let label = match found {
@@ -145,7 +144,7 @@ pub(super) fn group<'a, O: 'a>(
                 secondary: vec![(sp(open_span), format!("this `{open}` is never closed"))],
                 help: Some(format!("add `{close}` where the group should end")),
             };
-            inp.emit(Rich::custom(found_span, error));
+            inp.emit(custom_error(found_span, error));
         }
         Ok((output, inp.span_since(&before)))
     })

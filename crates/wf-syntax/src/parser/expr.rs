@@ -6,7 +6,6 @@
 //! `a || b || …` chain) is reported once and replaced by an error node, so
 //! nothing that later walks the tree recursively can overflow the stack.
 
-use chumsky::error::Rich;
 use chumsky::input::MapExtra;
 use chumsky::prelude::*;
 use wf_diagnostics::codes;
@@ -15,7 +14,7 @@ use super::atoms::{backtick_key, key_path, str_lit};
 use super::delimited::{Flavour, group};
 use super::lookahead::not_statement_start;
 use super::recovery::{expected, pos, span_at, token_at};
-use super::{CSpan, Custom, Extra, In, MAX_DEPTH, P, sp};
+use super::{CSpan, Custom, Extra, In, MAX_DEPTH, P, custom_error, sp};
 use crate::ast::{BinOp, Expr, Value};
 use crate::token::Token;
 
@@ -27,7 +26,7 @@ const CAPPED: u32 = u32::MAX;
 type Deep = (Expr, u32);
 
 fn too_deep<'a>(span: CSpan, e: &mut MapExtra<'a, '_, In<'a>, Extra<'a>>) {
-    e.emit(Rich::custom(
+    e.emit(custom_error(
         span,
         Custom {
             code: &codes::UNEXPECTED_TOKEN,
@@ -204,7 +203,7 @@ pub(super) fn guard<'a>() -> impl P<'a, Expr> {
                 let missing_operand =
                     matches!(&rest[..], [(_, (Expr::Error(s), _)), ..] if s.is_empty());
                 if let (Some(((op, span), _)), false) = (rest.get(1), missing_operand) {
-                    e.emit(Rich::custom(
+                    e.emit(custom_error(
                         *span,
                         Custom {
                             code: &codes::UNEXPECTED_TOKEN,

@@ -6,18 +6,14 @@
 //! `recovery` (skipping a failed item, statement or entry), `delimited`
 //! (brackets, driven by the [`Groups`] pre-pass) and `lookahead` (where a
 //! statement ends, since statements need no separators).
-
-mod atoms;
-mod delimited;
-mod expr;
-mod items;
-mod lookahead;
-mod recovery;
+//!
+//! Those files are compiled twice, as submodules of `fast` (errors that
+//! carry nothing) and `rich` (errors for diagnostics); see [`parse_tokens`].
 
 use std::fmt;
 
 use chumsky::error::Rich;
-use chumsky::input::{Checkpoint, Cursor, Input as _, MappedInput};
+use chumsky::input::{Checkpoint, Cursor, MappedInput};
 use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
 use wf_diagnostics::{Code, Span};
@@ -34,13 +30,6 @@ pub(crate) type In<'a> = MappedInput<'a, Token<'a>, CSpan, &'a [(Token<'a>, CSpa
 
 /// A parse error: chumsky's rich "expected/found" errors, or one of ours.
 pub(crate) type Error<'a> = Rich<'a, Token<'a>, CSpan, Custom>;
-
-/// Parser configuration: our error type and the [`State`].
-pub(crate) type Extra<'a> = extra::Full<Error<'a>, State<'a>, ()>;
-
-/// Shorthand for "a cloneable parser of `O` over our input".
-pub(crate) trait P<'a, O>: Parser<'a, In<'a>, O, Extra<'a>> + Clone + 'a {}
-impl<'a, O, T: Parser<'a, In<'a>, O, Extra<'a>> + Clone + 'a> P<'a, O> for T {}
 
 /// The deepest nesting of brackets (and the deepest guard expression tree)
 /// the parser accepts. Deeper input is reported, not recursed into, so no
@@ -96,24 +85,70 @@ pub(crate) fn sp(span: CSpan) -> Span {
     Span::new(span.start, span.end)
 }
 
+/// The grammar, compiled once per error type (the files are shared): `rich`
+/// builds chumsky's "expected/found" errors and ours for diagnostics; `fast`
+/// only notes that something failed, which skips the bookkeeping of
+/// expected tokens on every failed alternative.
+macro_rules! grammar {
+    ($error:ty) => {
+        /// A parse error of this instance of the grammar.
+        pub(crate) type Error<'a> = $error;
+
+        /// Parser configuration: our error type and the [`State`].
+        pub(crate) type Extra<'a> = extra::Full<Error<'a>, State<'a>, ()>;
+
+        /// Shorthand for "a cloneable parser of `O` over our input".
+        pub(crate) trait P<'a, O>: Parser<'a, In<'a>, O, Extra<'a>> + Clone + 'a {}
+        impl<'a, O, T: Parser<'a, In<'a>, O, Extra<'a>> + Clone + 'a> P<'a, O> for T {}
+
+        /// Parses a token stream. Returns the tree (absent only if recovery
+        /// failed outright, which the grammar is built to prevent) and every
+        /// error.
+        pub(crate) fn parse_tokens<'a>(
+            tokens: &'a [(Token<'a>, CSpan)],
+            groups: &'a Groups,
+            boundary: &'a [bool],
+            len: usize,
+        ) -> (Option<File>, Vec<Error<'a>>) {
+            let eoi = CSpan::from(len..len);
+            let mut state = State {
+                tokens,
+                groups,
+                boundary,
+                depth: 0,
+                eoi,
+            };
+            let input = tokens.split_token_span(eoi);
+            let result = items::file(len).parse_with_state(input, &mut state);
+            result.into_output_errors()
+        }
+    };
+}
+
+/// The grammar with full errors, for diagnostics.
+#[allow(clippy::duplicate_mod)] // The grammar is compiled once per error type.
+mod rich;
+
+/// The grammar with empty errors: only whether the input is well formed.
+#[allow(clippy::duplicate_mod)] // The grammar is compiled once per error type.
+mod fast;
+
 /// Parses a token stream. Returns the tree (absent only if recovery failed
 /// outright, which the grammar is built to prevent) and every error.
+///
+/// Well-formed input is parsed once, with empty errors. Only when that pass
+/// fails anywhere is the input parsed again with full errors: the error type
+/// does not steer the parser, so both passes build the same tree.
 pub(crate) fn parse_tokens<'a>(
     tokens: &'a [(Token<'a>, CSpan)],
     groups: &'a Groups,
     boundary: &'a [bool],
     len: usize,
 ) -> (Option<File>, Vec<Error<'a>>) {
-    let eoi = CSpan::from(len..len);
-    let mut state = State {
-        tokens,
-        groups,
-        boundary,
-        depth: 0,
-        eoi,
-    };
-    let input = tokens.split_token_span(eoi);
-    let result = items::file(len).parse_with_state(input, &mut state);
-    let (output, errors) = result.into_output_errors();
-    (output, errors)
+    if let (Some(file), errors) = fast::parse_tokens(tokens, groups, boundary, len)
+        && errors.is_empty()
+    {
+        return (Some(file), Vec::new());
+    }
+    rich::parse_tokens(tokens, groups, boundary, len)
 }
