@@ -232,22 +232,7 @@ pub fn name_source_text(name: &str) -> String {
     if is_plain_identifier(name) {
         return name.to_string();
     }
-    let mut out = String::with_capacity(name.len() + 2);
-    out.push('"');
-    for c in name.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '$' => out.push_str("\\$"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    crate::text::string_literal(name)
 }
 
 #[cfg(test)]

@@ -378,3 +378,22 @@ pub enum BinOp {
     /// `matches`
     Matches,
 }
+
+impl BinOp {
+    /// The operator as written in `.wf`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinOp::Or => "||",
+            BinOp::And => "&&",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::In => "in",
+            BinOp::Contains => "contains",
+            BinOp::Matches => "matches",
+        }
+    }
+}

@@ -1,7 +1,8 @@
-//! Reading durations out of strings, and writing them as `.wf` literals, so
-//! that `timeout = "1h30m"` can be reported with the fix `90m`.
+//! Reading durations out of strings, so that `timeout = "1h30m"` can be
+//! reported with the fix `90m` (written by
+//! [`crate::text::duration_literal`]).
 
-/// Milliseconds per unit, largest first: the order [`format`] tries them.
+/// Milliseconds per unit of a `.wf` duration literal.
 const UNITS: &[(&str, u64)] = &[
     ("d", 86_400_000),
     ("h", 3_600_000),
@@ -9,18 +10,6 @@ const UNITS: &[(&str, u64)] = &[
     ("s", 1_000),
     ("ms", 1),
 ];
-
-/// A duration as `.wf` source: the largest unit that divides it exactly
-/// (`5400000` ms is `90m`).
-pub fn format(ms: u64) -> String {
-    for &(unit, size) in UNITS {
-        // Exact division, written without `%` (`is_multiple_of` needs Rust 1.87).
-        if ms != 0 && ms / size * size == ms {
-            return format!("{}{unit}", ms / size);
-        }
-    }
-    format!("{ms}ms")
-}
 
 /// The value of `text` when it is exactly a `.wf` duration literal (digits,
 /// `_` after the first, one unit: `15m`, `1_500ms`), in milliseconds.
@@ -105,14 +94,6 @@ pub fn loose(text: &str) -> Option<Loose> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formats_with_the_largest_exact_unit() {
-        assert_eq!(format(5_400_000), "90m");
-        assert_eq!(format(86_400_000), "1d");
-        assert_eq!(format(1_500), "1500ms");
-        assert_eq!(format(0), "0ms");
-    }
 
     #[test]
     fn literals_are_exact() {

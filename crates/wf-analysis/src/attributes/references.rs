@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
 use wf_model::{Attribute, NodeId, Value, Workflow};
 
-use super::values::quote;
 use crate::graph::{Adjacency, accelerator_key};
 use crate::suggest::{SuggestionIndex, best_match, name_source_text};
+use crate::text::string_literal;
 
 /// How many choices a WF0506 diagnostic labels.
 const MAX_CHOICE_LABELS: usize = 8;
@@ -26,7 +26,7 @@ pub fn name_of(value: &Value) -> Option<&str> {
 fn written_like(attribute: &Attribute, name: &str) -> String {
     match attribute.value {
         Value::Ref(_) => name_source_text(name),
-        _ => quote(name),
+        _ => string_literal(name),
     }
 }
 

@@ -8,6 +8,7 @@ use wf_model::Value;
 use super::durations::{self, Loose};
 use super::schema::{BACKOFF_FIELDS, BACKOFF_PRESETS, EnumSpec, Ty};
 use crate::suggest::{best_match, is_plain_identifier};
+use crate::text::{duration_literal, string_literal};
 
 /// How many characters of a string value a message quotes.
 const MAX_QUOTED: usize = 40;
@@ -33,7 +34,7 @@ pub fn check(site: Site, ty: Ty, value: &Value, out: &mut Vec<Diagnostic>) {
         (Ty::String | Ty::StringOrList | Ty::Stylesheet, Value::Ref(name)) => Some(
             mismatch(site, ty, value)
                 .with_help("a bare name is not a string here: write it in quotes")
-                .with_fix_if(site, quote(name), Applicability::MachineApplicable),
+                .with_fix_if(site, string_literal(name), Applicability::MachineApplicable),
         ),
         (Ty::StringOrList, Value::String(_)) => None,
         (Ty::StringOrList, Value::List(items)) if items.iter().all(is_string) => None,
@@ -121,7 +122,7 @@ pub fn found(value: &Value) -> String {
         Value::Int(i) => format!("the integer `{i}`"),
         Value::Float(f) => format!("the float `{f:?}`"),
         Value::String(s) => format!("the string {}", short(s)),
-        Value::Duration(ms) => format!("the duration `{}`", durations::format(*ms)),
+        Value::Duration(ms) => format!("the duration `{}`", duration_literal(*ms)),
         Value::Ref(name) => format!("the name `{name}`"),
         Value::List(_) => "a list".into(),
         Value::Map(_) => "a map".into(),
@@ -135,26 +136,6 @@ fn short(s: &str) -> String {
     }
     let head: String = s.chars().take(MAX_QUOTED).collect();
     format!("{:?}", format!("{head}…"))
-}
-
-/// `s` as a `.wf` string literal.
-pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '$' => out.push_str("\\$"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The members of `spec` for messages: "`full`, `truncate` or `compact`".
@@ -311,7 +292,7 @@ fn duration(site: Site, ty: Ty, value: &Value) -> Option<Diagnostic> {
     Some(match durations::loose(text) {
         Some(Loose::Millis(0)) => zero(site),
         Some(Loose::Millis(ms)) => {
-            let literal = durations::format(ms);
+            let literal = duration_literal(ms);
             invalid("not a duration literal")
                 .with_help(format!(
                     "a duration is one whole number and one unit (`ms`, `s`, `m`, `h`, `d`), without quotes: write `{literal}`"
@@ -341,7 +322,7 @@ fn member(site: Site, spec: &'static EnumSpec, written: &str, bare: bool) -> Opt
         if bare && is_plain_identifier(member) {
             member.to_string()
         } else {
-            quote(member)
+            string_literal(member)
         }
     };
     if let Some(suggestion) = best_match(written, spec.values.iter().copied()) {

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use wf_model::{BinOp, Expr, Value};
 
 use crate::suggest::is_plain_identifier;
+use crate::text::{duration_literal, string_literal};
 
 /// Source text of `expr` with the fewest parentheses that keep its meaning;
 /// `None` when part of it failed to parse or is too long to quote.
@@ -70,7 +71,7 @@ fn write_expr(out: &mut String, expr: &Expr, min: u8, depth: usize) -> Option<()
                 _ => (3, 3),
             };
             write_expr(out, l, left, depth + 1)?;
-            write!(out, " {} ", op_text(*op)).ok()?;
+            write!(out, " {} ", op.as_str()).ok()?;
             write_expr(out, r, right, depth + 1)?;
         }
         Expr::Error(_) => return None,
@@ -79,23 +80,6 @@ fn write_expr(out: &mut String, expr: &Expr, min: u8, depth: usize) -> Option<()
         out.push(')');
     }
     Some(())
-}
-
-/// The operator as written in `.wf`.
-pub fn op_text(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Or => "||",
-        BinOp::And => "&&",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::In => "in",
-        BinOp::Contains => "contains",
-        BinOp::Matches => "matches",
-    }
 }
 
 /// A key: bare when it is a dotted path of identifiers, else in backticks.
@@ -120,44 +104,8 @@ fn write_value(out: &mut String, value: &Value) -> Option<()> {
         }
         Value::Float(_) => return None,
         Value::String(s) => out.push_str(&string_literal(s)),
-        Value::Duration(ms) => out.push_str(&duration_text(*ms)),
+        Value::Duration(ms) => out.push_str(&duration_literal(*ms)),
         Value::Ref(_) | Value::List(_) | Value::Map(_) => return None,
     }
     Some(())
-}
-
-/// A string literal with the escapes the lexer understands.
-pub fn string_literal(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '$' => out.push_str("\\$"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A duration in the largest unit that divides it.
-fn duration_text(ms: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [
-        (86_400_000, "d"),
-        (3_600_000, "h"),
-        (60_000, "m"),
-        (1_000, "s"),
-    ];
-    for (size, unit) in UNITS {
-        if ms != 0 && ms.is_multiple_of(size) {
-            return format!("{}{unit}", ms / size);
-        }
-    }
-    format!("{ms}ms")
 }

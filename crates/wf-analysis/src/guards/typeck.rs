@@ -12,7 +12,7 @@ use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
 use wf_model::{BinOp, Expr, Value};
 
 use super::pattern;
-use super::print::{expr_text, op_text};
+use super::print::expr_text;
 use super::resolve::{Operand, operand, span};
 use super::status::{STATUS_NAMES, status_index, suggest as suggest_status};
 use super::types::{KeyTypes, Ty};
@@ -108,7 +108,7 @@ impl Checker<'_, '_> {
         let message = match usage {
             None => format!("this guard is not a boolean: {what}"),
             Some(BoolUse::Not) => format!("`!` needs a boolean, but {what}"),
-            Some(BoolUse::Op(op)) => format!("`{}` needs booleans, but {what}", op_text(op)),
+            Some(BoolUse::Op(op)) => format!("`{}` needs booleans, but {what}", op.as_str()),
         };
         let text = expr_text(expr).unwrap_or_else(|| "it".to_string());
         let help = match ty {
@@ -144,7 +144,7 @@ impl Checker<'_, '_> {
         if !tl.comparable(tr) {
             let message = format!(
                 "`{}` compares {} with {}",
-                op_text(op),
+                op.as_str(),
                 tl.with_article(),
                 tr.with_article()
             );
@@ -186,7 +186,7 @@ impl Checker<'_, '_> {
         };
         let message = format!(
             "`{}` orders numbers and durations, but {}",
-            op_text(op),
+            op.as_str(),
             describe(side, ty)
         );
         let mut diagnostic = Diagnostic::new(&codes::GUARD_TYPE_MISMATCH, message, span(side))
@@ -340,7 +340,7 @@ impl Checker<'_, '_> {
     fn outcome_value(&mut self, value: &Expr) -> bool {
         let (word, written, bare) = match value {
             Expr::Literal(Value::String(s), _) if status_index(s).is_none() => {
-                (s.as_str(), super::print::string_literal(s), false)
+                (s.as_str(), crate::text::string_literal(s), false)
             }
             Expr::Name(name, _) => match operand(value) {
                 Some(Operand::Key(key)) if self.keys.get(key).is_none() => {
@@ -361,7 +361,7 @@ impl Checker<'_, '_> {
                 let replacement = if bare {
                     status.to_string()
                 } else {
-                    super::print::string_literal(status)
+                    crate::text::string_literal(status)
                 };
                 diagnostic = diagnostic
                     .with_primary_label(format!("did you mean `{status}`?"))
