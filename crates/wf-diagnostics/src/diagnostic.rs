@@ -87,6 +87,26 @@ pub struct Fix {
     pub applicability: Applicability,
 }
 
+impl Fix {
+    /// A fix made of one edit: replace `location` with `replacement` (an
+    /// empty location inserts).
+    pub fn replace(
+        message: impl Into<String>,
+        location: FileSpan,
+        replacement: impl Into<String>,
+        applicability: Applicability,
+    ) -> Self {
+        Fix {
+            message: message.into(),
+            edits: vec![TextEdit {
+                location,
+                replacement: replacement.into(),
+            }],
+            applicability,
+        }
+    }
+}
+
 /// One reported problem.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diagnostic {

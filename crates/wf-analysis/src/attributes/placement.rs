@@ -2,7 +2,7 @@
 //! command, WF0508 an attribute where it has no effect, WF0509 one
 //! attribute under both of its names.
 
-use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit, codes};
+use wf_diagnostics::{Applicability, Diagnostic, Fix, codes};
 use wf_model::{Attribute, Edge, Node, NodeKind, Value};
 
 use super::schema::{AttrSpec, Place, kinds_text, lookup};
@@ -53,14 +53,12 @@ pub fn tool_command(node: &Node) -> Option<Diagnostic> {
                 "probably the command, under another name",
             )
             .with_help(format!("rename `{}` to `command`", attribute.key))
-            .with_fix(Fix {
-                message: format!("rename `{}` to `command`", attribute.key),
-                edits: vec![TextEdit {
-                    location: attribute.key_span,
-                    replacement: "command".into(),
-                }],
-                applicability: Applicability::MaybeIncorrect,
-            }),
+            .with_fix(Fix::replace(
+                format!("rename `{}` to `command`", attribute.key),
+                attribute.key_span,
+                "command",
+                Applicability::MaybeIncorrect,
+            )),
         None => diagnostic.with_help(
             "add `command = \"…\"` to the node, or make it a `step` if an agent does the work",
         ),

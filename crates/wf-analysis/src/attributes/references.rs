@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
+use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{Attribute, NodeId, Value, Workflow};
 
 use crate::graph::{Adjacency, accelerator_key};
@@ -32,14 +32,12 @@ fn written_like(attribute: &Attribute, name: &str) -> String {
 
 fn replace_fix(attribute: &Attribute, name: &str) -> Fix {
     let replacement = written_like(attribute, name);
-    Fix {
-        message: format!("replace with `{replacement}`"),
-        edits: vec![TextEdit {
-            location: attribute.value_span,
-            replacement,
-        }],
-        applicability: Applicability::MaybeIncorrect,
-    }
+    Fix::replace(
+        format!("replace with `{replacement}`"),
+        attribute.value_span,
+        replacement,
+        Applicability::MaybeIncorrect,
+    )
 }
 
 /// Node look-ups for one workflow, built on first use so that workflows

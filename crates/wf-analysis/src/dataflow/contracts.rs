@@ -1,6 +1,6 @@
 //! WF0301 to WF0304: the diagnostics of the must-analysis.
 
-use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit, codes};
+use wf_diagnostics::{Applicability, Diagnostic, Fix, codes};
 use wf_model::{NodeId, Workflow};
 
 use super::CalleeView;
@@ -115,14 +115,12 @@ pub fn missing_reads(
             if let Some(better) = suggestion {
                 return diagnostic
                     .with_help(format!("did you mean `{better}`?"))
-                    .with_fix(Fix {
-                        message: format!("read `{better}` instead"),
-                        edits: vec![TextEdit {
-                            location: read.span,
-                            replacement: name_source_text(better),
-                        }],
-                        applicability: Applicability::MaybeIncorrect,
-                    });
+                    .with_fix(Fix::replace(
+                        format!("read `{better}` instead"),
+                        read.span,
+                        name_source_text(better),
+                        Applicability::MaybeIncorrect,
+                    ));
             }
             diagnostic
                 .with_help(format!(
@@ -130,18 +128,16 @@ pub fn missing_reads(
                     node.name,
                     name_source_text(key)
                 ))
-                .with_fix(Fix {
-                    message: format!("make the read of `{key}` optional"),
-                    edits: vec![TextEdit {
-                        location: wf_diagnostics::Span::new(
-                            read.span.span.end as usize,
-                            read.span.span.end as usize,
-                        )
-                        .in_file(read.span.file),
-                        replacement: "?".to_string(),
-                    }],
-                    applicability: Applicability::MaybeIncorrect,
-                })
+                .with_fix(Fix::replace(
+                    format!("make the read of `{key}` optional"),
+                    wf_diagnostics::Span::new(
+                        read.span.span.end as usize,
+                        read.span.span.end as usize,
+                    )
+                    .in_file(read.span.file),
+                    "?".to_string(),
+                    Applicability::MaybeIncorrect,
+                ))
         })
         .collect()
 }
@@ -316,14 +312,12 @@ pub fn return_maps<'a>(
             diagnostic = match suggestion {
                 Some(better) => diagnostic
                     .with_help(format!("did you mean `{better}`?"))
-                    .with_fix(Fix {
-                        message: format!("take `{better}` instead"),
-                        edits: vec![TextEdit {
-                            location: entry.child_span,
-                            replacement: name_source_text(better),
-                        }],
-                        applicability: Applicability::MaybeIncorrect,
-                    }),
+                    .with_fix(Fix::replace(
+                        format!("take `{better}` instead"),
+                        entry.child_span,
+                        name_source_text(better),
+                        Applicability::MaybeIncorrect,
+                    )),
                 None => diagnostic.with_help(format!(
                     "add `{}` to the `gives` of `{}` and write it on every path to its terminals, or take a key it gives",
                     name_source_text(key),

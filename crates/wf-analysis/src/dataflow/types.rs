@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit, codes};
+use wf_diagnostics::{Applicability, Diagnostic, Fix, codes};
 use wf_model::{KeyDecl, NodeId, Workflow};
 
 use super::CalleeView;
@@ -90,14 +90,12 @@ pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
         out.push(match better {
             Some(better) => diagnostic
                 .with_help(format!("did you mean `{better}`?"))
-                .with_fix(Fix {
-                    message: format!("use `{better}`"),
-                    edits: vec![TextEdit {
-                        location: ty_span,
-                        replacement: better.to_string(),
-                    }],
-                    applicability: Applicability::MaybeIncorrect,
-                }),
+                .with_fix(Fix::replace(
+                    format!("use `{better}`"),
+                    ty_span,
+                    better.to_string(),
+                    Applicability::MaybeIncorrect,
+                )),
             None => diagnostic.with_help("use one of the language's types, or `any`"),
         });
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
+use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{Expr, Workflow};
 
 use super::flow::written_keys;
@@ -123,14 +123,12 @@ fn finish(
         Some(better) => {
             let diagnostic = diagnostic.with_help(format!("did you mean `{better}`?"));
             match edit(better) {
-                Some((location, replacement)) => diagnostic.with_fix(Fix {
-                    message: format!("use `{better}`"),
-                    edits: vec![TextEdit {
-                        location,
-                        replacement,
-                    }],
-                    applicability: Applicability::MaybeIncorrect,
-                }),
+                Some((location, replacement)) => diagnostic.with_fix(Fix::replace(
+                    format!("use `{better}`"),
+                    location,
+                    replacement,
+                    Applicability::MaybeIncorrect,
+                )),
                 None => diagnostic,
             }
         }

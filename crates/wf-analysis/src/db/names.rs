@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use salsa::Database as Db;
-use wf_diagnostics::{Applicability, Diagnostic, FileId, Fix, Span, TextEdit, codes};
+use wf_diagnostics::{Applicability, Diagnostic, FileId, Fix, Span, codes};
 
 use super::queries::{
     LoweredFile, WorkflowId, file_workflows, lower_file, visible_workflows, workflow_model,
@@ -109,14 +109,12 @@ pub fn unknown_calls(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Dia
             out.push(match index.suggest(callee) {
                 Some(suggestion) => diagnostic
                     .with_help(format!("did you mean `{suggestion}`?"))
-                    .with_fix(Fix {
-                        message: format!("replace with `{suggestion}`"),
-                        edits: vec![TextEdit {
-                            location: call.workflow_span,
-                            replacement: name_source_text(suggestion),
-                        }],
-                        applicability: Applicability::MaybeIncorrect,
-                    }),
+                    .with_fix(Fix::replace(
+                        format!("replace with `{suggestion}`"),
+                        call.workflow_span,
+                        name_source_text(suggestion),
+                        Applicability::MaybeIncorrect,
+                    )),
                 None => diagnostic.with_help(format!(
                     "define `workflow {} {{ … }}` in this file or in a file it imports, and import that file",
                     name_source_text(callee)
@@ -133,14 +131,12 @@ fn add_import_fix(lowered: &LoweredFile, file: FileId, path: &str) -> Fix {
         Some(last) => (last.span.span.end, format!("\nimport \"{path}\"")),
         None => (0, format!("import \"{path}\"\n\n")),
     };
-    Fix {
-        message: format!("import `{path}`"),
-        edits: vec![TextEdit {
-            location: Span::new(at as usize, at as usize).in_file(file),
-            replacement,
-        }],
-        applicability: Applicability::MachineApplicable,
-    }
+    Fix::replace(
+        format!("import `{path}`"),
+        Span::new(at as usize, at as usize).in_file(file),
+        replacement,
+        Applicability::MachineApplicable,
+    )
 }
 
 /// The import path that leads from the file at `from` to the file at `to`

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
+use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{BinOp, Expr, Value};
 
 use super::pattern;
@@ -227,14 +227,12 @@ impl Checker<'_, '_> {
                 Some(text) => {
                     diagnostic = diagnostic
                         .with_help("`in` looks for an element of a list; a substring is found with `contains`")
-                        .with_fix(Fix {
-                            message: format!("write `{text}`"),
-                            edits: vec![TextEdit {
-                                location: whole,
-                                replacement: text,
-                            }],
-                            applicability: Applicability::MaybeIncorrect,
-                        });
+                        .with_fix(Fix::replace(
+                            format!("write `{text}`"),
+                            whole,
+                            text,
+                            Applicability::MaybeIncorrect,
+                        ));
                 }
                 None => {
                     diagnostic = diagnostic.with_help("write the values as a list: `x in [a, b]`");
@@ -365,14 +363,12 @@ impl Checker<'_, '_> {
                 };
                 diagnostic = diagnostic
                     .with_primary_label(format!("did you mean `{status}`?"))
-                    .with_fix(Fix {
-                        message: format!("replace with `{replacement}`"),
-                        edits: vec![TextEdit {
-                            location: at,
-                            replacement,
-                        }],
-                        applicability: Applicability::MaybeIncorrect,
-                    });
+                    .with_fix(Fix::replace(
+                        format!("replace with `{replacement}`"),
+                        at,
+                        replacement,
+                        Applicability::MaybeIncorrect,
+                    ));
             }
             None => diagnostic = diagnostic.with_primary_label("not a status"),
         }
@@ -453,12 +449,12 @@ fn unquote_fix(found: &Expr, expected: Ty) -> Option<Fix> {
         Ty::Bool => text == "true" || text == "false",
         _ => false,
     };
-    fits.then(|| Fix {
-        message: format!("write `{text}` without quotes"),
-        edits: vec![TextEdit {
-            location: *at,
-            replacement: text.clone(),
-        }],
-        applicability: Applicability::MaybeIncorrect,
+    fits.then(|| {
+        Fix::replace(
+            format!("write `{text}` without quotes"),
+            *at,
+            text.clone(),
+            Applicability::MaybeIncorrect,
+        )
     })
 }
