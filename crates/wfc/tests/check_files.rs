@@ -16,6 +16,10 @@
 //! expectation met. The rendered human output is also snapshotted, with the
 //! source, in `tests/check/snapshots/`.
 
+mod common;
+
+use common::{repo_root, wf_files};
+
 use std::path::{Path, PathBuf};
 
 use wf_diagnostics::render::{self, Format, RenderOptions};
@@ -28,13 +32,6 @@ struct Expectation {
     severity: String,
     code: String,
     text: String,
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
 }
 
 /// Parses the annotations of one file.
@@ -191,10 +188,7 @@ fn run_all(cases: Vec<(PathBuf, Vec<PathBuf>)>) {
 #[test]
 fn annotated_files() {
     let dir = repo_root().join("tests/check");
-    let mut files = Vec::new();
-    collect(&dir, &mut files);
-    files.sort();
-    let cases = files
+    let cases = wf_files(&dir)
         .into_iter()
         .map(|path| (path.strip_prefix(&dir).unwrap().to_path_buf(), path))
         .filter(|(relative, _)| !relative.starts_with("projects"))
@@ -222,26 +216,11 @@ fn annotated_projects() {
     let cases = projects
         .into_iter()
         .map(|project| {
-            let mut files = Vec::new();
-            collect(&project, &mut files);
-            files.sort();
+            let files = wf_files(&project);
             (project.strip_prefix(&base).unwrap().to_path_buf(), files)
         })
         .collect();
     run_all(cases);
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "snapshots") {
-                collect(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "wf") {
-            out.push(path);
-        }
-    }
 }
 
 #[test]

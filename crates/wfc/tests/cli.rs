@@ -3,17 +3,13 @@
 //! the output are stable. Fixtures live in `tests/cli/`, snapshots in
 //! `tests/cli/snapshots/`.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::repo_root;
+
 use std::process::Command;
 
 use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// `wfc` with a clean, deterministic environment.
 fn wfc(args: &[&str]) -> Command {

@@ -5,17 +5,14 @@
 //! `docs/diagnostics.md` is generated from the code explanations, whose
 //! examples are wrong on purpose; `explanations.rs` checks those instead.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{repo_root, wf_files};
+
+use std::path::PathBuf;
 
 use wf_diagnostics::render::{self, Format, RenderOptions};
 use wf_diagnostics::{FileId, Sources};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// The ```wf code blocks of a Markdown file, with the line each starts on.
 fn wf_blocks(markdown: &str) -> Vec<(usize, String)> {
@@ -83,9 +80,7 @@ fn every_wf_block_in_the_docs_parses() {
 #[test]
 fn every_example_checks_clean() {
     let root = repo_root();
-    let mut files = Vec::new();
-    collect(&root.join("examples"), &mut files);
-    files.sort();
+    let files = wf_files(&root.join("examples"));
     assert!(files.len() >= 5, "expected at least five examples");
     let mut sources = Sources::new();
     for path in &files {
@@ -103,15 +98,4 @@ fn every_example_checks_clean() {
             &RenderOptions { color: false }
         )
     );
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else if path.extension().is_some_and(|e| e == "wf") {
-            out.push(path);
-        }
-    }
 }

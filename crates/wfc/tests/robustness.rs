@@ -3,8 +3,11 @@
 //! nothing may panic. Mutations are deterministic (a seeded generator), so a
 //! failure names the file and the seed that reproduce it.
 
+mod common;
+
+use common::{repo_root, wf_files};
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
 
 use wf_diagnostics::Sources;
 
@@ -119,23 +122,11 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
     out
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else if path.extension().is_some_and(|e| e == "wf") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn mutated_files_never_panic_the_analysis() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    collect(&root.join("tests/check"), &mut files);
-    collect(&root.join("examples"), &mut files);
+    let root = repo_root();
+    let mut files = wf_files(&root.join("tests/check"));
+    files.extend(wf_files(&root.join("examples")));
     files.sort();
     assert!(files.len() > 50);
     // The panic hook would print every caught panic; keep the output to

@@ -1,0 +1,34 @@
+//! Helpers shared by the integration tests of `wfc`.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::path::{Path, PathBuf};
+
+/// The repository root, where `tests/`, `examples/` and `docs/` live.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Every `.wf` file below `dir`, recursively, skipping `snapshots/`
+/// directories, in sorted order.
+pub fn wf_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "snapshots") {
+                    walk(&path, out);
+                }
+            } else if path.extension().is_some_and(|e| e == "wf") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
