@@ -1,0 +1,188 @@
+//! The decision-agent interface: what the engine asks at a node and what an
+//! agent may answer.
+//!
+//! The engine consults the agent at every node that is not a `call` (calls
+//! are handled by the engine alone, as Reflex defines). Built-in agents live
+//! in the submodules of [`crate::agents`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wf_ir::{EdgeIdx, IrEdge, IrNode, IrProgram, IrWorkflow, NodeIdx, WorkflowIdx};
+
+/// The status of a node's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The node did its work.
+    Success,
+    /// The node did part of its work.
+    PartialSuccess,
+    /// The node asks to be run again (subject to its `retries`).
+    Retry,
+    /// The node failed (routed via `retry_target` when set).
+    Fail,
+    /// The node chose not to run.
+    Skipped,
+}
+
+impl Status {
+    /// The status as the guard language spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Success => "success",
+            Status::PartialSuccess => "partial_success",
+            Status::Retry => "retry",
+            Status::Fail => "fail",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// One blackboard write requested by an agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Write {
+    /// The key.
+    pub key: String,
+    /// The value.
+    pub value: Value,
+}
+
+/// What a node's run produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The status.
+    pub status: Status,
+    /// Writes to the current frame's blackboard.
+    #[serde(default)]
+    pub writes: Vec<Write>,
+    /// The edge the agent chose, by id; it must be among the valid edges.
+    /// `None` lets the engine select (DESIGN section 2).
+    #[serde(default)]
+    pub edge: Option<String>,
+    /// The label the agent prefers (matched after normalisation).
+    #[serde(default)]
+    pub preferred_label: Option<String>,
+    /// Target node ids the agent suggests, in order.
+    #[serde(default)]
+    pub suggested_next: Vec<String>,
+    /// Free-form notes for the event log.
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// Why the node failed, for `fail`.
+    #[serde(default)]
+    pub failure_reason: Option<String>,
+}
+
+impl Outcome {
+    /// A plain success with no writes.
+    pub fn success() -> Self {
+        Outcome {
+            status: Status::Success,
+            writes: Vec::new(),
+            edge: None,
+            preferred_label: None,
+            suggested_next: Vec::new(),
+            notes: None,
+            failure_reason: None,
+        }
+    }
+}
+
+/// An agent's answer at a node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Decision {
+    /// Record the outcome and move on along an edge (Reflex `advance`).
+    Advance(Outcome),
+    /// Stop here, resumably: awaiting a person or external data.
+    Suspend {
+        /// Why.
+        reason: String,
+    },
+    /// Finish the current workflow; only valid at a terminal node.
+    Complete {
+        /// Final writes to the current frame.
+        #[serde(default)]
+        writes: Vec<Write>,
+    },
+}
+
+/// A read-only view of the scoped blackboard (Reflex `BlackboardReader`).
+pub trait BlackboardView {
+    /// The latest value of `key`, walking local → parent → ….
+    fn get(&self, key: &str) -> Option<&Value>;
+    /// Whether `key` has a value in any scope.
+    fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+    /// Every key with a value in any scope, each once, most local first.
+    fn keys(&self) -> Vec<&str>;
+    /// The current frame's entries as `(key, value)`, oldest first.
+    fn local(&self) -> Vec<(&str, &Value)>;
+}
+
+/// What the engine tells an agent at a node.
+pub struct DecisionContext<'a> {
+    /// The program being run.
+    pub program: &'a IrProgram,
+    /// The current workflow's index.
+    pub workflow_idx: WorkflowIdx,
+    /// The current workflow.
+    pub workflow: &'a IrWorkflow,
+    /// The current node's index.
+    pub node_idx: NodeIdx,
+    /// The current node.
+    pub node: &'a IrNode,
+    /// The scoped blackboard.
+    pub blackboard: &'a dyn BlackboardView,
+    /// Outgoing edges whose guards hold, in edge-table order.
+    pub valid_edges: &'a [EdgeIdx],
+    /// Call-stack depth (1 in the root workflow).
+    pub depth: usize,
+    /// Which attempt this is at the node (1 for the first).
+    pub attempt: u32,
+    /// The run's step number (0-based).
+    pub step: u64,
+}
+
+impl DecisionContext<'_> {
+    /// A string of the program's string table.
+    pub fn str(&self, id: wf_ir::StrId) -> &str {
+        self.program.str(id)
+    }
+
+    /// The valid edges themselves.
+    pub fn valid_edge_list(&self) -> impl Iterator<Item = &IrEdge> {
+        self.valid_edges
+            .iter()
+            .map(|e| &self.workflow.edges[e.0 as usize])
+    }
+
+    /// Whether the current node has no outgoing edges at all.
+    pub fn is_terminal(&self) -> bool {
+        self.node.edges.len == 0
+    }
+}
+
+/// An agent failed to decide (crashed, timed out, answered nonsense). The
+/// engine turns it into `engine:error` with the failure trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentError {
+    /// What went wrong, for people.
+    pub message: String,
+}
+
+impl std::fmt::Display for AgentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AgentError {}
+
+/// Decides at nodes. Implementations: `rules`, `auto`, `script:FILE`,
+/// `console`, `exec:COMMAND` (see `docs/agents.md`).
+pub trait DecisionAgent {
+    /// Decides at the node `context` describes.
+    fn decide(&mut self, context: &DecisionContext<'_>) -> Result<Decision, AgentError>;
+}
