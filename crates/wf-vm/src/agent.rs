@@ -186,3 +186,18 @@ pub trait DecisionAgent {
     /// Decides at the node `context` describes.
     fn decide(&mut self, context: &DecisionContext<'_>) -> Result<Decision, AgentError>;
 }
+
+/// Runs the command of a `tool` node. The engine uses it instead of the
+/// agent at `tool` nodes when tools are allowed (`--allow-tools`); without
+/// one, a `tool` node fails with a clear refusal.
+pub trait ToolRunner {
+    /// Runs `command` for the node `context` describes, within `timeout`,
+    /// and reports the outcome (exit status 0 → `success`, anything else →
+    /// `fail` with the reason; captured output as size-bounded writes).
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &str,
+        timeout: std::time::Duration,
+    ) -> Outcome;
+}

@@ -7,4 +7,7 @@
 
 pub mod agent;
 
-pub use agent::{AgentError, Decision, DecisionAgent, DecisionContext, Outcome, Status, Write};
+pub use agent::{
+    AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, Outcome, Status,
+    ToolRunner, Write,
+};
