@@ -2,7 +2,9 @@
 //!
 //! Codes are grouped by family in hundreds: `WF00xx` syntax, `WF01xx` names,
 //! `WF02xx` graph structure, `WF03xx` contracts and data flow, `WF04xx`
-//! conditions (guards), `WF05xx` engine attributes. A code, once published, keeps its meaning
+//! conditions (guards), `WF05xx` engine attributes, `WF06xx` the Attractor
+//! DOT front end (syntax and lowering of `.dot` files), `WF07xx` the Reflex
+//! workflow JSON front end (`.json` files). A code, once published, keeps its meaning
 //! forever; retired codes are never reused. Each code's long explanation lives
 //! in `explanations/<CODE>.md` beside this crate and is compiled in, so
 //! `wfc explain` and `docs/diagnostics.md` print the same text.
@@ -27,6 +29,10 @@ pub enum Family {
     Conditions,
     /// Engine attributes: types, ranges, references.
     Attributes,
+    /// The Attractor DOT front end: syntax and lowering of `.dot` files.
+    Dot,
+    /// The Reflex workflow JSON front end: JSON syntax and the Reflex schema.
+    Reflex,
 }
 
 impl Family {
@@ -39,6 +45,8 @@ impl Family {
             Family::Contracts => "contracts",
             Family::Conditions => "conditions",
             Family::Attributes => "attributes",
+            Family::Dot => "dot",
+            Family::Reflex => "reflex",
         }
     }
 }
@@ -117,7 +125,6 @@ codes! {
     /// A `// wfc: allow(...)` comment that names no known code, or is malformed.
     INVALID_SUPPRESSION = "WF0010", "invalid-suppression", Syntax, Warning,
         "a suppression comment is malformed or names an unknown code";
-
     /// Two workflows share a name.
     DUPLICATE_WORKFLOW = "WF0101", "duplicate-workflow", Names, Error,
         "two workflows have the same name";
@@ -254,6 +261,43 @@ codes! {
     /// A workflow's `model_stylesheet` that does not parse.
     INVALID_STYLESHEET = "WF0510", "invalid-stylesheet", Attributes, Error,
         "a model stylesheet has a syntax error";
+
+    // WF06xx: the Attractor DOT front end (added in this block only).
+    /// A token the DOT parser did not expect, or a character outside DOT.
+    DOT_SYNTAX_ERROR = "WF0601", "dot-syntax-error", Dot, Error,
+        "the DOT parser found a token or character it did not expect here";
+    /// A `"` string, `/*` comment or `<` HTML string never closed.
+    DOT_UNTERMINATED = "WF0602", "dot-unterminated", Dot, Error,
+        "a DOT string or block comment is not closed";
+    /// Graphviz syntax the Attractor subset rejects: `strict`, `graph`, `--`, ports, HTML strings, several graphs.
+    DOT_UNSUPPORTED = "WF0603", "dot-unsupported", Dot, Error,
+        "Graphviz syntax outside the Attractor DOT subset";
+    /// A node id that is not a bare identifier (`"Run tests"`, `1st`, `a-b`).
+    DOT_NODE_ID = "WF0604", "dot-node-id", Dot, Warning,
+        "a node id is not a bare identifier";
+    /// A duration attribute written as a bare number, read as seconds.
+    DOT_DURATION_UNIT = "WF0605", "dot-duration-unit", Dot, Warning,
+        "a duration attribute has no unit and is read as seconds";
+    /// An edge `condition` that does not parse (Attractor rule `condition_syntax`).
+    DOT_CONDITION_SYNTAX = "WF0606", "dot-condition-syntax", Dot, Error,
+        "an edge condition does not parse";
+    /// An edge `condition` using an operator beyond the Attractor condition language.
+    DOT_CONDITION_EXTENSION = "WF0607", "dot-condition-extension", Dot, Warning,
+        "an edge condition uses an operator outside the Attractor condition language";
+
+    // WF07xx: the Reflex workflow JSON front end (added in this block only).
+    /// A Reflex workflow JSON file that is not well-formed JSON.
+    INVALID_JSON = "WF0701", "invalid-json", Reflex, Error,
+        "a JSON file is not well-formed JSON";
+    /// A Reflex workflow document that does not follow the Reflex workflow schema.
+    REFLEX_SCHEMA = "WF0702", "reflex-schema", Reflex, Error,
+        "a Reflex workflow document does not follow the Reflex schema";
+    /// A Reflex edge with a `custom` guard, which wfc cannot check, compile or run.
+    REFLEX_CUSTOM_GUARD = "WF0703", "reflex-custom-guard", Reflex, Error,
+        "a Reflex edge uses a custom guard";
+    /// A Reflex edge whose `from` or `to` names no node of the workflow.
+    REFLEX_UNKNOWN_NODE = "WF0704", "reflex-unknown-node", Reflex, Error,
+        "a Reflex edge names a node the workflow does not define";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).
@@ -296,6 +340,8 @@ mod tests {
                 Family::Contracts => "03",
                 Family::Conditions => "04",
                 Family::Attributes => "05",
+                Family::Dot => "06",
+                Family::Reflex => "07",
             };
             assert_eq!(
                 family_digit, expected,

@@ -29,7 +29,8 @@ fn diagnostics_md_is_up_to_date() {
     }
 }
 
-/// Ruff-style rule docs: the four sections in order, and a `.wf` example.
+/// Ruff-style rule docs: the four sections in order, and a `.wf` example
+/// (a `.dot` one for the DOT front end's codes, a `.json` one for Reflex's).
 #[test]
 fn explanations_have_the_four_sections_and_a_wf_example() {
     for code in codes::ALL {
@@ -50,14 +51,20 @@ fn explanations_have_the_four_sections_and_a_wf_example() {
             text.starts_with("## What it does\n"),
             "{id}: must start with `## What it does`"
         );
+        // `.dot` front-end codes show `.dot` input; every other code `.wf`.
+        let fence = match code.family {
+            wf_diagnostics::Family::Dot => "```dot\n",
+            wf_diagnostics::Family::Reflex => "```json\n",
+            _ => "```wf\n",
+        };
         let example_section = &text[example..fix];
         assert!(
-            example_section.contains("```wf\n"),
-            "{id}: the example needs a ```wf snippet"
+            example_section.contains(fence),
+            "{id}: the example needs a {fence} snippet"
         );
         assert!(
-            text[fix..].contains("```wf\n"),
-            "{id}: `How to fix` needs the fixed ```wf snippet"
+            text[fix..].contains(fence),
+            "{id}: `How to fix` needs the fixed {fence} snippet"
         );
         assert_eq!(
             text.matches("```").count() % 2,

@@ -185,6 +185,14 @@ impl std::error::Error for AgentError {}
 pub trait DecisionAgent {
     /// Decides at the node `context` describes.
     fn decide(&mut self, context: &DecisionContext<'_>) -> Result<Decision, AgentError>;
+
+    /// Whether the agent decides at once, without I/O or waiting (the
+    /// built-in `auto`, `rules` and `script` agents). The engine then does
+    /// not time each decision against the node's timeout and reads the
+    /// clock for the wall-clock limit only every few steps. Default: `false`.
+    fn is_instant(&self) -> bool {
+        false
+    }
 }
 
 /// Runs the command of a `tool` node. The engine uses it instead of the

@@ -3,11 +3,67 @@
 //! It executes a verified [`wf_ir::IrProgram`] with the Reflex semantics: a
 //! call stack of frames with scoped, append-only blackboards, guards
 //! evaluated from bytecode, and a [`agent::DecisionAgent`] consulted at every
-//! node that is not a `call`.
+//! node that is not a `call` being entered. `docs/runtime.md` is the
+//! reference for the semantics, events, limits and the run directory.
+//!
+//! # Running a workflow
+//!
+//! ```no_run
+//! use wf_vm::{Engine, EngineConfig, JsonLinesSink, RunDir, agents::AutoAgent};
+//! # fn demo(program: &wf_ir::IrProgram) -> Result<(), Box<dyn std::error::Error>> {
+//! let wf = program.workflow_by_name("Release").ok_or("no such workflow")?;
+//! let mut engine = Engine::new(program, wf, EngineConfig::default())?;
+//! engine.set_input("ticket", serde_json::json!("T-1"))?;          // --set
+//! engine.set_event_sink(Box::new(JsonLinesSink::new(std::io::stdout())));
+//! engine.persist_to(RunDir::create("run", program, &serde_json::json!({}))?)?;
+//! let report = engine.run(&mut AutoAgent::new());
+//! println!("{}", serde_json::to_string_pretty(&report)?);
+//! # Ok(()) }
+//! ```
+//!
+//! Resuming a suspended or killed run:
+//!
+//! ```no_run
+//! # use wf_vm::{Engine, EngineConfig, RunDir, agents::AutoAgent};
+//! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = RunDir::open("run")?;
+//! let program = dir.program()?;            // verify it before trusting it
+//! let mut engine = Engine::resume(&program, dir, EngineConfig::default())?;
+//! let report = engine.run(&mut AutoAgent::new());
+//! # Ok(()) }
+//! ```
+//!
+//! [`Engine::run`] runs to completion, suspension or failure;
+//! [`Engine::run_for`] runs a step budget and returns
+//! [`RunStatus::Yielded`] when the run could go on; [`Engine::step`] runs one
+//! step. The [`Report`] has the status, steps, time, the root frame's final
+//! blackboard and the failure trace.
 
 pub mod agent;
+pub mod agents;
+mod blackboard;
+pub mod config;
+pub mod contract;
+mod engine;
+pub mod event;
+mod guard;
+pub mod persist;
+pub mod report;
+mod select;
+pub mod tools;
 
 pub use agent::{
     AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, Outcome, Status,
     ToolRunner, Write,
 };
+pub use blackboard::{Blackboard, EntryRef, Source};
+pub use config::{EngineConfig, RunLimits};
+pub use engine::{
+    Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot, SNAPSHOT_FORMAT,
+    Snapshot, StepInput, VisitSnapshot,
+};
+pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
+pub use persist::{LogRecord, PersistError, RunDir};
+pub use report::{FailureRecord, Report, RunStatus};
+pub use select::normalize_label;
+pub use tools::ProcessToolRunner;

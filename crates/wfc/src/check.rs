@@ -168,7 +168,9 @@ pub fn run(args: CheckArgs) -> u8 {
 
 /// The `wf.toml` found by walking up from the first path given (its
 /// directory, for a file), else from the current directory.
-fn load_project(first_path: Option<&PathBuf>) -> Result<Option<ProjectConfig>, ConfigError> {
+pub(crate) fn load_project(
+    first_path: Option<&PathBuf>,
+) -> Result<Option<ProjectConfig>, ConfigError> {
     let Ok(cwd) = std::env::current_dir() else {
         return Ok(None);
     };
@@ -186,7 +188,7 @@ fn load_project(first_path: Option<&PathBuf>) -> Result<Option<ProjectConfig>, C
 
 /// `root` relative to the current directory (with `..` where needed), so
 /// reported paths stay short and do not depend on where the checkout is.
-fn relative_to_cwd(root: &std::path::Path) -> PathBuf {
+pub(crate) fn relative_to_cwd(root: &std::path::Path) -> PathBuf {
     let Some(cwd) = std::env::current_dir()
         .ok()
         .and_then(|cwd| cwd.canonicalize().ok())
@@ -215,7 +217,7 @@ fn relative_to_cwd(root: &std::path::Path) -> PathBuf {
 /// Writes the report through a temporary file in the same directory and
 /// renames it into place, so a reader (or a killed run) never sees half a
 /// report.
-fn write_report(path: &std::path::Path, report: &str) -> std::io::Result<()> {
+pub(crate) fn write_report(path: &std::path::Path, report: &str) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => std::path::Path::new("."),

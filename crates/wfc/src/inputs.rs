@@ -15,7 +15,9 @@ const SOURCE_EXTENSIONS: &[&str] = &["wf"];
 
 /// Expands paths into the list of files to check: files are taken as given,
 /// directories are walked recursively (honouring `.gitignore`) for `.wf`
-/// files, sorted so output is deterministic.
+/// files and for `.json` files that look like Reflex workflows (a top-level
+/// object with `entry` and `nodes`: other JSON, such as package manifests
+/// or IR files, is skipped), sorted so output is deterministic.
 pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for path in paths {
@@ -28,7 +30,8 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
                 match entry {
                     Ok(entry) => {
                         let p = entry.path();
-                        if entry.file_type().is_some_and(|t| t.is_file()) && has_source_extension(p)
+                        if entry.file_type().is_some_and(|t| t.is_file())
+                            && (has_source_extension(p) || is_reflex_file(p))
                         {
                             found.push(p.to_path_buf());
                         }
@@ -41,7 +44,7 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
             }
             if found.is_empty() {
                 errors.push(InputError(format!(
-                    "no workflow files (*.wf) found in directory `{}`",
+                    "no workflow files (*.wf, Reflex *.json) found in directory `{}`",
                     path.display()
                 )));
             }
@@ -62,6 +65,13 @@ fn has_source_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e))
+}
+
+/// A `.json` file that reads as a Reflex workflow; an unreadable one is
+/// skipped here like any other JSON file.
+fn is_reflex_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+        && std::fs::read_to_string(path).is_ok_and(|text| wf_reflex::looks_like_reflex(&text))
 }
 
 /// Reads each file into `sources`; unreadable and non-UTF-8 files become

@@ -3,9 +3,12 @@
 //! Exit codes follow Ruff and actionlint: 0 clean, 1 findings, 2 usage, I/O
 //! or internal error.
 
+mod build;
 mod check;
 mod explain;
+mod fmt;
 mod inputs;
+mod run;
 
 use std::process::ExitCode;
 
@@ -36,8 +39,14 @@ struct Cli {
 enum Command {
     /// Check workflow files: syntax, names and imports, graph structure, data flow, guards and attributes.
     Check(check::CheckArgs),
+    /// Compile workflow files to the JSON IR (`-o -` for standard output); refuses on errors.
+    Build(build::BuildArgs),
     /// Print the long explanation of a diagnostic code (or list every code).
     Explain(explain::ExplainArgs),
+    /// Format `.wf` files in place (`--check` to verify, `--diff` to preview).
+    Fmt(fmt::FmtArgs),
+    /// Run a workflow with a decision agent (exit 0 completed, 1 failed, 3 suspended).
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,7 +65,10 @@ fn main() -> ExitCode {
     };
     let status = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Build(args) => build::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Run(args) => run::run(args),
     };
     ExitCode::from(status)
 }

@@ -228,3 +228,41 @@ fn output_file_in_a_missing_directory_is_an_io_error() {
         ])
     );
 }
+
+#[test]
+fn check_reflex_json_human() {
+    cli_snapshot!(
+        "check_reflex_json_human",
+        wfc(&["check", "tests/cli/reflex-broken.json"])
+    );
+}
+
+#[test]
+fn check_reflex_json_concise_has_line_and_column() {
+    cli_snapshot!(
+        "check_reflex_json_concise",
+        wfc(&[
+            "check",
+            "--format",
+            "concise",
+            "tests/cli/reflex-broken.json",
+            "tests/cli/reflex-malformed.json"
+        ])
+    );
+}
+
+#[test]
+fn build_emit_reflex_to_stdout() {
+    cli_snapshot!(
+        "build_emit_reflex_to_stdout",
+        wfc(&["build", "--emit", "reflex", "-o", "-", "examples/hello.wf"])
+    );
+}
+
+#[test]
+fn build_emit_reflex_refuses_guards_reflex_lacks() {
+    cli_snapshot!(
+        "build_emit_reflex_refuses",
+        wfc(&["build", "--emit", "reflex", "-o", "-", "examples/refine.wf"])
+    );
+}

@@ -1,11 +1,13 @@
-//! Every code's explanation must tell the truth: the ```wf blocks under its
+//! Every code's explanation must tell the truth: the ```wf blocks (```json
+//! for the Reflex front end's codes) under its
 //! `## Example` heading must produce that code when checked, and the blocks
 //! under `## How to fix` must check clean.
 
 use wf_diagnostics::{Sources, codes};
 
-/// The ```wf blocks of one `## Heading` section of a Markdown text.
-fn blocks_in_section(markdown: &str, heading: &str) -> Vec<String> {
+/// The blocks of language `lang` (```wf, ```json) of one `## Heading`
+/// section of a Markdown text.
+fn blocks_in_section(markdown: &str, heading: &str, lang: &str) -> Vec<String> {
     let mut blocks = Vec::new();
     let mut in_section = false;
     let mut current: Option<String> = None;
@@ -15,7 +17,7 @@ fn blocks_in_section(markdown: &str, heading: &str) -> Vec<String> {
             continue;
         }
         match &mut current {
-            None if in_section && line.trim() == "```wf" => current = Some(String::new()),
+            None if in_section && line.trim().strip_prefix("```") == Some(lang) => current = Some(String::new()),
             Some(_) if line.trim_start().starts_with("```") => blocks.push(current.take().unwrap()),
             Some(text) => {
                 text.push_str(line);
@@ -27,9 +29,9 @@ fn blocks_in_section(markdown: &str, heading: &str) -> Vec<String> {
     blocks
 }
 
-fn check(text: &str) -> Vec<String> {
+fn check(text: &str, lang: &str) -> Vec<String> {
     let mut sources = Sources::new();
-    sources.add("example.wf", text);
+    sources.add(format!("example.{lang}"), text);
     wf_analysis::check_sources(&sources)
         .iter()
         .map(|d| format!("{}: {}", d.code.code, d.message))
@@ -40,16 +42,27 @@ fn check(text: &str) -> Vec<String> {
 fn examples_trigger_their_code_and_fixes_are_clean() {
     let mut failures = Vec::new();
     for code in codes::ALL {
-        let examples = blocks_in_section(code.explanation, "## Example");
-        let fixes = blocks_in_section(code.explanation, "## How to fix");
+        // The DOT front end's examples are ```dot blocks, which `wfc check`
+        // cannot read yet; `crates/wf-dot/tests/explanations.rs` checks them
+        // against the DOT front end until `.dot` is wired into the checker.
+        if code.family == wf_diagnostics::Family::Dot {
+            continue;
+        }
+        // The Reflex front end's examples are Reflex JSON files.
+        let lang = match code.family {
+            wf_diagnostics::Family::Reflex => "json",
+            _ => "wf",
+        };
+        let examples = blocks_in_section(code.explanation, "## Example", lang);
+        let fixes = blocks_in_section(code.explanation, "## How to fix", lang);
         if examples.is_empty() || fixes.is_empty() {
             failures.push(format!(
-                "{}: needs a ```wf example and a ```wf fix",
+                "{}: needs a ```{lang} example and a ```{lang} fix",
                 code.code
             ));
         }
         for example in examples {
-            let found = check(&example);
+            let found = check(&example, lang);
             if !found.iter().any(|d| d.starts_with(code.code)) {
                 failures.push(format!(
                     "{}: the example does not produce it; got {found:?}",
@@ -58,7 +71,7 @@ fn examples_trigger_their_code_and_fixes_are_clean() {
             }
         }
         for fix in fixes {
-            let found = check(&fix);
+            let found = check(&fix, lang);
             if !found.is_empty() {
                 failures.push(format!(
                     "{}: the fixed example is not clean: {found:?}",

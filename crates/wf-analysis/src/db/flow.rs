@@ -37,6 +37,13 @@ pub fn call_targets<'db>(
     project: Project,
     file: SourceFile,
 ) -> BTreeMap<String, WorkflowId<'db>> {
+    if super::formats::front_end(file.path(db)) == super::formats::FrontEnd::Reflex {
+        // Reflex's flat registry: the first definition of each name.
+        return super::queries::published_names(db, project)
+            .iter()
+            .map(|(name, files)| (name.clone(), WorkflowId::new(db, files[0], name.clone(), 0)))
+            .collect();
+    }
     let mut files = vec![file];
     for target in import_targets(db, project, file) {
         if let ImportTarget::File(imported) = target {

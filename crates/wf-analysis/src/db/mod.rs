@@ -30,6 +30,7 @@
 //! retried on a fresh snapshot.
 
 pub mod flow;
+pub mod formats;
 mod names;
 pub mod queries;
 mod shape;
@@ -424,6 +425,21 @@ impl Database {
     /// How many files the project has.
     pub fn file_count(&self) -> usize {
         self.files.len()
+    }
+
+    /// The whole lowered program (for compiling and running): every
+    /// workflow of every file of the project, imported ones included, files
+    /// in path order, then declaration order. Meaningful once
+    /// [`Database::diagnostics`] has no errors.
+    pub fn program(&self) -> wf_model::Program {
+        let mut files = self.files.clone();
+        files.sort_by(|a, b| a.path(self).cmp(b.path(self)));
+        let workflows = files
+            .iter()
+            .flat_map(|&file| queries::lower_file(self, file).workflows.iter())
+            .map(|workflow| (**workflow).clone())
+            .collect();
+        wf_model::Program { workflows }
     }
 }
 

@@ -20,6 +20,7 @@ use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit};
 use wf_model::Workflow;
 use wf_syntax::{Parsed, ast};
 
+use super::formats::{FrontEnd, front_end};
 use super::shape::strip_spans;
 use super::{Project, SourceFile};
 use crate::graph::{self, GraphFacts};
@@ -65,16 +66,12 @@ pub struct LoweredFile {
 /// A file lowered to the model, with its imports.
 #[salsa::tracked(returns(ref))]
 pub fn lower_file(db: &dyn Db, file: SourceFile) -> LoweredFile {
-    let parsed = parse_file(db, file);
     let id = file.id(db);
-    let lowered = crate::lower::lower_parsed(&[(id, parsed)]);
-    let mut positions = BTreeMap::new();
-    let mut seen: HashMap<&str, u32> = HashMap::new();
-    for (i, workflow) in lowered.program.workflows.iter().enumerate() {
-        let n = seen.entry(&workflow.name).or_default();
-        positions.insert((workflow.name.clone(), *n), i);
-        *n += 1;
+    if front_end(file.path(db)) == FrontEnd::Reflex {
+        return super::formats::lower_reflex(id, file.text(db));
     }
+    let parsed = parse_file(db, file);
+    let lowered = crate::lower::lower_parsed(&[(id, parsed)]);
     let imports = parsed
         .file
         .items
@@ -88,17 +85,30 @@ pub fn lower_file(db: &dyn Db, file: SourceFile) -> LoweredFile {
             _ => None,
         })
         .collect();
+    let workflows: Vec<_> = lowered
+        .program
+        .workflows
+        .into_iter()
+        .map(Arc::new)
+        .collect();
     LoweredFile {
-        workflows: lowered
-            .program
-            .workflows
-            .into_iter()
-            .map(Arc::new)
-            .collect(),
-        positions,
+        positions: positions(&workflows),
+        workflows,
         imports,
         diagnostics: lowered.diagnostics,
     }
+}
+
+/// [`LoweredFile::positions`] for a file's workflows.
+pub(super) fn positions(workflows: &[Arc<Workflow>]) -> BTreeMap<(String, u32), usize> {
+    let mut positions = BTreeMap::new();
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    for (i, workflow) in workflows.iter().enumerate() {
+        let n = seen.entry(&workflow.name).or_default();
+        positions.insert((workflow.name.clone(), *n), i);
+        *n += 1;
+    }
+    positions
 }
 
 /// The names of a file's workflows, in order: span-free, so unchanged by
@@ -187,7 +197,7 @@ pub fn import_targets(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Im
         .imports
         .iter()
         .map(
-            |import| match imports::resolve(file.path(db), &import.path, root) {
+            |import| match super::formats::resolve_import(file.path(db), &import.path, root) {
                 Ok(path) => match by_path.get(&path) {
                     Some(&target) => ImportTarget::File(target),
                     None => ImportTarget::Absent(path),
@@ -199,9 +209,13 @@ pub fn import_targets(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Im
 }
 
 /// The workflow names a `call` in `file` may use: the file's own and those
-/// of the files it imports directly.
+/// of the files it imports directly; for a Reflex file, every workflow of
+/// the project (Reflex's registry is flat, see [`super::formats`]).
 #[salsa::tracked(returns(ref))]
 pub fn visible_workflows(db: &dyn Db, project: Project, file: SourceFile) -> BTreeSet<String> {
+    if front_end(file.path(db)) == FrontEnd::Reflex {
+        return published_names(db, project).keys().cloned().collect();
+    }
     let mut names: BTreeSet<String> = workflow_names(db, file).iter().cloned().collect();
     for target in import_targets(db, project, file) {
         if let ImportTarget::File(imported) = target {
@@ -236,6 +250,11 @@ pub fn published_names(db: &dyn Db, project: Project) -> &BTreeMap<String, Vec<S
 /// WF0107-WF0109 for a file's imports.
 #[salsa::tracked(returns(ref))]
 pub fn import_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
+    if front_end(file.path(db)) == FrontEnd::Reflex {
+        // Its imports are implied, not written: a call whose file is
+        // missing is reported as an unknown workflow instead.
+        return Vec::new();
+    }
     let decls = &lower_file(db, file).imports;
     let targets = import_targets(db, project, file);
     let failures = project.load_failures(db);
@@ -306,6 +325,10 @@ pub fn name_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
 /// The `// wfc: allow(…)` comments of a file, and WF0010 for malformed ones.
 #[salsa::tracked(returns(ref))]
 pub fn file_suppressions(db: &dyn Db, file: SourceFile) -> (Vec<Suppression>, Vec<Diagnostic>) {
+    if front_end(file.path(db)) != FrontEnd::Wf {
+        // JSON has no comments to hold suppressions.
+        return (Vec::new(), Vec::new());
+    }
     suppress::collect(file.id(db), file.text(db), parse_file(db, file))
 }
 
@@ -314,7 +337,11 @@ pub fn file_suppressions(db: &dyn Db, file: SourceFile) -> (Vec<Suppression>, Ve
 /// sorted.
 #[salsa::tracked(returns(ref))]
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
-    let mut out = parse_file(db, file).diagnostics.clone();
+    // Other front ends report their syntax errors from `lower_file`.
+    let mut out = match front_end(file.path(db)) {
+        FrontEnd::Wf => parse_file(db, file).diagnostics.clone(),
+        FrontEnd::Reflex => Vec::new(),
+    };
     out.extend(lower_file(db, file).diagnostics.iter().cloned());
     out.extend(import_diagnostics(db, project, file).iter().cloned());
     out.extend(name_diagnostics(db, project, file).iter().cloned());

@@ -1,0 +1,97 @@
+//! Source formats: which front end reads a file, chosen by its extension,
+//! and what the non-`.wf` front ends give the queries.
+//!
+//! `.wf` files go through `wf-syntax` and `crate::lower` (see
+//! [`super::queries::lower_file`]); `.json` files are Reflex workflow
+//! documents read by `wf-reflex`. A new front end (`.dot`) adds a
+//! [`FrontEnd`] variant, a branch in [`front_end`] and a `lower_…`
+//! function here, and the queries dispatch on it the same way.
+//!
+//! Reflex files have no `import` items. Reflex engines register workflows
+//! in one flat registry, so a Reflex file's `invokes` may name any workflow
+//! of the project (see [`super::queries::visible_workflows`]), and each
+//! invoked workflow the file does not define implies the file
+//! `<workflowId>.json` beside it, which the loader reads like an import
+//! (the layout of the Reflex fixtures), so that checking one file finds
+//! the workflows it invokes. An implied file that does not exist is not
+//! reported: the call is then WF0104, unknown workflow.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use wf_diagnostics::FileId;
+
+use super::queries::{LoweredFile, positions};
+use crate::imports::{self, ImportDecl, PathProblem};
+
+/// The front end that reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// The `.wf` language (also the default for unknown extensions, so that
+    /// standard input and extension-less files read as `.wf`).
+    Wf,
+    /// Reflex workflow JSON (`.json`).
+    Reflex,
+}
+
+/// The front end for the file at `path`, by its extension.
+pub fn front_end(path: &Path) -> FrontEnd {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => FrontEnd::Reflex,
+        _ => FrontEnd::Wf,
+    }
+}
+
+/// A Reflex file lowered: its workflow, the implied imports of the
+/// workflows it invokes, and the JSON and schema diagnostics.
+pub fn lower_reflex(file: FileId, text: &str) -> LoweredFile {
+    let parsed = wf_reflex::parse(text, file);
+    let mut imports: Vec<ImportDecl> = Vec::new();
+    for workflow in &parsed.workflows {
+        for call in workflow.nodes.iter().filter_map(|n| n.call.as_ref()) {
+            let defined_here = parsed.workflows.iter().any(|w| w.name == call.workflow);
+            let path = format!("{}.json", call.workflow);
+            if !defined_here && is_file_name(&call.workflow) && !imports.iter().any(|i| i.path == path) {
+                imports.push(ImportDecl {
+                    path,
+                    span: call.workflow_span,
+                    alias: None,
+                });
+            }
+        }
+    }
+    let workflows: Vec<_> = parsed.workflows.into_iter().map(Arc::new).collect();
+    LoweredFile {
+        positions: positions(&workflows),
+        workflows,
+        imports,
+        diagnostics: parsed.diagnostics,
+    }
+}
+
+/// Whether a workflow id can name a file beside the invoking one (no
+/// separators, not `.` or `..`): other ids imply no file.
+fn is_file_name(id: &str) -> bool {
+    !id.is_empty()
+        && id != "."
+        && id != ".."
+        && !id.contains(['/', '\\', ':', '\0'])
+}
+
+/// Resolves an import of the file at `importer`: `.wf` imports by the
+/// language's rules ([`imports::resolve`]); a Reflex file's implied
+/// `<workflowId>.json` beside it.
+pub fn resolve_import(importer: &Path, literal: &str, root: &Path) -> Result<PathBuf, PathProblem> {
+    match front_end(importer) {
+        FrontEnd::Wf => imports::resolve(importer, literal, root),
+        FrontEnd::Reflex => {
+            let dir = importer.parent().unwrap_or(Path::new(""));
+            let resolved = imports::normalize(&dir.join(literal));
+            if imports::is_inside(&resolved, root) {
+                Ok(resolved)
+            } else {
+                Err(PathProblem::EscapesRoot)
+            }
+        }
+    }
+}

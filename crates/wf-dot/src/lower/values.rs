@@ -1,0 +1,192 @@
+//! Typing attribute values per the Attractor attribute tables (Appendix A,
+//! and the handler attributes of section 4).
+//!
+//! In DOT a value is text whether quoted or not (`max_retries=3` and
+//! `max_retries="3"` mean the same), so typing depends on the key. A value
+//! that does not fit its type stays a string: the analysis then reports it
+//! with the attribute checks every format shares (WF0501, WF0502), rather
+//! than the front end guessing.
+
+use wf_diagnostics::{Applicability, Diagnostic, FileId, Fix, Span, codes};
+use wf_model::Value;
+
+use crate::ast::{Id, IdKind};
+
+/// Where an attribute is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// The graph (workflow).
+    Graph,
+    /// A node.
+    Node,
+    /// An edge.
+    Edge,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ty {
+    Int,
+    Bool,
+    Duration,
+}
+
+/// The typed attributes; every other attribute is a string.
+fn type_of(place: Place, key: &str) -> Option<Ty> {
+    Some(match (place, key) {
+        (Place::Graph, "default_max_retry") => Ty::Int,
+        (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles") => Ty::Int,
+        (Place::Node, "goal_gate" | "auto_status" | "allow_partial") => Ty::Bool,
+        (Place::Node, "timeout" | "manager.poll_interval") => Ty::Duration,
+        (Place::Edge, "weight") => Ty::Int,
+        (Place::Edge, "loop_restart") => Ty::Bool,
+        _ => return None,
+    })
+}
+
+/// The model value of `value`, the value of `key` at `place`. Pushes
+/// WF0605 for a duration written without a unit (read as seconds).
+pub fn typed(
+    place: Place,
+    key: &str,
+    value: &Id,
+    file: FileId,
+    out: &mut Vec<Diagnostic>,
+) -> Value {
+    let text = value.text.trim();
+    let fallback = || Value::String(value.text.clone());
+    if value.kind == IdKind::Html {
+        return fallback();
+    }
+    match type_of(place, key) {
+        None => fallback(),
+        Some(Ty::Int) => parse_int(text).map_or_else(fallback, Value::Int),
+        Some(Ty::Bool) => match text {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => fallback(),
+        },
+        Some(Ty::Duration) => {
+            if let Some(ms) = parse_duration(text) {
+                return Value::Duration(ms);
+            }
+            match text.parse::<u64>() {
+                Ok(secs) if secs.checked_mul(1000).is_some() => {
+                    out.push(no_unit(key, value, secs, file));
+                    Value::Duration(secs * 1000)
+                }
+                _ => fallback(),
+            }
+        }
+    }
+}
+
+fn parse_int(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    digits.parse().ok()
+}
+
+/// `Integer ( 'ms' | 's' | 'm' | 'h' | 'd' )` in milliseconds; `None` when
+/// malformed or out of range.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let digits_end = text.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, unit) = text.split_at(digits_end);
+    let factor: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    digits.parse::<u64>().ok()?.checked_mul(factor)
+}
+
+/// WF0605, with a fix that writes the `s` the value is read with.
+fn no_unit(key: &str, value: &Id, secs: u64, file: FileId) -> Diagnostic {
+    // Insert the unit after the digits: before the closing quote of a
+    // quoted value, at the end of a bare one.
+    let at = match value.kind {
+        IdKind::Quoted
+            if value.pieces.len() == 1 && value.span.len() as usize == value.text.len() + 2 =>
+        {
+            Some(value.span.end as usize - 1)
+        }
+        IdKind::Bare => Some(value.span.end as usize),
+        _ => None,
+    };
+    let d = Diagnostic::new(
+        &codes::DOT_DURATION_UNIT,
+        format!("`{key}={secs}` has no unit; it is read as {secs} seconds"),
+        value.span.in_file(file),
+    )
+    .with_primary_label("no unit")
+    .with_help(format!(
+        "write the unit, such as `{secs}s`; implementations disagree about a bare number"
+    ));
+    match at {
+        Some(at) => d.with_fix(Fix::replace(
+            format!("write `{secs}s`"),
+            Span::new(at, at).in_file(file),
+            "s",
+            Applicability::MaybeIncorrect,
+        )),
+        None => d,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(text: &str) -> Id {
+        Id {
+            text: text.into(),
+            kind: IdKind::Bare,
+            span: Span::new(0, text.len()),
+            pieces: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn typing_by_key() {
+        let mut out = Vec::new();
+        let f = FileId(0);
+        assert_eq!(
+            typed(Place::Node, "max_retries", &id("3"), f, &mut out),
+            Value::Int(3)
+        );
+        assert_eq!(
+            typed(Place::Edge, "weight", &id("-1"), f, &mut out),
+            Value::Int(-1)
+        );
+        assert_eq!(
+            typed(Place::Node, "goal_gate", &id("true"), f, &mut out),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            typed(Place::Node, "goal_gate", &id("yes"), f, &mut out),
+            Value::String("yes".into())
+        );
+        assert_eq!(
+            typed(Place::Node, "timeout", &id("15m"), f, &mut out),
+            Value::Duration(900_000)
+        );
+        assert_eq!(
+            typed(Place::Edge, "weight", &id("3"), f, &mut out),
+            Value::Int(3)
+        );
+        assert_eq!(
+            typed(Place::Node, "weight", &id("3"), f, &mut out),
+            Value::String("3".into())
+        );
+        assert!(out.is_empty());
+        assert_eq!(
+            typed(Place::Node, "timeout", &id("300"), f, &mut out),
+            Value::Duration(300_000)
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].code.code, "WF0605");
+        assert_eq!(parse_duration("99999999999999999999d"), None);
+        assert_eq!(parse_duration("1h30m"), None);
+    }
+}

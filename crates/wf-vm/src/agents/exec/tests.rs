@@ -1,0 +1,225 @@
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::*;
+use crate::agent::{Outcome, Status, Write};
+use crate::tools::fixture::{Board, all_edges, context, program};
+
+/// Decides once at the `ask` node with a small blackboard.
+fn decide(agent: &mut ExecAgent) -> Result<Decision, AgentError> {
+    let program = program();
+    let board = Board(vec![
+        ("ticket".into(), json!("T-1")),
+        ("n".into(), json!(1)),
+        ("n".into(), json!(2)),
+    ]);
+    let valid = all_edges(&program, 1);
+    agent.decide(&context(&program, 1, &board, &valid))
+}
+
+fn quick(command: &str) -> ExecAgent {
+    ExecAgent::new(command).with_default_timeout(Duration::from_secs(10))
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("wfc-exec-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn sends_the_documented_context_line() {
+    let dir = scratch("context");
+    let mut agent = quick(
+        r#"read line; printf '%s\n' "$line" > seen.json; echo '{"type":"suspend","reason":"later"}'"#,
+    )
+    .in_dir(&dir);
+    let decision = decide(&mut agent).unwrap();
+    assert_eq!(
+        decision,
+        Decision::Suspend {
+            reason: "later".into()
+        }
+    );
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("seen.json")).unwrap()).unwrap();
+    assert_eq!(
+        seen,
+        json!({
+            "protocol": "wfc-agent",
+            "version": 1,
+            "workflow": "Demo",
+            "node": {
+                "id": "ask", "kind": "human", "label": "Ship it?",
+                "spec": {"prompt": "Ship?"}, "reads": [], "writes": [], "terminal": false
+            },
+            "edges": [
+                {"id": "ask->done", "label": "[A] Approve", "target": "done"},
+                {"id": "ask->stop", "label": "[R] Reject", "target": "stop"}
+            ],
+            "blackboard": {"n": 2, "ticket": "T-1"},
+            "depth": 1, "attempt": 1, "step": 7
+        })
+    );
+}
+
+#[test]
+fn one_process_serves_every_decision() {
+    let mut agent = quick(
+        r#"n=0; while read line; do n=$((n+1)); echo "{\"type\":\"advance\",\"status\":\"success\",\"writes\":[{\"key\":\"n\",\"value\":$n}],\"edge\":\"ask->done\"}"; done"#,
+    );
+    for n in 1..=3 {
+        let want = Decision::Advance(Outcome {
+            writes: vec![Write {
+                key: "n".into(),
+                value: json!(n),
+            }],
+            edge: Some("ask->done".into()),
+            ..Outcome::success()
+        });
+        assert_eq!(decide(&mut agent).unwrap(), want);
+    }
+}
+
+#[test]
+fn blank_lines_before_the_answer_are_ignored() {
+    let mut agent = quick(r#"read line; echo; echo '  '; echo '{"type":"complete"}'"#);
+    assert_eq!(
+        decide(&mut agent).unwrap(),
+        Decision::Complete { writes: vec![] }
+    );
+}
+
+#[test]
+fn a_silent_agent_times_out_instead_of_hanging() {
+    let mut agent = ExecAgent::new("sleep 30").with_default_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let err = decide(&mut agent).unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        err.message,
+        "the agent `sleep 30` did not answer within 300ms"
+    );
+}
+
+#[test]
+fn an_agent_that_never_reads_a_huge_context_times_out() {
+    let program = program();
+    let board = Board(vec![("big".into(), json!("x".repeat(4 << 20)))]);
+    let valid = all_edges(&program, 1);
+    let mut agent = ExecAgent::new("sleep 30").with_default_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let err = agent
+        .decide(&context(&program, 1, &board, &valid))
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(err.message.contains("did not answer within 300ms"), "{err}");
+}
+
+#[test]
+fn a_crashing_agent_reports_its_exit_status() {
+    let mut agent = quick("read line; exit 3");
+    let err = decide(&mut agent).unwrap_err();
+    assert_eq!(
+        err.message,
+        "the agent `read line; exit 3` closed its output without answering \
+         (it exited with status 3)"
+    );
+}
+
+#[test]
+fn a_malformed_answer_is_an_error_naming_the_line() {
+    let mut agent = quick("read line; echo 'sure, go ahead'; sleep 30");
+    let started = Instant::now();
+    let err = decide(&mut agent).unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        err.message.starts_with(
+            "the agent `read line; echo 'sure, go ahead'; sleep 30` answered with something that is not a decision ("
+        ),
+        "{err}"
+    );
+    assert!(
+        err.message.ends_with("the line was: sure, go ahead"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_decision_type_is_an_error() {
+    let mut agent = quick(r#"read line; echo '{"type":"jump","to":"done"}'"#);
+    let err = decide(&mut agent).unwrap_err();
+    assert!(err.message.contains("unknown variant `jump`"), "{err}");
+}
+
+#[test]
+fn a_command_that_cannot_start_is_an_error() {
+    let mut agent = quick("true").in_dir("/nonexistent/wfc/dir");
+    let err = decide(&mut agent).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("could not start the agent `true`: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn after_an_error_the_next_decision_starts_a_fresh_process() {
+    let dir = scratch("restart");
+    let mut agent = quick(
+        r#"if [ -e started ]; then while read l; do echo '{"type":"complete"}'; done; else touch started; exit 1; fi"#,
+    )
+    .in_dir(&dir);
+    assert!(decide(&mut agent).is_err());
+    assert_eq!(
+        decide(&mut agent).unwrap(),
+        Decision::Complete { writes: vec![] }
+    );
+}
+
+#[test]
+fn dropping_the_agent_ends_its_process() {
+    let dir = scratch("drop");
+    // The agent records its pid, then keeps running after stdin closes.
+    let mut agent =
+        quick(r#"echo $$ > pid; read l; echo '{"type":"complete"}'; sleep 30"#).in_dir(&dir);
+    decide(&mut agent).unwrap();
+    let pid = std::fs::read_to_string(dir.join("pid")).unwrap();
+    drop(agent);
+    let alive = std::process::Command::new("kill")
+        .args(["-0", pid.trim()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(!alive, "the agent outlived the ExecAgent");
+}
+
+/// `examples/agents/echo_agent.py` speaks the protocol: success at inner
+/// nodes along the first valid edge, `complete` at terminals.
+#[test]
+fn the_python_example_agent_works() {
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: python3 is not available");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/agents/echo_agent.py");
+    let mut agent = quick(&format!("python3 '{}'", script.display()));
+    let program = program();
+    let board = Board(Vec::new());
+    let valid = all_edges(&program, 1);
+    let at_ask = agent.decide(&context(&program, 1, &board, &valid)).unwrap();
+    let Decision::Advance(outcome) = at_ask else {
+        panic!("{at_ask:?}")
+    };
+    assert_eq!(outcome.status, Status::Success);
+    assert_eq!(outcome.edge.as_deref(), Some("ask->done"));
+    let at_done = agent.decide(&context(&program, 2, &board, &[])).unwrap();
+    assert_eq!(at_done, Decision::Complete { writes: vec![] });
+}

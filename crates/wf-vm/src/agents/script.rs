@@ -1,0 +1,125 @@
+//! `script:FILE`: decisions and human answers from a JSON file, for tests
+//! and reproducible runs. Format (see `docs/runtime.md`):
+//!
+//! ```json
+//! {
+//!   "fallback": "error",
+//!   "nodes": {
+//!     "review": ["[A] Approve", {"type": "suspend", "reason": "wait"}],
+//!     "Release/build": [{"type": "advance", "status": "retry"}]
+//!   }
+//! }
+//! ```
+//!
+//! Each node (by `Workflow/node`, or by node id in any workflow) has a queue
+//! of answers, used in order, one per decision there. An answer is a
+//! decision object (`type`: `advance` with the outcome's fields, `suspend`
+//! with `reason`, `complete` with `writes`) or a string: a human answer,
+//! `advance` with `success` and that preferred label. When a node's queue is
+//! empty, `fallback` decides: `error` (the default: the run fails naming the
+//! node) or `auto` (the [`AutoAgent`](super::AutoAgent)'s answer).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{AutoAgent, node_id};
+use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext, Outcome};
+
+/// What to do when a node's answers run out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptFallback {
+    /// Fail with an agent error naming the node.
+    #[default]
+    Error,
+    /// Answer as the `auto` agent would.
+    Auto,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptFile {
+    #[serde(default)]
+    fallback: ScriptFallback,
+    #[serde(default)]
+    nodes: HashMap<String, Vec<Value>>,
+}
+
+/// The `script:FILE` agent.
+#[derive(Debug, Clone)]
+pub struct ScriptAgent {
+    fallback: ScriptFallback,
+    queues: HashMap<String, VecDeque<Decision>>,
+}
+
+impl ScriptAgent {
+    /// Reads a script file; the error names the file and what is wrong.
+    pub fn from_file(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the script `{}`: {e}", path.display()))?;
+        let value: Value = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "the script `{}` is not JSON: {e} (line {}, column {})",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })?;
+        Self::from_json(&value).map_err(|e| format!("the script `{}`: {e}", path.display()))
+    }
+
+    /// A script from its JSON form.
+    pub fn from_json(value: &Value) -> Result<Self, String> {
+        let file: ScriptFile = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+        let mut queues = HashMap::new();
+        for (node, answers) in file.nodes {
+            let mut q = VecDeque::new();
+            for (i, a) in answers.into_iter().enumerate() {
+                let d = match a {
+                    Value::String(label) => Decision::Advance(Outcome {
+                        preferred_label: Some(label),
+                        ..Outcome::success()
+                    }),
+                    other => serde_json::from_value(other).map_err(|e| {
+                        format!("answer {} for node `{node}` is not a decision: {e}", i + 1)
+                    })?,
+                };
+                q.push_back(d);
+            }
+            queues.insert(node, q);
+        }
+        Ok(ScriptAgent {
+            fallback: file.fallback,
+            queues,
+        })
+    }
+
+    /// How many answers are left, over all nodes.
+    pub fn remaining(&self) -> usize {
+        self.queues.values().map(VecDeque::len).sum()
+    }
+}
+
+impl DecisionAgent for ScriptAgent {
+    fn is_instant(&self) -> bool {
+        true
+    }
+
+    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        let qualified = format!("{}/{}", ctx.str(ctx.workflow.name), node_id(ctx));
+        for key in [qualified.as_str(), node_id(ctx)] {
+            if let Some(d) = self.queues.get_mut(key).and_then(VecDeque::pop_front) {
+                return Ok(d);
+            }
+        }
+        match self.fallback {
+            ScriptFallback::Auto => AutoAgent.decide(ctx),
+            ScriptFallback::Error => Err(AgentError {
+                message: format!("the script has no answer left for node `{qualified}`"),
+            }),
+        }
+    }
+}

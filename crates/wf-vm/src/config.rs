@@ -1,0 +1,104 @@
+//! Engine configuration: run limits and their defaults.
+//!
+//! A workflow's own `limits` (from the IR) override these defaults; see
+//! [`EngineConfig::effective`].
+
+use std::time::Duration;
+
+/// Limits that bound every run, so that no workflow or agent can make the
+/// engine loop, recurse or grow without end (audit UB-01, UB-06, UB-07,
+/// SEC-03).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLimits {
+    /// The most steps (engine loop iterations) a run may take.
+    pub max_steps: u64,
+    /// How often one node (of one workflow, across all frames) may be entered.
+    pub max_visits: u64,
+    /// The deepest call stack (1 = only the root workflow).
+    pub max_depth: u64,
+    /// The longest a run may be actively running (time spent suspended does
+    /// not count).
+    pub wall_clock: Duration,
+    /// The timeout of a node that sets none (not applied to `human` nodes,
+    /// which wait for a person unless they set `timeout`).
+    pub node_timeout: Duration,
+    /// The largest value one write may hold, serialized as JSON.
+    pub max_write_bytes: usize,
+    /// The largest total size of all live blackboard entries, serialized.
+    pub max_blackboard_bytes: usize,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            max_steps: 1_000_000,
+            max_visits: 100_000,
+            max_depth: 1_000,
+            wall_clock: Duration::from_secs(60 * 60),
+            node_timeout: Duration::from_secs(5 * 60),
+            max_write_bytes: 1 << 20,
+            max_blackboard_bytes: 64 << 20,
+        }
+    }
+}
+
+/// How an [`Engine`](crate::Engine) runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineConfig {
+    /// Run limits (defaults; the root workflow's `limits` override them).
+    pub limits: RunLimits,
+    /// With a run directory: write a full snapshot every this many steps
+    /// (0 = only at suspension, completion and failure).
+    pub snapshot_every: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            limits: RunLimits::default(),
+            snapshot_every: 10_000,
+        }
+    }
+}
+
+impl EngineConfig {
+    /// The limits in force for a run of a workflow with these IR `limits`:
+    /// each limit the workflow sets replaces the configured default.
+    pub fn effective(&self, ir: &wf_ir::Limits) -> RunLimits {
+        let mut l = self.limits.clone();
+        if let Some(v) = ir.max_steps {
+            l.max_steps = v;
+        }
+        if let Some(v) = ir.max_visits {
+            l.max_visits = v;
+        }
+        if let Some(v) = ir.max_depth {
+            l.max_depth = v;
+        }
+        if let Some(v) = ir.wall_clock_ms {
+            l.wall_clock = Duration::from_millis(v);
+        }
+        if let Some(v) = ir.default_timeout_ms {
+            l.node_timeout = Duration::from_millis(v);
+        }
+        l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workflow_limits_override_defaults() {
+        let ir = wf_ir::Limits {
+            max_steps: Some(5),
+            wall_clock_ms: Some(250),
+            ..Default::default()
+        };
+        let l = EngineConfig::default().effective(&ir);
+        assert_eq!(l.max_steps, 5);
+        assert_eq!(l.wall_clock, Duration::from_millis(250));
+        assert_eq!(l.max_depth, RunLimits::default().max_depth);
+    }
+}

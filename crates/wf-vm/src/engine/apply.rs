@@ -1,0 +1,435 @@
+//! Applying a decision: writes and their contracts, retries, edge
+//! selection, failure routing, goal gates, completion and return.
+
+use wf_ir::{EdgeIdx, NodeIdx, WorkflowIdx};
+
+use super::Engine;
+use super::step::backoff_delay;
+use crate::agent::{Decision, Outcome, Status, Write};
+use crate::blackboard::{Entry, Phase};
+use crate::contract;
+use crate::event::Event;
+use crate::report::RunStatus;
+use crate::select::select;
+
+impl Engine<'_> {
+    pub(crate) fn apply_decision(&mut self, decision: Decision) {
+        match decision {
+            Decision::Suspend { reason } => {
+                let (wf, node, _) = self.position();
+                if self.out.on() {
+                    let ev = Event::EngineSuspend {
+                        step: self.step,
+                        workflow: self.wf_name(wf),
+                        node: self.node_name(wf, node),
+                        reason: &reason,
+                    };
+                    self.out.emit(&ev);
+                }
+                self.status = RunStatus::Suspended { reason };
+            }
+            Decision::Complete { writes } => {
+                let (wf, node, _) = self.position();
+                let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+                if n.edges.len > 0 {
+                    let reason = format!(
+                        "the agent chose `complete` at node `{}` of workflow `{}`, which is not a terminal (it has {} outgoing edge{})",
+                        self.node_name(wf, node),
+                        self.wf_name(wf),
+                        n.edges.len,
+                        if n.edges.len == 1 { "" } else { "s" }
+                    );
+                    self.fail_run(reason);
+                    return;
+                }
+                let mut outcome = Outcome::success();
+                outcome.writes = writes;
+                self.apply_advance(outcome, false);
+            }
+            Decision::Advance(outcome) => self.apply_advance(outcome, false),
+        }
+    }
+
+    /// Checks writes against the node's contract and the size limits;
+    /// nothing is written here.
+    fn stage(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        writes: Vec<Write>,
+        trusted: bool,
+    ) -> Result<Vec<Entry>, String> {
+        let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let mut staged = Vec::with_capacity(writes.len());
+        let mut total = self.bb_bytes;
+        for w in writes {
+            let size = contract::serialized_size(&w.value);
+            contract::check_write(
+                self.program,
+                ir_node,
+                &w.key,
+                &w.value,
+                size,
+                self.limits.max_write_bytes,
+                trusted,
+            )?;
+            total += size;
+            if total > self.limits.max_blackboard_bytes {
+                return Err(format!(
+                    "write to `{}` rejected: the blackboard would hold {total} bytes, over the limit of {}",
+                    w.key, self.limits.max_blackboard_bytes
+                ));
+            }
+            staged.push(Entry {
+                key: self.keys.intern(&w.key),
+                value: w.value,
+                node,
+                step: self.step,
+                size: size as u32,
+            });
+        }
+        Ok(staged)
+    }
+
+    fn append(&mut self, staged: Vec<Entry>) -> usize {
+        let depth = self.frames.len();
+        let frame = self.frames.last_mut().expect("the root frame is never popped");
+        let first = frame.entries.len();
+        for e in staged {
+            self.bb_bytes += e.size as usize;
+            frame.push(e, depth, &mut self.visible);
+        }
+        first
+    }
+
+    /// Applies an outcome at the current node (`trusted`: from the tool
+    /// runner, whose output keys need not be declared).
+    pub(crate) fn apply_advance(&mut self, mut outcome: Outcome, trusted: bool) {
+        let (wf, node, depth) = self.position();
+        let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let writes = std::mem::take(&mut outcome.writes);
+        let staged = if writes.is_empty() {
+            Vec::new()
+        } else {
+            match self.stage(wf, node, writes, trusted) {
+                Ok(s) => s,
+                Err(reason) => {
+                    outcome.status = Status::Fail;
+                    outcome.failure_reason = Some(reason);
+                    Vec::new()
+                }
+            }
+        };
+        if matches!(outcome.status, Status::Retry | Status::Fail) {
+            let max = ir_node
+                .engine
+                .retries
+                .unwrap_or(self.info[wf.0 as usize].default_retries);
+            let attempt = self.frames[depth - 1].attempt;
+            let reason = outcome.failure_reason.clone().unwrap_or_else(|| {
+                if outcome.status == Status::Retry {
+                    "the node asked for a retry".into()
+                } else {
+                    "the node failed".into()
+                }
+            });
+            if attempt <= max {
+                self.record_failure(wf, node, format!("attempt {attempt} of {}: {reason}", max + 1));
+                let seed = self.step ^ (u64::from(node.0) << 32) ^ u64::from(wf.0);
+                let delay = backoff_delay(ir_node.engine.backoff.as_ref(), attempt, seed);
+                if !self.out.replaying {
+                    (self.sleeper)(delay);
+                }
+                self.frames[depth - 1].attempt += 1;
+                if self.out.on() {
+                    let ev = Event::NodeRetry {
+                        step: self.step,
+                        workflow: self.wf_name(wf),
+                        node: self.node_name(wf, node),
+                        depth,
+                        attempt: attempt + 1,
+                        delay_ms: delay.as_millis() as u64,
+                        reason: &reason,
+                    };
+                    self.out.emit(&ev);
+                }
+                return;
+            }
+            if outcome.status == Status::Retry {
+                if ir_node.engine.allow_partial {
+                    outcome.status = Status::PartialSuccess;
+                    outcome.notes = Some("retries exhausted, partial accepted".into());
+                } else {
+                    outcome.status = Status::Fail;
+                    outcome.failure_reason = Some(if max > 0 {
+                        format!("max retries exceeded ({max}): {reason}")
+                    } else {
+                        format!("{reason}, but the node has no retries")
+                    });
+                }
+            }
+        }
+        let status = outcome.status;
+        if status == Status::Fail {
+            let reason = outcome
+                .failure_reason
+                .clone()
+                .unwrap_or_else(|| "the node failed".into());
+            self.record_failure(wf, node, reason);
+        }
+        if ir_node.engine.goal_gate {
+            self.frames[depth - 1].record_gate(node, status);
+        }
+        if ir_node.edges.len == 0 {
+            if status == Status::Fail {
+                let first = self.append(staged);
+                self.route_failure(&outcome, first);
+            } else {
+                self.complete(staged);
+            }
+            return;
+        }
+        // The node's writes are visible to its outgoing guards.
+        let first = self.append(staged);
+        let label = outcome.preferred_label.as_deref();
+        if self.valid_guarded && !self.compute_valid(wf, node, status.as_str(), label) {
+            return;
+        }
+        let workflow = &self.program.workflows[wf.0 as usize];
+        let chosen = match &outcome.edge {
+            Some(id) => {
+                let found = self
+                    .valid
+                    .iter()
+                    .copied()
+                    .find(|e| self.program.str(workflow.edges[e.0 as usize].id) == id);
+                if found.is_none() {
+                    self.emit_writes(depth, first, node);
+                    let valid: Vec<&str> = self
+                        .valid
+                        .iter()
+                        .map(|e| self.program.str(workflow.edges[e.0 as usize].id))
+                        .collect();
+                    let reason = format!(
+                        "the agent chose edge `{id}` at node `{}` of workflow `{}`, which is not a valid edge there (valid: {})",
+                        self.node_name(wf, node),
+                        self.wf_name(wf),
+                        if valid.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            valid.join(", ")
+                        }
+                    );
+                    self.fail_run(reason);
+                    return;
+                }
+                found
+            }
+            None if status == Status::Fail => {
+                let guarded: Vec<EdgeIdx> = self
+                    .valid
+                    .iter()
+                    .copied()
+                    .filter(|e| workflow.edges[e.0 as usize].guard.is_some())
+                    .collect();
+                select(self.program, workflow, &self.info[wf.0 as usize].labels, &guarded, &outcome)
+            }
+            None => select(
+                self.program,
+                workflow,
+                &self.info[wf.0 as usize].labels,
+                &self.valid,
+                &outcome,
+            ),
+        };
+        let Some(edge) = chosen else {
+            if status == Status::Fail {
+                self.route_failure(&outcome, first);
+            } else {
+                self.emit_writes(depth, first, node);
+                let reason = format!(
+                    "no valid edge leaves node `{}` of workflow `{}` for outcome `{}`{}",
+                    self.node_name(wf, node),
+                    self.wf_name(wf),
+                    status.as_str(),
+                    label.map(|l| format!(" (preferred label `{l}`)")).unwrap_or_default()
+                );
+                self.fail_run(reason);
+            }
+            return;
+        };
+        let e = &workflow.edges[edge.0 as usize];
+        if self.out.on() {
+            let ev = Event::NodeExit {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth,
+                status,
+            };
+            self.out.emit(&ev);
+            let ev = Event::EdgeTraverse {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                edge: self.program.str(e.id),
+                from: self.node_name(wf, node),
+                to: self.node_name(wf, e.to),
+                depth,
+            };
+            self.out.emit(&ev);
+        }
+        self.emit_writes(depth, first, node);
+        self.move_to(e.to);
+    }
+
+    /// Moves the current frame to `target` and enters it.
+    fn move_to(&mut self, target: NodeIdx) {
+        let f = self.frames.last_mut().expect("the root frame is never popped");
+        f.node = target;
+        f.phase = Phase::Entered;
+        f.attempt = 1;
+        self.enter_node();
+    }
+
+    /// A failed node with no matching edge: its `retry_target`, else its
+    /// `fallback_retry_target`, else the run fails.
+    fn route_failure(&mut self, outcome: &Outcome, first: usize) {
+        let (wf, node, depth) = self.position();
+        let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let reason = outcome
+            .failure_reason
+            .as_deref()
+            .unwrap_or("the node failed");
+        if self.out.on() {
+            let ev = Event::NodeExit {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth,
+                status: Status::Fail,
+            };
+            self.out.emit(&ev);
+        }
+        self.emit_writes(depth, first, node);
+        match n.engine.retry_target.or(n.engine.fallback_retry_target) {
+            Some(target) => self.move_to(target),
+            None => {
+                let reason = format!(
+                    "node `{}` of workflow `{}` failed: {reason}; no edge condition matched the failure and the node has no retry_target",
+                    self.node_name(wf, node),
+                    self.wf_name(wf)
+                );
+                self.fail_run(reason);
+            }
+        }
+    }
+
+    /// Completes the current workflow at its terminal: goal gates, then the
+    /// writes, then `engine:complete` or the return to the caller.
+    fn complete(&mut self, staged: Vec<Entry>) {
+        let (wf, node, depth) = self.position();
+        let frame = &self.frames[depth - 1];
+        let unsatisfied = frame
+            .gates
+            .iter()
+            .find(|(_, s)| !matches!(s, Status::Success | Status::PartialSuccess))
+            .copied();
+        if let Some((gate, status)) = unsatisfied {
+            let workflow = &self.program.workflows[wf.0 as usize];
+            let g = &workflow.nodes[gate.0 as usize].engine;
+            let target = g
+                .retry_target
+                .or(g.fallback_retry_target)
+                .or(workflow.retry_target)
+                .or(workflow.fallback_retry_target);
+            let what = format!(
+                "goal gate `{}` of workflow `{}` is unsatisfied (its last outcome was `{}`)",
+                self.node_name(wf, gate),
+                self.wf_name(wf),
+                status.as_str()
+            );
+            match target {
+                Some(t) => {
+                    let reason = format!("{what}; retrying at `{}`", self.node_name(wf, t));
+                    self.record_failure(wf, node, reason);
+                    if self.out.on() {
+                        let ev = Event::NodeExit {
+                            step: self.step,
+                            workflow: self.wf_name(wf),
+                            node: self.node_name(wf, node),
+                            depth,
+                            status: Status::Fail,
+                        };
+                        self.out.emit(&ev);
+                    }
+                    self.move_to(t);
+                }
+                None => self.fail_run(format!("{what} and no retry target is set")),
+            }
+            return;
+        }
+        let first = self.append(staged);
+        self.emit_writes(depth, first, node);
+        if depth == 1 {
+            if self.out.on() {
+                self.out.emit(&Event::EngineComplete { step: self.step });
+            }
+            self.status = RunStatus::Completed;
+            return;
+        }
+        self.pop();
+    }
+
+    /// Returns from the current frame: the return map into the caller, then
+    /// `workflow:pop` and `node:enter` at the call node.
+    fn pop(&mut self) {
+        let child = self.frames.pop().expect("depth > 1");
+        self.visible.pop(&child);
+        self.bb_bytes -= child.bytes;
+        let depth = self.frames.len();
+        let parent = self.frames.last_mut().expect("depth > 1");
+        let (wf, node) = (parent.workflow, parent.node);
+        let call_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let first = parent.entries.len();
+        if let Some(call) = &call_node.call {
+            for m in &call.return_map {
+                if let Some(v) = child.get(m.child.0) {
+                    let size = contract::serialized_size(v);
+                    self.bb_bytes += size;
+                    parent.push(
+                        Entry {
+                            key: m.parent.0,
+                            value: v.clone(),
+                            node,
+                            step: self.step,
+                            size: size as u32,
+                        },
+                        depth,
+                        &mut self.visible,
+                    );
+                }
+            }
+        }
+        parent.phase = Phase::Returned;
+        parent.attempt = 1;
+        self.emit_writes(depth, first, node);
+        if self.out.on() {
+            let ev = Event::WorkflowPop {
+                step: self.step,
+                workflow: self.wf_name(child.workflow),
+                caller: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth: depth + 1,
+            };
+            self.out.emit(&ev);
+            let ev = Event::NodeEnter {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth,
+            };
+            self.out.emit(&ev);
+        }
+        self.spare.push(child);
+    }
+}

@@ -1,0 +1,470 @@
+//! The engine: a loop over the IR tables (see the crate docs for the API
+//! and `docs/runtime.md` for the semantics).
+
+mod apply;
+mod snapshot;
+mod step;
+#[cfg(test)]
+mod tests;
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use wf_ir::{EdgeIdx, IrProgram, NodeIdx, Opcode, WorkflowIdx};
+
+use crate::agent::{Decision, DecisionAgent, Outcome, ToolRunner};
+use crate::blackboard::{Blackboard, Entry, Frame, KeyTable, Visible};
+use crate::config::{EngineConfig, RunLimits};
+use crate::contract;
+use crate::event::{Event, EventSink};
+use crate::guard::Regexes;
+use crate::persist::{PersistError, RunDir, RunLog};
+use crate::report::{FailureRecord, Report, RunStatus};
+use crate::select::normalize_label;
+
+pub use snapshot::{
+    EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot, SNAPSHOT_FORMAT, Snapshot,
+    VisitSnapshot,
+};
+
+/// Why an engine could not be built or restored.
+#[derive(Debug)]
+pub enum EngineError {
+    /// The program cannot run (an invalid regular expression, no such
+    /// workflow, …).
+    Program(String),
+    /// A snapshot does not fit the program.
+    Snapshot(String),
+    /// The run directory could not be read or written.
+    Persist(PersistError),
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::Program(m) => write!(f, "cannot run the program: {m}"),
+            EngineError::Snapshot(m) => write!(f, "the snapshot does not fit the program: {m}"),
+            EngineError::Persist(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<PersistError> for EngineError {
+    fn from(e: PersistError) -> Self {
+        EngineError::Persist(e)
+    }
+}
+
+/// What one step ran on: recorded in the run log, re-applied on resume.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "input", rename_all = "snake_case")]
+pub enum StepInput {
+    /// The engine acted alone (a call node pushed its callee).
+    Engine,
+    /// The agent's decision, after the engine's timeout check (an agent
+    /// slower than the node timeout is recorded as the failure it caused).
+    Decision {
+        /// The decision.
+        decision: Decision,
+    },
+    /// A tool node's outcome (from the tool runner, or the refusal).
+    Tool {
+        /// The outcome.
+        outcome: Outcome,
+    },
+    /// The agent failed to decide.
+    AgentError {
+        /// Its message.
+        message: String,
+    },
+    /// The run was stopped by a limit that depends on time.
+    Abort {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Per-workflow tables computed once.
+pub(crate) struct WfInfo {
+    /// Normalised edge labels, by edge index.
+    pub labels: Vec<Option<Box<str>>>,
+    /// Offset of this workflow's nodes in the visit counters.
+    pub visit_base: usize,
+    pub max_visits: u64,
+    pub default_retries: u32,
+    pub default_timeout: Duration,
+}
+
+/// Where events go: a sink, the run log, both or neither.
+pub(crate) struct Outputs<'p> {
+    pub sink: Option<Box<dyn EventSink + 'p>>,
+    pub log: Option<RunLog>,
+    /// Re-applying logged steps on resume: nothing is emitted again.
+    pub replaying: bool,
+}
+
+impl Outputs<'_> {
+    #[inline]
+    pub fn on(&self) -> bool {
+        !self.replaying && (self.sink.is_some() || self.log.is_some())
+    }
+
+    pub fn emit(&mut self, event: &Event<'_>) {
+        if self.replaying {
+            return;
+        }
+        if let Some(s) = &mut self.sink {
+            s.emit(event);
+        }
+        if let Some(l) = &mut self.log {
+            l.add_event(event);
+        }
+    }
+}
+
+/// Runs one workflow of a verified program.
+///
+/// ```no_run
+/// # use wf_vm::{Engine, EngineConfig, agents::AutoAgent};
+/// # fn demo(program: &wf_ir::IrProgram) -> Result<(), wf_vm::EngineError> {
+/// let wf = program.workflow_by_name("Release").expect("exists");
+/// let mut engine = Engine::new(program, wf, EngineConfig::default())?;
+/// let report = engine.run(&mut AutoAgent::new());
+/// println!("{}: {} steps", report.status.name(), report.steps);
+/// # Ok(()) }
+/// ```
+pub struct Engine<'p> {
+    pub(crate) program: &'p IrProgram,
+    pub(crate) root: WorkflowIdx,
+    pub(crate) config: EngineConfig,
+    pub(crate) limits: RunLimits,
+    pub(crate) info: Vec<WfInfo>,
+    pub(crate) regexes: Regexes,
+    pub(crate) keys: KeyTable,
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) visible: Visible,
+    /// Popped frames kept for reuse (no allocation per call in the loop).
+    pub(crate) spare: Vec<Frame>,
+    pub(crate) visits: Vec<u32>,
+    pub(crate) step: u64,
+    pub(crate) status: RunStatus,
+    pub(crate) started: bool,
+    pub(crate) failures: Vec<FailureRecord>,
+    pub(crate) elapsed: Duration,
+    pub(crate) clock_mark: Option<Instant>,
+    pub(crate) bb_bytes: usize,
+    pub(crate) valid: Vec<EdgeIdx>,
+    /// Whether a guard took part in computing `valid` (else the set
+    /// cannot change with the outcome and is not computed again).
+    pub(crate) valid_guarded: bool,
+    pub(crate) out: Outputs<'p>,
+    pub(crate) tools: Option<Box<dyn ToolRunner + 'p>>,
+    pub(crate) sleeper: Box<dyn FnMut(Duration) + 'p>,
+}
+
+impl<'p> Engine<'p> {
+    /// An engine at the entry of workflow `root`, not started yet. Fails when
+    /// a guard's regular expression does not compile or `root` is out of
+    /// range.
+    pub fn new(
+        program: &'p IrProgram,
+        root: WorkflowIdx,
+        config: EngineConfig,
+    ) -> Result<Self, EngineError> {
+        let Some(root_wf) = program.workflows.get(root.0 as usize) else {
+            return Err(EngineError::Program(format!(
+                "no workflow with index {}",
+                root.0
+            )));
+        };
+        let regexes = Regexes::new(program).map_err(EngineError::Program)?;
+        let limits = config.effective(&root_wf.limits);
+        let mut info = Vec::with_capacity(program.workflows.len());
+        let mut base = 0;
+        for wf in &program.workflows {
+            let labels = wf
+                .edges
+                .iter()
+                .map(|e| e.label.map(|l| normalize_label(program.str(l)).into()))
+                .collect();
+            info.push(WfInfo {
+                labels,
+                visit_base: base,
+                max_visits: wf.limits.max_visits.unwrap_or(limits.max_visits),
+                default_retries: wf.limits.default_retries.unwrap_or(0),
+                default_timeout: wf
+                    .limits
+                    .default_timeout_ms
+                    .map(Duration::from_millis)
+                    .unwrap_or(limits.node_timeout),
+            });
+            base += wf.nodes.len();
+        }
+        Ok(Engine {
+            program,
+            root,
+            limits,
+            info,
+            regexes,
+            keys: KeyTable::new(program),
+            frames: vec![Frame::new(root, root_wf.entry)],
+            visible: Visible::default(),
+            spare: Vec::new(),
+            visits: vec![0; base],
+            step: 0,
+            status: RunStatus::Running,
+            started: false,
+            failures: Vec::new(),
+            elapsed: Duration::ZERO,
+            clock_mark: None,
+            bb_bytes: 0,
+            valid: Vec::new(),
+            valid_guarded: false,
+            out: Outputs {
+                sink: None,
+                log: None,
+                replaying: false,
+            },
+            tools: None,
+            sleeper: Box::new(std::thread::sleep),
+            config,
+        })
+    }
+
+    /// Sends every event to `sink` (events are not built without a sink or
+    /// a run directory).
+    pub fn set_event_sink(&mut self, sink: Box<dyn EventSink + 'p>) {
+        self.out.sink = Some(sink);
+    }
+
+    /// Runs `tool` nodes with `runner` (`--allow-tools`); without one a tool
+    /// node fails with a refusal.
+    pub fn set_tool_runner(&mut self, runner: Box<dyn ToolRunner + 'p>) {
+        self.tools = Some(runner);
+    }
+
+    /// Replaces `std::thread::sleep` for retry backoff delays (tests pass a
+    /// function that records the delay instead of waiting).
+    pub fn set_sleeper(&mut self, sleeper: Box<dyn FnMut(Duration) + 'p>) {
+        self.sleeper = sleeper;
+    }
+
+    /// Writes an input value into the root frame before the run starts
+    /// (`--set key=value`), attributed to the entry node at step 0. Call it
+    /// before [`Engine::persist_to`] so the first snapshot holds it.
+    pub fn set_input(&mut self, key: &str, value: Value) -> Result<(), String> {
+        if self.started {
+            return Err("inputs can only be set before the run starts".into());
+        }
+        if contract::is_reserved(key) {
+            return Err(format!(
+                "`{key}` is reserved for the runtime (keys starting with `_` or `internal.`)"
+            ));
+        }
+        let size = contract::serialized_size(&value);
+        if size > self.limits.max_write_bytes {
+            return Err(format!(
+                "the value of `{key}` is {size} bytes, over the limit of {}",
+                self.limits.max_write_bytes
+            ));
+        }
+        let key = self.keys.intern(key);
+        let node = self.frames[0].node;
+        self.bb_bytes += size;
+        self.frames[0].push(
+            Entry {
+                key,
+                value,
+                node,
+                step: 0,
+                size: size as u32,
+            },
+            1,
+            &mut self.visible,
+        );
+        Ok(())
+    }
+
+    /// Makes the run durable in `dir` (see [`RunDir`]): writes the first
+    /// snapshot now, then appends one log record per step.
+    pub fn persist_to(&mut self, dir: RunDir) -> Result<(), EngineError> {
+        let snap = self.snapshot();
+        dir.write_snapshot(&snap)?;
+        self.out.log = Some(dir.open_log()?);
+        Ok(())
+    }
+
+    /// Restores the run in `dir`: its last snapshot, then the steps logged
+    /// after it (their recorded decisions are re-applied, the agent is not
+    /// asked and nothing is logged twice); a torn last log line (a process
+    /// killed mid-write) is dropped. The run continues logging to `dir`.
+    pub fn resume(
+        program: &'p IrProgram,
+        dir: RunDir,
+        config: EngineConfig,
+    ) -> Result<Self, EngineError> {
+        let snap = dir.read_snapshot()?;
+        let mut engine = Engine::restore(program, &snap, config)?;
+        let records = dir.read_log_after(snap.step)?;
+        engine.out.replaying = true;
+        for (line, record) in records {
+            if record.step != engine.step {
+                return Err(EngineError::Snapshot(format!(
+                    "log line {line} records step {} where step {} was expected",
+                    record.step, engine.step
+                )));
+            }
+            if engine.status.is_final() {
+                return Err(EngineError::Snapshot(format!(
+                    "log line {line} records a step after the run ended"
+                )));
+            }
+            if matches!(engine.status, RunStatus::Suspended { .. }) {
+                engine.status = RunStatus::Running;
+            }
+            engine
+                .do_step(step::Source::Replay(record.input))
+                .map_err(|m| EngineError::Snapshot(format!("log line {line}: {m}")))?;
+            engine.step += 1;
+        }
+        engine.out.replaying = false;
+        engine.out.log = Some(dir.open_log()?);
+        Ok(engine)
+    }
+
+    /// Runs until the run completes, suspends or fails, and reports. On a
+    /// suspended run, asks the agent again at the node it suspended at.
+    pub fn run(&mut self, agent: &mut dyn DecisionAgent) -> Report {
+        while self.step(agent) == &RunStatus::Running {}
+        self.report()
+    }
+
+    /// Runs at most `budget` steps: [`RunStatus::Yielded`] when the run
+    /// could go on, else its status.
+    pub fn run_for(&mut self, agent: &mut dyn DecisionAgent, budget: u64) -> RunStatus {
+        for _ in 0..budget {
+            if self.step(agent) != &RunStatus::Running {
+                return self.status.clone();
+            }
+        }
+        self.clock_mark = None;
+        RunStatus::Yielded
+    }
+
+    /// Runs one step and returns the status after it. A finished run stays
+    /// finished; a suspended run goes on (the agent is asked again).
+    pub fn step(&mut self, agent: &mut dyn DecisionAgent) -> &RunStatus {
+        if self.status.is_final() {
+            return &self.status;
+        }
+        if matches!(self.status, RunStatus::Suspended { .. }) {
+            self.status = RunStatus::Running;
+        }
+        if let Err(m) = self.do_step(step::Source::Live(agent)) {
+            // Only replayed inputs can mismatch; a live step cannot.
+            self.fail_run(m);
+        }
+        self.step += 1;
+        self.finish_step();
+        &self.status
+    }
+
+    /// Writes the step's log record and, when due, a snapshot.
+    fn finish_step(&mut self) {
+        let done = self.status != RunStatus::Running;
+        if done {
+            self.clock_mark = None;
+        }
+        let Some(log) = &mut self.out.log else { return };
+        if let Err(e) = log.commit(self.step - 1) {
+            let reason = format!("could not append to the run log: {e}");
+            self.out.log = None;
+            self.fail_run(reason);
+            return;
+        }
+        let every = self.config.snapshot_every;
+        if done || (every > 0 && self.step.is_multiple_of(every)) {
+            if let Err(e) = log.sync() {
+                let reason = format!("could not sync the run log: {e}");
+                self.out.log = None;
+                self.fail_run(reason);
+                return;
+            }
+            let snap = self.snapshot();
+            let result = self
+                .out
+                .log
+                .as_ref()
+                .map(|l| l.dir().write_snapshot(&snap));
+            if let Some(Err(e)) = result {
+                self.out.log = None;
+                self.fail_run(format!("could not write the snapshot: {e}"));
+            }
+        }
+    }
+
+    /// The status now.
+    pub fn status(&self) -> &RunStatus {
+        &self.status
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.step
+    }
+
+    /// The scoped blackboard as the current frame sees it.
+    pub fn blackboard(&self) -> Blackboard<'_> {
+        Blackboard {
+            program: self.program,
+            frames: &self.frames,
+            visible: &self.visible,
+            keys: &self.keys,
+        }
+    }
+
+    /// The current workflow and node, and the call depth.
+    pub fn position(&self) -> (WorkflowIdx, NodeIdx, usize) {
+        let f = self.frames.last().expect("the root frame is never popped");
+        (f.workflow, f.node, self.frames.len())
+    }
+
+    /// The failure trace so far.
+    pub fn failures(&self) -> &[FailureRecord] {
+        &self.failures
+    }
+
+    /// The report: status, steps, time, the root frame's blackboard (latest
+    /// value per key) and the failure trace.
+    pub fn report(&self) -> Report {
+        let root = &self.frames[0];
+        let mut blackboard = Map::new();
+        for e in &root.entries {
+            blackboard.insert(self.keys.name(e.key).to_owned(), e.value.clone());
+        }
+        Report {
+            status: self.status.clone(),
+            steps: self.step,
+            elapsed_ms: self.elapsed_now().as_millis() as u64,
+            blackboard,
+            failures: self.failures.clone(),
+        }
+    }
+
+    pub(crate) fn elapsed_now(&self) -> Duration {
+        self.elapsed + self.clock_mark.map(|m| m.elapsed()).unwrap_or_default()
+    }
+
+    /// The timeout of `node` (`None`: a human node without its own).
+    pub(crate) fn node_timeout(&self, wf: WorkflowIdx, node: NodeIdx) -> Option<Duration> {
+        let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        match (n.engine.timeout_ms, n.op) {
+            (Some(ms), _) => Some(Duration::from_millis(ms)),
+            (None, Opcode::Human) => None,
+            (None, _) => Some(self.info[wf.0 as usize].default_timeout),
+        }
+    }
+}

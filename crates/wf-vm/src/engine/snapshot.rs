@@ -1,0 +1,297 @@
+//! The engine's state as a serialisable snapshot, and back.
+
+use std::time::Duration;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wf_ir::{IrProgram, NodeIdx, WorkflowIdx};
+
+use super::{Engine, EngineError};
+use crate::agent::Status;
+use crate::blackboard::{Entry, Frame, Phase};
+use crate::config::{EngineConfig, RunLimits};
+use crate::contract::serialized_size;
+use crate::report::{FailureRecord, RunStatus};
+
+/// The value of [`Snapshot::format`].
+pub const SNAPSHOT_FORMAT: &str = "wfc-run-snapshot";
+
+/// A full, self-contained picture of a run (`snapshot.json` of a run
+/// directory; see `docs/runtime.md`). Names, not indices, so a snapshot is
+/// readable and checked against the program on restore.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    /// Always `"wfc-run-snapshot"`.
+    pub format: String,
+    /// Always 1.
+    pub version: u32,
+    /// The root workflow's name.
+    pub workflow: String,
+    /// Steps taken: the log's records from this step on come after it.
+    pub step: u64,
+    /// Whether the first `node:enter` has happened.
+    pub started: bool,
+    /// The status.
+    pub status: RunStatus,
+    /// Active running time so far, in milliseconds.
+    pub elapsed_ms: u64,
+    /// The limits in force (a resumed run keeps them).
+    pub limits: LimitsSnapshot,
+    /// The call stack, root first.
+    pub frames: Vec<FrameSnapshot>,
+    /// Visit counts of the nodes entered at least once.
+    pub visits: Vec<VisitSnapshot>,
+    /// The failure trace.
+    pub failures: Vec<FailureRecord>,
+}
+
+/// [`RunLimits`] with durations in milliseconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct LimitsSnapshot {
+    pub max_steps: u64,
+    pub max_visits: u64,
+    pub max_depth: u64,
+    pub wall_clock_ms: u64,
+    pub node_timeout_ms: u64,
+    pub max_write_bytes: usize,
+    pub max_blackboard_bytes: usize,
+}
+
+/// One call frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameSnapshot {
+    /// The workflow's name.
+    pub workflow: String,
+    /// The current node's id (for a caller: the call node).
+    pub node: String,
+    /// `entered` (not decided yet) or `returned` (a call whose callee
+    /// completed).
+    pub phase: String,
+    /// The attempt at the node (1 = first).
+    pub attempt: u32,
+    /// The local blackboard, oldest first.
+    pub entries: Vec<EntrySnapshot>,
+    /// Goal-gate outcomes recorded in this frame.
+    pub gates: Vec<GateSnapshot>,
+}
+
+/// One blackboard entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntrySnapshot {
+    /// The key.
+    pub key: String,
+    /// The value.
+    pub value: Value,
+    /// The node that wrote it.
+    pub node: String,
+    /// The step that wrote it.
+    pub step: u64,
+}
+
+/// A goal gate's latest outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateSnapshot {
+    /// The gate node's id.
+    pub node: String,
+    /// Its latest status.
+    pub status: Status,
+}
+
+/// How often a node was entered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VisitSnapshot {
+    /// The workflow's name.
+    pub workflow: String,
+    /// The node's id.
+    pub node: String,
+    /// Entries so far.
+    pub count: u32,
+}
+
+fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Entered => "entered",
+        Phase::Returned => "returned",
+    }
+}
+
+impl<'p> Engine<'p> {
+    /// The run's state now.
+    pub fn snapshot(&self) -> Snapshot {
+        let l = &self.limits;
+        let frames = self
+            .frames
+            .iter()
+            .map(|f| FrameSnapshot {
+                workflow: self.wf_name(f.workflow).to_owned(),
+                node: self.node_name(f.workflow, f.node).to_owned(),
+                phase: phase_name(f.phase).to_owned(),
+                attempt: f.attempt,
+                entries: f
+                    .entries
+                    .iter()
+                    .map(|e| EntrySnapshot {
+                        key: self.keys.name(e.key).to_owned(),
+                        value: e.value.clone(),
+                        node: self.node_name(f.workflow, e.node).to_owned(),
+                        step: e.step,
+                    })
+                    .collect(),
+                gates: f
+                    .gates
+                    .iter()
+                    .map(|&(n, status)| GateSnapshot {
+                        node: self.node_name(f.workflow, n).to_owned(),
+                        status,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut visits = Vec::new();
+        for (w, info) in self.info.iter().enumerate() {
+            let wf = WorkflowIdx(w as u32);
+            let n = self.program.workflows[w].nodes.len();
+            for i in 0..n {
+                let count = self.visits[info.visit_base + i];
+                if count > 0 {
+                    visits.push(VisitSnapshot {
+                        workflow: self.wf_name(wf).to_owned(),
+                        node: self.node_name(wf, NodeIdx(i as u32)).to_owned(),
+                        count,
+                    });
+                }
+            }
+        }
+        Snapshot {
+            format: SNAPSHOT_FORMAT.to_owned(),
+            version: 1,
+            workflow: self.wf_name(self.root).to_owned(),
+            step: self.step,
+            started: self.started,
+            status: self.status.clone(),
+            elapsed_ms: self.elapsed_now().as_millis() as u64,
+            limits: LimitsSnapshot {
+                max_steps: l.max_steps,
+                max_visits: l.max_visits,
+                max_depth: l.max_depth,
+                wall_clock_ms: l.wall_clock.as_millis() as u64,
+                node_timeout_ms: l.node_timeout.as_millis() as u64,
+                max_write_bytes: l.max_write_bytes,
+                max_blackboard_bytes: l.max_blackboard_bytes,
+            },
+            frames,
+            visits,
+            failures: self.failures.clone(),
+        }
+    }
+
+    /// An engine in the state `snap` describes; every name is checked
+    /// against `program`. The snapshot's limits replace `config.limits`.
+    pub fn restore(
+        program: &'p IrProgram,
+        snap: &Snapshot,
+        mut config: EngineConfig,
+    ) -> Result<Self, EngineError> {
+        let bad = |m: String| EngineError::Snapshot(m);
+        if snap.format != SNAPSHOT_FORMAT || snap.version != 1 {
+            return Err(bad(format!(
+                "unknown snapshot format `{}` version {}",
+                snap.format, snap.version
+            )));
+        }
+        let root = program
+            .workflow_by_name(&snap.workflow)
+            .ok_or_else(|| bad(format!("no workflow `{}`", snap.workflow)))?;
+        let l = &snap.limits;
+        config.limits = RunLimits {
+            max_steps: l.max_steps,
+            max_visits: l.max_visits,
+            max_depth: l.max_depth,
+            wall_clock: Duration::from_millis(l.wall_clock_ms),
+            node_timeout: Duration::from_millis(l.node_timeout_ms),
+            max_write_bytes: l.max_write_bytes,
+            max_blackboard_bytes: l.max_blackboard_bytes,
+        };
+        // The root workflow's own limits were already applied when the
+        // snapshot was taken; keep the snapshot's values.
+        let mut engine = Engine::new(program, root, config)?;
+        engine.limits = engine.config.limits.clone();
+        let mut node_ids: Vec<Option<FxHashMap<&str, NodeIdx>>> =
+            vec![None; program.workflows.len()];
+        let mut find = |wf: WorkflowIdx, id: &str| -> Result<NodeIdx, EngineError> {
+            let map = node_ids[wf.0 as usize].get_or_insert_with(|| {
+                program.workflows[wf.0 as usize]
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (program.str(n.id), NodeIdx(i as u32)))
+                    .collect()
+            });
+            map.get(id).copied().ok_or_else(|| {
+                bad(format!(
+                    "workflow `{}` has no node `{id}`",
+                    program.str(program.workflows[wf.0 as usize].name)
+                ))
+            })
+        };
+        let wf_of = |name: &str| {
+            program
+                .workflow_by_name(name)
+                .ok_or_else(|| bad(format!("no workflow `{name}`")))
+        };
+        engine.frames.clear();
+        engine.visible.clear();
+        engine.bb_bytes = 0;
+        for (i, fs) in snap.frames.iter().enumerate() {
+            let wf = wf_of(&fs.workflow)?;
+            if i == 0 && wf != root {
+                return Err(bad("the first frame is not the root workflow".into()));
+            }
+            let mut frame = Frame::new(wf, find(wf, &fs.node)?);
+            frame.phase = match fs.phase.as_str() {
+                "entered" => Phase::Entered,
+                "returned" => Phase::Returned,
+                other => return Err(bad(format!("unknown frame phase `{other}`"))),
+            };
+            frame.attempt = fs.attempt.max(1);
+            for e in &fs.entries {
+                let size = serialized_size(&e.value);
+                engine.bb_bytes += size;
+                let entry = Entry {
+                    key: engine.keys.intern(&e.key),
+                    value: e.value.clone(),
+                    node: find(wf, &e.node)?,
+                    step: e.step,
+                    size: size as u32,
+                };
+                frame.push(entry, i + 1, &mut engine.visible);
+            }
+            for g in &fs.gates {
+                frame.record_gate(find(wf, &g.node)?, g.status);
+            }
+            engine.frames.push(frame);
+        }
+        if engine.frames.is_empty() {
+            return Err(bad("the snapshot has no frames".into()));
+        }
+        for v in &snap.visits {
+            let wf = wf_of(&v.workflow)?;
+            let n = find(wf, &v.node)?;
+            engine.visits[engine.info[wf.0 as usize].visit_base + n.0 as usize] = v.count;
+        }
+        engine.step = snap.step;
+        engine.started = snap.started;
+        engine.status = snap.status.clone();
+        engine.elapsed = Duration::from_millis(snap.elapsed_ms);
+        engine.failures = snap.failures.clone();
+        Ok(engine)
+    }
+}

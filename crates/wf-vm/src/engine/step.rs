@@ -1,0 +1,432 @@
+//! One step: start, limits, call push, asking the agent (or the tool
+//! runner), and the helpers every part of a step uses.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use wf_ir::{NodeIdx, Opcode, WorkflowIdx};
+
+use super::{Engine, StepInput};
+use crate::agent::{Decision, DecisionAgent, DecisionContext, Outcome, Status};
+use crate::blackboard::{Blackboard, Frame, Phase};
+use crate::event::{Event, WriteRef};
+use crate::guard::{GuardEnv, eval};
+use crate::report::{FailureRecord, RunStatus};
+
+/// With an instant agent, the clock is read every this many steps.
+const CLOCK_EVERY: u64 = 64;
+
+/// Where a step's input comes from.
+pub(crate) enum Source<'a> {
+    /// Ask the agent.
+    Live(&'a mut dyn DecisionAgent),
+    /// Re-apply a logged input.
+    Replay(StepInput),
+}
+
+impl<'p> Engine<'p> {
+    /// Runs one step. `Err` only when a replayed input does not fit the
+    /// state (a log that does not belong to its snapshot).
+    pub(crate) fn do_step(&mut self, src: Source<'_>) -> Result<(), String> {
+        // Reading the clock costs about as much as a whole step, so with an
+        // instant agent it is read every `CLOCK_EVERY` steps only.
+        let (now, instant) = match &src {
+            Source::Live(agent) => {
+                let instant = agent.is_instant();
+                let now = if !instant
+                    || self.clock_mark.is_none()
+                    || self.step.is_multiple_of(CLOCK_EVERY)
+                {
+                    let now = Instant::now();
+                    if let Some(mark) = self.clock_mark {
+                        self.elapsed += now - mark;
+                    }
+                    self.clock_mark = Some(now);
+                    Some(now)
+                } else {
+                    None
+                };
+                (now, instant)
+            }
+            Source::Replay(_) => (None, false),
+        };
+        if let Some(log) = &mut self.out.log {
+            log.begin();
+        }
+        if !self.started {
+            self.started = true;
+            self.enter_node();
+            if self.status != RunStatus::Running {
+                return Ok(());
+            }
+        }
+        if let Source::Replay(StepInput::Abort { reason }) = &src {
+            self.fail_run(reason.clone());
+            return Ok(());
+        }
+        if self.step >= self.limits.max_steps {
+            let reason = format!(
+                "the run reached its limit of {} steps (max_steps)",
+                self.limits.max_steps
+            );
+            self.fail_run(reason);
+            return Ok(());
+        }
+        if now.is_some() && self.elapsed > self.limits.wall_clock {
+            let reason = format!(
+                "the run exceeded its wall-clock limit of {} ms",
+                self.limits.wall_clock.as_millis()
+            );
+            self.record_input(&StepInput::Abort {
+                reason: reason.clone(),
+            });
+            self.fail_run(reason);
+            return Ok(());
+        }
+        let frame = self.frames.last().expect("the root frame is never popped");
+        let (wf, node, phase) = (frame.workflow, frame.node, frame.phase);
+        let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        if phase == Phase::Entered && ir_node.op == Opcode::Call {
+            if let Source::Replay(input) = &src
+                && *input != StepInput::Engine
+            {
+                return Err("the log records a decision where a call node starts its callee".into());
+            }
+            self.record_input(&StepInput::Engine);
+            self.push_call(wf, node);
+            return Ok(());
+        }
+        if !self.compute_valid(wf, node, Status::Success.as_str(), None) {
+            return Ok(());
+        }
+        let input = match src {
+            Source::Replay(StepInput::Engine) => {
+                return Err("the log records an engine step where the agent decides".into());
+            }
+            Source::Replay(input) => input,
+            Source::Live(agent) => {
+                let started = if instant { None } else { now };
+                self.ask(agent, wf, node, started)
+            }
+        };
+        self.record_input(&input);
+        match input {
+            StepInput::Engine => unreachable!("handled above"),
+            StepInput::Abort { reason } => self.fail_run(reason),
+            StepInput::AgentError { message } => {
+                let reason = format!(
+                    "the agent failed at node `{}` of workflow `{}`: {message}",
+                    self.node_name(wf, node),
+                    self.wf_name(wf)
+                );
+                self.fail_run(reason);
+            }
+            StepInput::Decision { decision } => self.apply_decision(decision),
+            StepInput::Tool { outcome } => self.apply_advance(outcome, true),
+        }
+        Ok(())
+    }
+
+    /// Asks the agent (or the tool runner) at the current node.
+    fn ask(
+        &mut self,
+        agent: &mut dyn DecisionAgent,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        started: Option<Instant>,
+    ) -> StepInput {
+        let timeout = self.node_timeout(wf, node);
+        let workflow = &self.program.workflows[wf.0 as usize];
+        let ir_node = &workflow.nodes[node.0 as usize];
+        let view = Blackboard {
+            program: self.program,
+            frames: &self.frames,
+            visible: &self.visible,
+            keys: &self.keys,
+        };
+        let frame = self.frames.last().expect("the root frame is never popped");
+        let ctx = DecisionContext {
+            program: self.program,
+            workflow_idx: wf,
+            workflow,
+            node_idx: node,
+            node: ir_node,
+            blackboard: &view,
+            valid_edges: &self.valid,
+            depth: self.frames.len(),
+            attempt: frame.attempt,
+            step: self.step,
+        };
+        if ir_node.op == Opcode::Tool {
+            let command = ir_node.engine.command.map(|c| self.program.str(c));
+            let outcome = match (&mut self.tools, command) {
+                (_, None) => failed("the tool node has no `command`".into()),
+                (None, Some(cmd)) => failed(format!(
+                    "tool nodes run only with --allow-tools (node `{}` would run `{cmd}`)",
+                    self.program.str(ir_node.id)
+                )),
+                (Some(runner), Some(cmd)) => runner.run(
+                    &ctx,
+                    cmd,
+                    timeout.unwrap_or(self.info[wf.0 as usize].default_timeout),
+                ),
+            };
+            return StepInput::Tool { outcome };
+        }
+        let result = agent.decide(&ctx);
+        let took = started.map(|s| s.elapsed()).unwrap_or_default();
+        match result {
+            Err(e) => StepInput::AgentError { message: e.message },
+            Ok(decision) => match timeout {
+                Some(limit) if took > limit && !matches!(decision, Decision::Suspend { .. }) => {
+                    StepInput::Decision {
+                        decision: Decision::Advance(failed(format!(
+                            "timed out: the agent took {} ms, over the node's timeout of {} ms",
+                            took.as_millis(),
+                            limit.as_millis()
+                        ))),
+                    }
+                }
+                _ => StepInput::Decision { decision },
+            },
+        }
+    }
+
+    fn record_input(&mut self, input: &StepInput) {
+        if let Some(log) = &mut self.out.log {
+            log.set_input(input);
+        }
+    }
+
+    /// Fills `self.valid` with the outgoing edges whose guards hold for this
+    /// outcome; `false` when a guard failed (the run has failed).
+    pub(crate) fn compute_valid(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        outcome: &str,
+        label: Option<&str>,
+    ) -> bool {
+        let workflow = &self.program.workflows[wf.0 as usize];
+        let range = workflow.nodes[node.0 as usize].edges;
+        self.valid.clear();
+        let env = GuardEnv {
+            program: self.program,
+            frames: &self.frames,
+            visible: &self.visible,
+            outcome,
+            label,
+            regexes: &self.regexes,
+        };
+        let mut error = None;
+        self.valid_guarded = false;
+        for i in range.start..range.start + range.len {
+            let edge = &workflow.edges[i as usize];
+            match &edge.guard {
+                None => self.valid.push(wf_ir::EdgeIdx(i)),
+                Some(code) => match {
+                    self.valid_guarded = true;
+                    eval(code, &env)
+                } {
+                    Ok(true) => self.valid.push(wf_ir::EdgeIdx(i)),
+                    Ok(false) => {}
+                    Err(m) => {
+                        error = Some(format!(
+                            "the guard of edge `{}` in workflow `{}` failed: {m}",
+                            self.program.str(edge.id),
+                            self.program.str(workflow.name)
+                        ));
+                        break;
+                    }
+                },
+            }
+        }
+        match error {
+            Some(reason) => {
+                self.fail_run(reason);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// Starts the callee of the call node the current frame is at.
+    fn push_call(&mut self, wf: WorkflowIdx, node: NodeIdx) {
+        let call_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let Some(call) = &call_node.call else {
+            let reason = format!(
+                "call node `{}` of workflow `{}` has no callee",
+                self.node_name(wf, node),
+                self.wf_name(wf)
+            );
+            self.fail_run(reason);
+            return;
+        };
+        if self.frames.len() as u64 >= self.limits.max_depth {
+            let reason = format!(
+                "node `{}` of workflow `{}` would call `{}` at depth {}, over the call depth limit of {} (max_depth)",
+                self.node_name(wf, node),
+                self.wf_name(wf),
+                self.wf_name(call.workflow),
+                self.frames.len() + 1,
+                self.limits.max_depth
+            );
+            self.fail_run(reason);
+            return;
+        }
+        let callee = call.workflow;
+        let entry = self.program.workflows[callee.0 as usize].entry;
+        let frame = match self.spare.pop() {
+            Some(mut f) => {
+                f.reset(callee, entry);
+                f
+            }
+            None => Frame::new(callee, entry),
+        };
+        self.frames.push(frame);
+        if self.out.on() {
+            let ev = Event::WorkflowPush {
+                step: self.step,
+                workflow: self.wf_name(callee),
+                caller: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth: self.frames.len(),
+            };
+            self.out.emit(&ev);
+        }
+        self.enter_node();
+    }
+
+    /// Emits `node:enter` for the current node and counts the visit; fails
+    /// the run when the node's visit limit is exceeded.
+    pub(crate) fn enter_node(&mut self) {
+        let f = self.frames.last().expect("the root frame is never popped");
+        let (wf, node) = (f.workflow, f.node);
+        if self.out.on() {
+            let ev = Event::NodeEnter {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth: self.frames.len(),
+            };
+            self.out.emit(&ev);
+        }
+        let info = &self.info[wf.0 as usize];
+        let (base, max) = (info.visit_base, info.max_visits);
+        let slot = &mut self.visits[base + node.0 as usize];
+        *slot = slot.saturating_add(1);
+        let count = *slot;
+        if u64::from(count) > max {
+            let reason = format!(
+                "node `{}` of workflow `{}` was entered {} times, over its limit of {} (max_visits)",
+                self.node_name(wf, node),
+                self.wf_name(wf),
+                count,
+                max
+            );
+            self.fail_run(reason);
+        }
+    }
+
+    /// Ends the run as failed: records the failure, emits `engine:error`.
+    pub(crate) fn fail_run(&mut self, reason: String) {
+        let f = self.frames.last().expect("the root frame is never popped");
+        let (wf, node) = (f.workflow, f.node);
+        self.record_failure(wf, node, reason.clone());
+        if self.out.on() {
+            let ev = Event::EngineError {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                reason: &reason,
+            };
+            self.out.emit(&ev);
+        }
+        self.status = RunStatus::Failed { reason };
+    }
+
+    /// Adds a failure to the trace.
+    pub(crate) fn record_failure(&mut self, wf: WorkflowIdx, node: NodeIdx, reason: String) {
+        let time_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        self.failures.push(FailureRecord {
+            workflow: self.wf_name(wf).to_owned(),
+            node: self.node_name(wf, node).to_owned(),
+            reason,
+            step: self.step,
+            time_ms,
+        });
+    }
+
+    /// Emits `blackboard:write` for the entries of frame `depth` (1-based)
+    /// from index `first`, attributed to `node`.
+    pub(crate) fn emit_writes(&mut self, depth: usize, first: usize, node: NodeIdx) {
+        if !self.out.on() {
+            return;
+        }
+        let frame = &self.frames[depth - 1];
+        if first >= frame.entries.len() {
+            return;
+        }
+        let refs: Vec<WriteRef<'_>> = frame.entries[first..]
+            .iter()
+            .map(|e| WriteRef {
+                key: self.keys.name(e.key),
+                value: &e.value,
+            })
+            .collect();
+        let wf = frame.workflow;
+        let ev = Event::BlackboardWrite {
+            step: self.step,
+            workflow: self.program.str(self.program.workflows[wf.0 as usize].name),
+            node: self.node_name(wf, node),
+            depth,
+            writes: &refs,
+        };
+        self.out.emit(&ev);
+    }
+
+    /// A workflow's name (borrowed from the program, not from `self`).
+    pub(crate) fn wf_name(&self, wf: WorkflowIdx) -> &'p str {
+        let p: &'p wf_ir::IrProgram = self.program;
+        p.str(p.workflows[wf.0 as usize].name)
+    }
+
+    /// A node's id (borrowed from the program, not from `self`).
+    pub(crate) fn node_name(&self, wf: WorkflowIdx, node: NodeIdx) -> &'p str {
+        let p: &'p wf_ir::IrProgram = self.program;
+        p.str(p.workflows[wf.0 as usize].nodes[node.0 as usize].id)
+    }
+}
+
+/// A failed outcome with this reason.
+pub(crate) fn failed(reason: String) -> Outcome {
+    Outcome {
+        status: Status::Fail,
+        failure_reason: Some(reason),
+        ..Outcome::success()
+    }
+}
+
+/// The default backoff when a node sets `retries` but no `backoff`.
+pub(crate) const DEFAULT_BACKOFF: (u64, f64, u64) = (200, 2.0, 60_000);
+
+/// The delay before attempt `attempt + 1` (Attractor seed 3.6); jitter is
+/// deterministic in `seed` so a replayed run computes the same delay.
+pub(crate) fn backoff_delay(b: Option<&wf_ir::Backoff>, attempt: u32, seed: u64) -> Duration {
+    let (initial, factor, max, jitter) = match b {
+        Some(b) => (b.initial_delay_ms, b.factor, b.max_delay_ms, b.jitter),
+        None => (DEFAULT_BACKOFF.0, DEFAULT_BACKOFF.1, DEFAULT_BACKOFF.2, false),
+    };
+    let exp = attempt.saturating_sub(1).min(64) as i32;
+    let mut d = (initial as f64 * factor.max(1.0).powi(exp)).min(max as f64);
+    if jitter {
+        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        d *= 0.5 + (z >> 11) as f64 / (1u64 << 53) as f64;
+    }
+    Duration::from_millis(d.max(0.0) as u64)
+}

@@ -1,0 +1,267 @@
+//! Engine events: one JSON object per line, in the deterministic order of
+//! the Reflex seed (section 3.2). See `docs/runtime.md` for every field.
+//!
+//! Events are built only when a sink or a run directory wants them, so a run
+//! without either pays nothing for them.
+
+use std::cell::RefCell;
+use std::io;
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent::Status;
+
+/// A blackboard write as events show it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct WriteRef<'a> {
+    /// The key.
+    pub key: &'a str,
+    /// The value.
+    pub value: &'a Value,
+}
+
+/// One engine event. `step` is the run's step number (0-based) during which
+/// the event happened; `depth` is the call-stack depth (1 = root).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event")]
+pub enum Event<'a> {
+    /// The run arrived at a node.
+    #[serde(rename = "node:enter")]
+    NodeEnter {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// Call depth.
+        depth: usize,
+    },
+    /// The run leaves a node with this outcome status.
+    #[serde(rename = "node:exit")]
+    NodeExit {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// Call depth.
+        depth: usize,
+        /// The outcome's status.
+        status: Status,
+    },
+    /// An attempt asked for a retry; the node runs again after `delay_ms`.
+    #[serde(rename = "node:retry")]
+    NodeRetry {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// Call depth.
+        depth: usize,
+        /// The attempt that comes next (2 = first retry).
+        attempt: u32,
+        /// The backoff delay before it.
+        delay_ms: u64,
+        /// Why the previous attempt did not succeed.
+        reason: &'a str,
+    },
+    /// The run follows an edge.
+    #[serde(rename = "edge:traverse")]
+    EdgeTraverse {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Edge id.
+        edge: &'a str,
+        /// Source node id.
+        from: &'a str,
+        /// Target node id.
+        to: &'a str,
+        /// Call depth.
+        depth: usize,
+    },
+    /// Entries appended to a frame's local blackboard.
+    #[serde(rename = "blackboard:write")]
+    BlackboardWrite {
+        /// Step number.
+        step: u64,
+        /// The frame's workflow name.
+        workflow: &'a str,
+        /// The node the entries are attributed to.
+        node: &'a str,
+        /// The frame's depth.
+        depth: usize,
+        /// The entries, in order.
+        writes: &'a [WriteRef<'a>],
+    },
+    /// A call node started its callee.
+    #[serde(rename = "workflow:push")]
+    WorkflowPush {
+        /// Step number.
+        step: u64,
+        /// The callee's name.
+        workflow: &'a str,
+        /// The caller's name.
+        caller: &'a str,
+        /// The call node's id.
+        node: &'a str,
+        /// The callee's depth.
+        depth: usize,
+    },
+    /// A callee completed; its frame is gone.
+    #[serde(rename = "workflow:pop")]
+    WorkflowPop {
+        /// Step number.
+        step: u64,
+        /// The callee's name.
+        workflow: &'a str,
+        /// The caller's name.
+        caller: &'a str,
+        /// The call node's id.
+        node: &'a str,
+        /// The callee's depth (the caller's is one less).
+        depth: usize,
+    },
+    /// The root workflow completed.
+    #[serde(rename = "engine:complete")]
+    EngineComplete {
+        /// Step number.
+        step: u64,
+    },
+    /// The agent suspended the run.
+    #[serde(rename = "engine:suspend")]
+    EngineSuspend {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// The agent's reason.
+        reason: &'a str,
+    },
+    /// The run failed.
+    #[serde(rename = "engine:error")]
+    EngineError {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// Why.
+        reason: &'a str,
+    },
+}
+
+impl Event<'_> {
+    /// The event's name, e.g. `node:enter`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::NodeEnter { .. } => "node:enter",
+            Event::NodeExit { .. } => "node:exit",
+            Event::NodeRetry { .. } => "node:retry",
+            Event::EdgeTraverse { .. } => "edge:traverse",
+            Event::BlackboardWrite { .. } => "blackboard:write",
+            Event::WorkflowPush { .. } => "workflow:push",
+            Event::WorkflowPop { .. } => "workflow:pop",
+            Event::EngineComplete { .. } => "engine:complete",
+            Event::EngineSuspend { .. } => "engine:suspend",
+            Event::EngineError { .. } => "engine:error",
+        }
+    }
+}
+
+/// Receives events as they happen.
+pub trait EventSink {
+    /// Called once per event, in order.
+    fn emit(&mut self, event: &Event<'_>);
+}
+
+/// Writes each event as one JSON line (`--events FILE|-`). Write errors are
+/// remembered (see [`JsonLinesSink::error`]) rather than stopping the run.
+pub struct JsonLinesSink<W: io::Write> {
+    out: W,
+    error: Option<io::Error>,
+}
+
+impl<W: io::Write> JsonLinesSink<W> {
+    /// A sink writing to `out` (wrap files in a `BufWriter`; lines are
+    /// flushed per event so a reader sees them live).
+    pub fn new(out: W) -> Self {
+        JsonLinesSink { out, error: None }
+    }
+
+    /// The first write error, if any.
+    pub fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+}
+
+impl<W: io::Write> EventSink for JsonLinesSink<W> {
+    fn emit(&mut self, event: &Event<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let result = serde_json::to_writer(&mut self.out, event)
+            .map_err(io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"))
+            .and_then(|()| self.out.flush());
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+    }
+}
+
+/// Collects events as JSON values in a shared list (tests, embedders).
+#[derive(Debug, Clone, Default)]
+pub struct CollectSink(pub Rc<RefCell<Vec<Value>>>);
+
+impl CollectSink {
+    /// The events so far.
+    pub fn events(&self) -> Vec<Value> {
+        self.0.borrow().clone()
+    }
+}
+
+impl EventSink for CollectSink {
+    fn emit(&mut self, event: &Event<'_>) {
+        let v = serde_json::to_value(event).unwrap_or(Value::Null);
+        self.0.borrow_mut().push(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialise_as_one_tagged_object() {
+        let v = Value::from(1);
+        let writes = [WriteRef {
+            key: "k",
+            value: &v,
+        }];
+        let e = Event::BlackboardWrite {
+            step: 3,
+            workflow: "w",
+            node: "n",
+            depth: 1,
+            writes: &writes,
+        };
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"event":"blackboard:write","step":3,"workflow":"w","node":"n","depth":1,"writes":[{"key":"k","value":1}]}"#
+        );
+        let mut out = Vec::new();
+        JsonLinesSink::new(&mut out).emit(&Event::EngineComplete { step: 9 });
+        assert_eq!(out, b"{\"event\":\"engine:complete\",\"step\":9}\n");
+    }
+}

@@ -1,0 +1,324 @@
+//! Run directories: durable runs that survive suspension and `kill -9`.
+//!
+//! A run directory holds:
+//!
+//! - `program.json` — the IR program being run (written once);
+//! - `meta.json` — what the embedder needs to resume (the CLI stores the
+//!   workflow, the agent, …; opaque to the engine);
+//! - `log.jsonl` — one record per step, appended and handed to the OS
+//!   (one `write`) before the next step starts: `{"step": N, "input": …,
+//!   "events": […]}`; its cost per step does not depend on the state's size;
+//! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
+//!   (temporary file, fsync, rename, fsync of the directory) at the start,
+//!   at suspension, at the end and every N steps.
+//!
+//! Resuming reads the snapshot and re-applies the log records after it. A
+//! last line without its newline is a torn write from a killed process: it
+//! is cut off the file, and that step runs again.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wf_ir::IrProgram;
+
+use crate::engine::{Snapshot, StepInput};
+use crate::event::Event;
+
+/// A run directory could not be used.
+#[derive(Debug)]
+pub enum PersistError {
+    /// Reading or writing a file failed.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the engine was doing.
+        what: &'static str,
+        /// The error.
+        error: io::Error,
+    },
+    /// A file holds something the engine did not write.
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line, for the log.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// `create` on a directory that already holds a run.
+    AlreadyExists(PathBuf),
+}
+
+impl std::fmt::Display for PersistError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PersistError::Io { path, what, error } => {
+                write!(f, "could not {what} `{}`: {error}", path.display())
+            }
+            PersistError::Corrupt {
+                path,
+                line: Some(l),
+                message,
+            } => write!(f, "`{}` line {l} is corrupt: {message}", path.display()),
+            PersistError::Corrupt {
+                path,
+                line: None,
+                message,
+            } => write!(f, "`{}` is corrupt: {message}", path.display()),
+            PersistError::AlreadyExists(p) => write!(
+                f,
+                "`{}` already holds a run: resume it, or choose an empty directory",
+                p.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PersistError {}
+
+fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> PersistError + 'a {
+    move |error| PersistError::Io {
+        path: path.to_owned(),
+        what,
+        error,
+    }
+}
+
+/// One log record as read back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogRecord {
+    /// The step.
+    pub step: u64,
+    /// What the step ran on.
+    #[serde(flatten)]
+    pub input: StepInput,
+    /// The events it emitted.
+    #[serde(default)]
+    pub events: Vec<Value>,
+}
+
+/// A run directory (see the module docs).
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    path: PathBuf,
+}
+
+const SNAPSHOT: &str = "snapshot.json";
+const LOG: &str = "log.jsonl";
+const PROGRAM: &str = "program.json";
+const META: &str = "meta.json";
+
+impl RunDir {
+    /// Creates a run directory (or uses an empty existing one) holding
+    /// `program` and `meta`. Refuses a directory that already holds a run.
+    pub fn create(
+        path: impl Into<PathBuf>,
+        program: &IrProgram,
+        meta: &Value,
+    ) -> Result<Self, PersistError> {
+        let dir = RunDir { path: path.into() };
+        fs::create_dir_all(&dir.path).map_err(io_err(&dir.path, "create the run directory"))?;
+        if dir.file(SNAPSHOT).exists() || dir.file(LOG).exists() {
+            return Err(PersistError::AlreadyExists(dir.path));
+        }
+        let program = serde_json::to_vec(program).expect("IR serialises");
+        dir.write_atomic(PROGRAM, &program)?;
+        let meta = serde_json::to_vec_pretty(meta).expect("JSON serialises");
+        dir.write_atomic(META, &meta)?;
+        Ok(dir)
+    }
+
+    /// Opens an existing run directory.
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self, PersistError> {
+        let dir = RunDir { path: path.into() };
+        let snap = dir.file(SNAPSHOT);
+        if !snap.exists() {
+            return Err(PersistError::Corrupt {
+                path: snap,
+                line: None,
+                message: "there is no snapshot: this is not a run directory".into(),
+            });
+        }
+        Ok(dir)
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The path of the step log (`log.jsonl`).
+    pub fn log_path(&self) -> PathBuf {
+        self.file(LOG)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    fn read_json<T: for<'de> Deserialize<'de>>(&self, name: &str) -> Result<T, PersistError> {
+        let path = self.file(name);
+        let text = fs::read(&path).map_err(io_err(&path, "read"))?;
+        serde_json::from_slice(&text).map_err(|e| PersistError::Corrupt {
+            path,
+            line: Some(e.line()),
+            message: e.to_string(),
+        })
+    }
+
+    /// The program stored at creation. It is deserialised, not verified:
+    /// callers that do not trust the directory verify it before running.
+    pub fn program(&self) -> Result<IrProgram, PersistError> {
+        self.read_json(PROGRAM)
+    }
+
+    /// The embedder's metadata stored at creation.
+    pub fn meta(&self) -> Result<Value, PersistError> {
+        self.read_json(META)
+    }
+
+    /// The last snapshot.
+    pub fn read_snapshot(&self) -> Result<Snapshot, PersistError> {
+        self.read_json(SNAPSHOT)
+    }
+
+    /// Replaces the snapshot atomically.
+    pub fn write_snapshot(&self, snap: &Snapshot) -> Result<(), PersistError> {
+        let bytes = serde_json::to_vec(snap).expect("snapshots serialise");
+        self.write_atomic(SNAPSHOT, &bytes)
+    }
+
+    fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), PersistError> {
+        let path = self.file(name);
+        let tmp = self.file(&format!("{name}.tmp"));
+        let mut f = File::create(&tmp).map_err(io_err(&tmp, "create"))?;
+        f.write_all(bytes).map_err(io_err(&tmp, "write"))?;
+        f.sync_all().map_err(io_err(&tmp, "sync"))?;
+        drop(f);
+        fs::rename(&tmp, &path).map_err(io_err(&path, "replace"))?;
+        // Make the rename itself durable (best effort where directories
+        // cannot be opened).
+        if let Ok(d) = File::open(&self.path) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    /// Opens the log for appending.
+    pub(crate) fn open_log(&self) -> Result<RunLog, PersistError> {
+        let path = self.file(LOG);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_err(&path, "open"))?;
+        Ok(RunLog {
+            file,
+            dir: self.clone(),
+            input: Vec::new(),
+            events: Vec::new(),
+            line: Vec::new(),
+        })
+    }
+
+    /// Every log record; a torn last line is cut off the file first.
+    pub fn read_log(&self) -> Result<Vec<(usize, LogRecord)>, PersistError> {
+        let path = self.file(LOG);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err(&path, "read")(e)),
+        };
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if complete < bytes.len() {
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(io_err(&path, "open"))?;
+            f.set_len(complete as u64)
+                .map_err(io_err(&path, "cut the torn last line of"))?;
+            f.sync_all().map_err(io_err(&path, "sync"))?;
+        }
+        let mut out = Vec::new();
+        for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+            if line.is_empty() {
+                continue;
+            }
+            let rec: LogRecord =
+                serde_json::from_slice(line).map_err(|e| PersistError::Corrupt {
+                    path: path.clone(),
+                    line: Some(i + 1),
+                    message: e.to_string(),
+                })?;
+            out.push((i + 1, rec));
+        }
+        Ok(out)
+    }
+
+    /// The log records of steps `step` and later.
+    pub(crate) fn read_log_after(
+        &self,
+        step: u64,
+    ) -> Result<Vec<(usize, LogRecord)>, PersistError> {
+        let mut all = self.read_log()?;
+        all.retain(|(_, r)| r.step >= step);
+        Ok(all)
+    }
+}
+
+/// The open step log of a running engine.
+pub(crate) struct RunLog {
+    file: File,
+    dir: RunDir,
+    input: Vec<u8>,
+    events: Vec<u8>,
+    line: Vec<u8>,
+}
+
+impl RunLog {
+    pub fn dir(&self) -> &RunDir {
+        &self.dir
+    }
+
+    /// Starts a step's record.
+    pub fn begin(&mut self) {
+        self.input.clear();
+        self.events.clear();
+    }
+
+    pub fn set_input(&mut self, input: &StepInput) {
+        self.input.clear();
+        serde_json::to_writer(&mut self.input, input).expect("inputs serialise");
+    }
+
+    pub fn add_event(&mut self, event: &Event<'_>) {
+        if !self.events.is_empty() {
+            self.events.push(b',');
+        }
+        serde_json::to_writer(&mut self.events, event).expect("events serialise");
+    }
+
+    /// Appends the step's record with one `write`.
+    pub fn commit(&mut self, step: u64) -> io::Result<()> {
+        self.line.clear();
+        write!(self.line, "{{\"step\":{step},")?;
+        if self.input.len() >= 2 {
+            self.line
+                .extend_from_slice(&self.input[1..self.input.len() - 1]);
+        } else {
+            self.line.extend_from_slice(br#""input":"engine""#);
+        }
+        self.line.extend_from_slice(b",\"events\":[");
+        self.line.extend_from_slice(&self.events);
+        self.line.extend_from_slice(b"]}\n");
+        self.file.write_all(&self.line)
+    }
+
+    /// Flushes the log to disk (before a snapshot).
+    pub fn sync(&self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+}

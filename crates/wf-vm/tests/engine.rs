@@ -1,0 +1,524 @@
+//! Engine semantics on small hand-built programs.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use wf_ir::{CmpOp, Const, Insn, Opcode, ValueType, WorkflowIdx};
+use wf_vm::agents::{AutoAgent, ScriptAgent};
+use wf_vm::{
+    AgentError, Decision, EngineConfig, Outcome, RunStatus, Status, Write,
+};
+
+fn advance(edge: Option<&str>, writes: &[(&str, Value)]) -> Decision {
+    Decision::Advance(Outcome {
+        edge: edge.map(str::to_owned),
+        writes: writes
+            .iter()
+            .map(|(k, v)| Write {
+                key: (*k).to_owned(),
+                value: v.clone(),
+            })
+            .collect(),
+        ..Outcome::success()
+    })
+}
+
+fn failed_reason(status: &RunStatus) -> &str {
+    match status {
+        RunStatus::Failed { reason } => reason,
+        other => panic!("expected a failed run, got {other:?}"),
+    }
+}
+
+#[test]
+fn linear_run_emits_the_reflex_advance_order() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "c"]);
+    p.writes(w, "a", "x", ValueType::Int);
+    let program = p.build();
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(report.steps, 3);
+    assert_eq!(report.blackboard, json!({"x": 0}).as_object().unwrap().clone());
+    assert_eq!(
+        events,
+        [
+            "enter main/a",
+            "exit main/a success",
+            "edge a->b",
+            "write main/a x=0",
+            "enter main/b",
+            "exit main/b success",
+            "edge b->c",
+            "enter main/c",
+            "complete",
+        ]
+    );
+}
+
+#[test]
+fn complete_at_a_non_terminal_is_rejected() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    let program = p.build();
+    let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        Ok(Decision::Complete { writes: vec![] })
+    });
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+    let reason = failed_reason(&report.status);
+    assert!(reason.contains("`complete` at node `a`"), "{reason}");
+    assert!(reason.contains("not a terminal"), "{reason}");
+    assert_eq!(events.len(), 2);
+    assert!(events[1].starts_with("error "), "{events:?}");
+    assert_eq!(report.failures.len(), 1);
+    assert_eq!(report.failures[0].node, "a");
+}
+
+#[test]
+fn an_invalid_edge_choice_is_rejected() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.node(w, "a", Opcode::Step);
+    p.node(w, "b", Opcode::Step);
+    p.node(w, "c", Opcode::Step);
+    p.edge(w, "a", "b");
+    let e = p.edge(w, "a", "c");
+    p.guard(w, e, vec![Insn::Push(Const::Bool(false))]);
+    let program = p.build();
+    for choice in ["a->c", "nope"] {
+        let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| Ok(advance(Some(choice), &[])));
+        let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+        let reason = failed_reason(&report.status);
+        assert!(reason.contains(&format!("edge `{choice}`")), "{reason}");
+        assert!(reason.contains("valid: a->b"), "{reason}");
+        assert!(events.last().unwrap().starts_with("error"));
+    }
+}
+
+/// `start` writes `stop` at depth 3; `done` completes with `result` = the
+/// local (returned) result + 1, or 0 at the bottom.
+fn recursion_agent() -> impl wf_vm::DecisionAgent {
+    FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+        let node = ctx.str(ctx.node.id);
+        Ok(match node {
+            "start" if ctx.depth == 3 => advance(None, &[("stop", json!(true))]),
+            "start" | "again" => advance(None, &[]),
+            "done" => {
+                let below = ctx.blackboard.local().iter().rev().find(|(k, _)| *k == "result").map(|(_, v)| v.as_i64().unwrap());
+                let result = below.map_or(0, |r| r + 1);
+                Decision::Complete {
+                    writes: vec![Write {
+                        key: "result".into(),
+                        value: json!(result),
+                    }],
+                }
+            }
+            other => panic!("unexpected node {other}"),
+        })
+    })
+}
+
+#[test]
+fn self_recursion_terminates_and_return_maps() {
+    let program = recursive();
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut recursion_agent());
+    assert_eq!(report.status, RunStatus::Completed, "{events:#?}");
+    // Root: the return map's `result` (1), then done's own (2).
+    assert_eq!(report.blackboard["result"], json!(2));
+    let expected = [
+        "enter rec/start",
+        "exit rec/start success",
+        "edge start->again",
+        "enter rec/again",
+        "push rec",
+        "enter rec/start",
+        "exit rec/start success",
+        "edge start->again",
+        "enter rec/again",
+        "push rec",
+        "enter rec/start",
+        "exit rec/start success",
+        "edge start->done",
+        "write rec/start stop=true",
+        "enter rec/done",
+        "write rec/done result=0",
+        "write rec/again result=0",
+        "pop rec",
+        "enter rec/again",
+        "exit rec/again success",
+        "edge again->done",
+        "enter rec/done",
+        "write rec/done result=1",
+        "write rec/again result=1",
+        "pop rec",
+        "enter rec/again",
+        "exit rec/again success",
+        "edge again->done",
+        "enter rec/done",
+        "write rec/done result=2",
+        "complete",
+    ];
+    assert_eq!(events, expected);
+}
+
+#[test]
+fn child_frames_read_parent_scope_but_writes_stay_local() {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["a", "call", "z"]);
+    p.call(main, "call", sub, &[("got", "out")]);
+    p.chain(sub, &["s1", "s2"]);
+    let program = p.build();
+    let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+        Ok(match (ctx.str(ctx.workflow.name), ctx.str(ctx.node.id)) {
+            ("main", "a") => advance(None, &[("seen", json!("parent"))]),
+            ("sub", "s1") => {
+                assert_eq!(ctx.blackboard.get("seen"), Some(&json!("parent")));
+                assert!(ctx.blackboard.local().is_empty());
+                advance(None, &[("out", json!(7)), ("junk", json!(1))])
+            }
+            ("sub", "s2") => Decision::Complete { writes: vec![] },
+            ("main", "call") => {
+                assert_eq!(ctx.blackboard.get("junk"), None, "child locals are gone");
+                advance(None, &[])
+            }
+            _ => Decision::Complete { writes: vec![] },
+        })
+    });
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut agent);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(report.blackboard, json!({"seen": "parent", "got": 7}).as_object().unwrap().clone());
+}
+
+#[test]
+fn contract_violations_fail_the_node_without_writing() {
+    let cases: [(&str, Value, &str); 4] = [
+        ("count", json!("three"), "declares it `int`"),
+        ("_secret", json!(1), "reserved"),
+        ("internal.x", json!(1), "reserved"),
+        ("other", json!(1), "not one of them"),
+    ];
+    for (key, value, why) in cases {
+        let mut p = Prog::new();
+        let w = p.wf("main");
+        p.chain(w, &["a", "b"]);
+        p.writes(w, "a", "count", ValueType::Int);
+        let program = p.build();
+        let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+            Ok(advance(None, &[("count", json!(1)), (key, value.clone())]))
+        });
+        let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+        let reason = failed_reason(&report.status);
+        assert!(reason.contains(why), "{key}: {reason}");
+        assert!(report.blackboard.is_empty(), "{key}: nothing written");
+        assert!(!events.iter().any(|e| e.starts_with("write")), "{events:?}");
+    }
+}
+
+#[test]
+fn oversized_writes_are_rejected() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    let program = p.build();
+    let mut config = EngineConfig::default();
+    config.limits.max_write_bytes = 16;
+    let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        Ok(advance(None, &[("big", json!("x".repeat(100)))]))
+    });
+    let (report, _) = run_collect(&program, config.clone(), &mut agent);
+    assert!(failed_reason(&report.status).contains("over the limit of 16"));
+    config.limits.max_write_bytes = 1000;
+    config.limits.max_blackboard_bytes = 50;
+    let (report, _) = run_collect(&program, config, &mut agent);
+    assert!(failed_reason(&report.status).contains("the blackboard would hold"));
+    assert!(report.blackboard.is_empty());
+}
+
+#[test]
+fn max_steps_and_max_visits_end_loops() {
+    // A cycle (as `.dot` pipelines may have): a -> b -> a.
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "a"]);
+    let program = p.build();
+    let mut config = EngineConfig::default();
+    config.limits.max_steps = 7;
+    let (report, _) = run_collect(&program, config, &mut AutoAgent);
+    assert!(failed_reason(&report.status).contains("limit of 7 steps"));
+    assert_eq!(report.steps, 8, "the step that hit the limit counts");
+    let mut config = EngineConfig::default();
+    config.limits.max_visits = 3;
+    let (report, _) = run_collect(&program, config, &mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(reason.contains("node `a` of workflow `main` was entered 4 times"), "{reason}");
+    // The workflow's own limit overrides the default.
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "a"]);
+    p.w(w).limits.max_steps = Some(3);
+    let program = p.build();
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    assert!(failed_reason(&report.status).contains("limit of 3 steps"));
+}
+
+#[test]
+fn unbounded_recursion_hits_max_depth() {
+    let program = recursive();
+    let mut config = EngineConfig::default();
+    config.limits.max_depth = 5;
+    let (report, _) = run_collect(&program, config, &mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(reason.contains("over the call depth limit of 5"), "{reason}");
+}
+
+#[test]
+fn slow_agents_time_out_and_the_wall_clock_ends_runs() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    p.nm(w, "a").engine.timeout_ms = Some(5);
+    let program = p.build();
+    let mut slow = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Ok(advance(None, &[]))
+    });
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut slow);
+    let reason = failed_reason(&report.status);
+    assert!(reason.contains("timed out"), "{reason}");
+    assert!(reason.contains("timeout of 5 ms"), "{reason}");
+
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "c", "d"]);
+    let program = p.build();
+    let mut config = EngineConfig::default();
+    config.limits.wall_clock = std::time::Duration::from_millis(10);
+    let (report, _) = run_collect(&program, config, &mut slow);
+    assert!(failed_reason(&report.status).contains("wall-clock limit of 10 ms"));
+}
+
+#[test]
+fn a_step_budget_yields_and_continues() {
+    let program = linear(10, false);
+    let mut engine =
+        wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    assert_eq!(engine.run_for(&mut AutoAgent, 4), RunStatus::Yielded);
+    assert_eq!(engine.steps(), 4);
+    assert_eq!(engine.run_for(&mut AutoAgent, 100), RunStatus::Completed);
+    assert_eq!(engine.steps(), 10);
+}
+
+#[test]
+fn retries_back_off_then_exhaust() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    p.nm(w, "a").engine.retries = Some(2);
+    let program = p.build();
+    let delays = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let run = |answers: Value, allow_partial: bool| {
+        let mut program = program.clone();
+        program.workflows[0].nodes[0].engine.allow_partial = allow_partial;
+        let mut engine =
+            wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+        let d = delays.clone();
+        engine.set_sleeper(Box::new(move |t| d.borrow_mut().push(t.as_millis())));
+        let mut agent = ScriptAgent::from_json(&json!({"nodes": {"a": answers}, "fallback": "auto"})).unwrap();
+        engine.run(&mut agent)
+    };
+    let retry = json!({"type": "advance", "status": "retry"});
+    let report = run(json!([retry, {"type": "advance", "status": "fail", "failure_reason": "flaky"}]), false);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(*delays.borrow(), [200, 400]);
+    assert_eq!(report.failures.len(), 2);
+    assert!(report.failures[1].reason.contains("attempt 2 of 3: flaky"));
+    let report = run(json!([retry, retry, retry]), false);
+    assert!(failed_reason(&report.status).contains("max retries exceeded (2)"));
+    let report = run(json!([retry, retry, retry]), true);
+    assert_eq!(report.status, RunStatus::Completed, "allow_partial accepts");
+}
+
+#[test]
+fn failures_route_by_condition_then_retry_target() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "end"]);
+    p.node(w, "fix", Opcode::Step);
+    p.edge(w, "fix", "end");
+    let fix = p.n(w, "fix");
+    p.nm(w, "a").engine.retry_target = Some(fix);
+    let program = p.build();
+    let fail_a = json!({"nodes": {"a": [{"type": "advance", "status": "fail"}]}, "fallback": "auto"});
+    let mut agent = ScriptAgent::from_json(&fail_a).unwrap();
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(&events[..3], ["enter main/a", "exit main/a fail", "enter main/fix"]);
+    // A guarded edge whose condition matches the failure wins.
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "end"]);
+    p.node(w, "onfail", Opcode::Step);
+    let e = p.edge(w, "a", "onfail");
+    let fail = p.s("fail");
+    p.guard(w, e, vec![Insn::LoadOutcome, Insn::Push(Const::Str(fail)), Insn::Cmp(CmpOp::Eq)]);
+    p.edge(w, "onfail", "end");
+    let program = p.build();
+    let mut agent = ScriptAgent::from_json(&fail_a).unwrap();
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert!(events.contains(&"edge a->onfail".to_owned()), "{events:?}");
+    // Without a route the run fails naming the node.
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    let program = p.build();
+    let mut agent = ScriptAgent::from_json(&fail_a).unwrap();
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut agent);
+    assert!(failed_reason(&report.status).contains("node `a` of workflow `main` failed"));
+}
+
+#[test]
+fn goal_gates_send_runs_back_or_fail_them() {
+    let build = |with_target: bool| {
+        let mut p = Prog::new();
+        let w = p.wf("main");
+        p.chain(w, &["plan", "gate", "done"]);
+        p.nm(w, "gate").engine.goal_gate = true;
+        if with_target {
+            let plan = p.n(w, "plan");
+            p.w(w).retry_target = Some(plan);
+        }
+        p.build()
+    };
+    let script = json!({"nodes": {"gate": [{"type": "advance", "status": "partial_success"}]}, "fallback": "auto"});
+    // partial_success satisfies a gate.
+    let (report, _) = run_collect(&build(false), EngineConfig::default(), &mut ScriptAgent::from_json(&script).unwrap());
+    assert_eq!(report.status, RunStatus::Completed);
+    // `skipped` does not: retried at the workflow's retry_target.
+    let script = json!({"nodes": {"gate": [{"type": "advance", "status": "skipped"}]}, "fallback": "auto"});
+    let (report, events) = run_collect(&build(true), EngineConfig::default(), &mut ScriptAgent::from_json(&script).unwrap());
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(events.iter().filter(|e| *e == "enter main/plan").count(), 2);
+    let (report, _) = run_collect(&build(false), EngineConfig::default(), &mut ScriptAgent::from_json(&script).unwrap());
+    let reason = failed_reason(&report.status);
+    assert!(reason.contains("goal gate `gate`") && reason.contains("no retry target"), "{reason}");
+}
+
+#[test]
+fn edge_selection_order() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    for n in ["h", "x", "y", "z"] {
+        p.node(w, n, Opcode::Step);
+    }
+    let ex = p.edge(w, "h", "x");
+    p.label(w, ex, "[A] Approve");
+    let ey = p.edge(w, "h", "y");
+    p.em(w, ey).weight = 5;
+    p.edge(w, "h", "z");
+    let program = p.build();
+    let pick = |outcome: Outcome| {
+        let mut agent = FnAgent(move |ctx: &wf_vm::DecisionContext<'_>| {
+            Ok(if ctx.is_terminal() {
+                Decision::Complete { writes: vec![] }
+            } else {
+                Decision::Advance(outcome.clone())
+            })
+        });
+        let (_, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+        events[2].clone()
+    };
+    assert_eq!(pick(Outcome::success()), "edge h->y", "highest weight");
+    let mut o = Outcome::success();
+    o.preferred_label = Some("approve".into());
+    assert_eq!(pick(o.clone()), "edge h->x", "preferred label, normalised");
+    o.preferred_label = Some("nothing".into());
+    o.suggested_next = vec!["q".into(), "z".into()];
+    assert_eq!(pick(o), "edge h->z", "suggested next ids");
+}
+
+#[test]
+fn tool_nodes_are_refused_without_a_runner() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["t", "end"]);
+    let cmd = p.s("rm -rf /");
+    let t = p.nm(w, "t");
+    t.op = Opcode::Tool;
+    t.engine.command = Some(cmd);
+    let program = p.build();
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(reason.contains("tool nodes run only with --allow-tools"), "{reason}");
+}
+
+#[test]
+fn agent_errors_end_the_run_with_engine_error() {
+    let program = linear(3, false);
+    let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        Err(AgentError {
+            message: "model unavailable".into(),
+        })
+    });
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+    assert!(failed_reason(&report.status).contains("model unavailable"));
+    assert!(events.last().unwrap().starts_with("error"));
+    assert_eq!(report.failures[0].workflow, "linear");
+}
+
+#[test]
+fn human_nodes_and_suspension() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.node(w, "ask", Opcode::Human);
+    p.node(w, "yes", Opcode::Exit);
+    p.node(w, "no", Opcode::Exit);
+    let e = p.edge(w, "ask", "yes");
+    p.label(w, e, "[Y] Yes");
+    let e = p.edge(w, "ask", "no");
+    p.label(w, e, "[N] No");
+    let program = p.build();
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert!(events.contains(&"edge ask->yes".to_owned()), "auto takes the first choice");
+    let mut script = ScriptAgent::from_json(&json!({"nodes": {"ask": [{"type": "suspend", "reason": "waiting for Ann"}, "N) no"]}, "fallback": "auto"})).unwrap();
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let report = engine.run(&mut script);
+    assert_eq!(report.status, RunStatus::Suspended { reason: "waiting for Ann".into() });
+    let report = engine.run(&mut script);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(engine.position().1, wf_ir::NodeIdx(2), "answered `no`");
+}
+
+#[test]
+fn guards_see_the_outcome_label_and_the_nodes_writes() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    for n in ["a", "big", "small"] {
+        p.node(w, n, Opcode::Step);
+    }
+    let big = p.edge(w, "a", "big");
+    let small = p.edge(w, "a", "small");
+    let n = p.s("n");
+    p.guard(w, big, vec![Insn::Load(n), Insn::Push(Const::Int(10)), Insn::Cmp(CmpOp::Gt)]);
+    p.guard(w, small, vec![Insn::Load(n), Insn::Push(Const::Int(10)), Insn::Cmp(CmpOp::Le)]);
+    let program = p.build();
+    for (value, expect) in [(json!(50), "edge a->big"), (json!(3), "edge a->small")] {
+        let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+            Ok(if ctx.is_terminal() {
+                Decision::Complete { writes: vec![] }
+            } else {
+                advance(None, &[("n", value.clone())])
+            })
+        });
+        let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+        assert_eq!(report.status, RunStatus::Completed);
+        assert_eq!(events[2], expect);
+    }
+    let _ = Status::Success;
+}

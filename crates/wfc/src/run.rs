@@ -1,0 +1,366 @@
+//! `wfc run`: execute a workflow with a decision agent (docs/agents.md).
+
+mod agent;
+mod load;
+mod output;
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+use wf_ir::IrProgram;
+use wf_vm::{
+    Engine, EngineConfig, EventSink, JsonLinesSink, ProcessToolRunner, Report, RunDir, RunStatus,
+};
+
+use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
+use agent::{AgentOptions, AgentSpec};
+use output::{Progress, Tee};
+
+/// Exit status of `wfc run`: the run suspended (resumable).
+pub const EXIT_SUSPENDED: u8 = 3;
+
+/// Summary formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummaryFormat {
+    /// Readable text.
+    Human,
+    /// The run report as a JSON document.
+    Json,
+}
+
+/// When to print progress lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProgressChoice {
+    /// When standard error is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Arguments of `wfc run`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Exit status:
+  0  the run completed
+  1  the run failed (a node failed with no route on, a limit, an agent error)
+  2  the run could not start or go on: usage error, unreadable file, errors
+     in the workflow (printed as `wfc check` prints them), run-directory
+     trouble, internal error
+  3  the run suspended: resume it with `wfc run --resume DIR` (a run started
+     without --run-dir cannot be resumed)
+
+See docs/agents.md for the agents and the `exec:` protocol.")]
+pub struct RunArgs {
+    /// The workflow file: `.wf` (checked, then compiled), IR JSON written
+    /// by `wfc build`, or another source format `wfc check` reads.
+    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    file: Option<PathBuf>,
+    /// The workflow to run. Default: the file's only workflow; else the
+    /// only one of its workflows no other calls; else its first.
+    #[arg(long, value_name = "NAME", conflicts_with = "resume")]
+    workflow: Option<String>,
+    /// Seed the root frame: `KEY=VALUE`, the value read as JSON, else as
+    /// a string (`--set n=3`, `--set 'tags=["a"]'`, `--set name=Ada`).
+    #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
+    set: Vec<String>,
+    /// The decision agent: rules, auto, script:FILE, console or
+    /// exec:COMMAND. Default: rules (a resumed run: the agent it started
+    /// with).
+    #[arg(long, value_name = "AGENT")]
+    agent: Option<String>,
+    /// Run the commands of `tool` nodes (otherwise a tool node fails with
+    /// a refusal). They run through `sh -c` in the current directory.
+    #[arg(long)]
+    allow_tools: bool,
+    /// Make the run durable in DIR (created; must not hold a run): a step
+    /// log and snapshots, so the run can be resumed after a suspension or
+    /// a crash.
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    run_dir: Option<PathBuf>,
+    /// Resume the run in DIR (suspended or killed) where it stopped.
+    #[arg(long, value_name = "DIR")]
+    resume: Option<PathBuf>,
+    /// Stream the engine's events as JSON lines to FILE (appended to when
+    /// resuming), or to standard output with `-` (the summary then goes to
+    /// standard error).
+    #[arg(long, value_name = "FILE|-")]
+    events: Option<PathBuf>,
+    /// Stop the run (failed) after N steps, whatever the workflow allows.
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
+    /// The summary's format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Human)]
+    format: SummaryFormat,
+    /// Progress lines on standard error.
+    #[arg(long, value_enum, default_value_t = ProgressChoice::Auto)]
+    progress: ProgressChoice,
+    /// How long an `exec:` agent may take to answer when neither the node
+    /// (`timeout`) nor the workflow (`default_timeout`) says (250ms, 30s,
+    /// 5m, 1h).
+    #[arg(long, value_name = "DURATION", value_parser = agent::parse_duration)]
+    agent_timeout: Option<Duration>,
+    /// The most bytes of a tool's stdout, and of its stderr, written to
+    /// the blackboard.
+    #[arg(long, value_name = "BYTES", default_value_t = ProcessToolRunner::DEFAULT_MAX_OUTPUT_BYTES)]
+    tool_output_limit: usize,
+    /// Sleep this long before each decision (for crash-safety tests).
+    #[arg(long, value_name = "MS", hide = true)]
+    step_delay_ms: Option<u64>,
+}
+
+/// What `--resume` needs from the run's start, stored in `meta.json`.
+const META_KIND: &str = "wfc-run";
+
+/// Runs `wfc run` and returns the exit status.
+pub fn run(args: RunArgs) -> u8 {
+    match execute(&args) {
+        Ok(status) => status,
+        Err(message) => {
+            eprintln!("{message}");
+            EXIT_TROUBLE
+        }
+    }
+}
+
+fn execute(args: &RunArgs) -> Result<u8, String> {
+    let agent_spec: Option<AgentSpec> = match &args.agent {
+        Some(text) => Some(text.parse().map_err(|e| format!("error: {e}"))?),
+        None => None,
+    };
+    let mut config = EngineConfig::default();
+    if let Some(n) = args.max_steps {
+        config.limits.max_steps = n;
+    }
+    // Where the program comes from: the file, or the run directory.
+    let (program, meta, dir) = match (&args.file, &args.resume) {
+        (_, Some(dir)) => {
+            let run_dir = RunDir::open(dir).map_err(|e| format!("error: cannot resume: {e}"))?;
+            let program = run_dir
+                .program()
+                .map_err(|e| format!("error: cannot resume: {e}"))?;
+            wf_ir::verify(&program).map_err(|e| {
+                format!("error: cannot resume: the run directory's program is invalid: {e}")
+            })?;
+            let meta = run_dir
+                .meta()
+                .map_err(|e| format!("error: cannot resume: {e}"))?;
+            if meta["kind"] != META_KIND {
+                return Err(format!(
+                    "error: cannot resume: `{}` was not started by `wfc run`",
+                    dir.display()
+                ));
+            }
+            let mut program = program;
+            if let Some(root) = meta["workflow"]
+                .as_str()
+                .and_then(|w| program.workflow_by_name(w))
+            {
+                cap_steps(&mut program, root, args.max_steps);
+            }
+            (program, meta, Some(run_dir))
+        }
+        (Some(file), None) => {
+            let loaded = load::load(file).map_err(|e| e.0)?;
+            let (root, note) = load::choose_workflow(&loaded, args.workflow.as_deref())
+                .map_err(|e| format!("error: {e}"))?;
+            if let Some(note) = note {
+                eprintln!("note: {note}");
+            }
+            let mut program = loaded.program;
+            cap_steps(&mut program, root, args.max_steps);
+            let meta = json!({
+                "kind": META_KIND,
+                "source": file.display().to_string(),
+                "workflow": program.str(program.workflows[root.0 as usize].name),
+                "agent": agent_spec.as_ref().map(ToString::to_string),
+                "allow_tools": args.allow_tools,
+            });
+            (program, meta, None)
+        }
+        (None, None) => return Err("error: give a workflow file, or --resume DIR".into()),
+    };
+    let workflow = meta["workflow"].as_str().unwrap_or("?").to_string();
+    let spec = match agent_spec {
+        Some(spec) => spec,
+        None => match meta["agent"].as_str() {
+            Some(stored) => stored.parse().map_err(|e| {
+                format!("error: the run directory names an agent wfc cannot build: {e}")
+            })?,
+            None => AgentSpec::Rules,
+        },
+    };
+    let options = AgentOptions {
+        timeout: args.agent_timeout,
+        step_delay: args.step_delay_ms.map(Duration::from_millis),
+    };
+    let mut agent = agent::build(&spec, &options).map_err(|e| format!("error: {e}"))?;
+
+    let mut engine = match dir {
+        Some(dir) => Engine::resume(&program, dir, config)
+            .map_err(|e| format!("error: cannot resume: {e}"))?,
+        None => start(&program, &workflow, &meta, args, config)?,
+    };
+    let sinks = event_sinks(args)?;
+    if !sinks.is_empty() {
+        engine.set_event_sink(Box::new(Tee(sinks)));
+    }
+    if args.allow_tools || meta["allow_tools"] == Value::Bool(true) {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        engine.set_tool_runner(Box::new(
+            ProcessToolRunner::new(cwd).with_max_output_bytes(args.tool_output_limit),
+        ));
+    }
+    let report = engine.run(agent.as_mut());
+    // The agent's process (exec) ends, and progress lines are flushed,
+    // before the summary.
+    drop(agent);
+    drop(engine);
+    let run_dir = args.run_dir.as_ref().or(args.resume.as_ref());
+    Ok(finish(
+        args,
+        &workflow,
+        run_dir.map(|d| d.as_path()),
+        &report,
+    ))
+}
+
+/// A new engine: inputs set, and made durable when `--run-dir` is given.
+fn start<'p>(
+    program: &'p IrProgram,
+    workflow: &str,
+    meta: &Value,
+    args: &RunArgs,
+    config: EngineConfig,
+) -> Result<Engine<'p>, String> {
+    let root = program
+        .workflow_by_name(workflow)
+        .ok_or_else(|| format!("error: no workflow `{workflow}`"))?;
+    let mut engine =
+        Engine::new(program, root, config).map_err(|e| format!("error: cannot run: {e}"))?;
+    for item in &args.set {
+        let (key, value) = parse_set(item)?;
+        engine
+            .set_input(&key, value)
+            .map_err(|e| format!("error: --set {item}: {e}"))?;
+    }
+    if let Some(dir) = &args.run_dir {
+        let run_dir = RunDir::create(dir, program, meta).map_err(|e| format!("error: {e}"))?;
+        engine
+            .persist_to(run_dir)
+            .map_err(|e| format!("error: {e}"))?;
+    }
+    Ok(engine)
+}
+
+/// `KEY=VALUE`: the value as JSON, else as a string.
+fn parse_set(item: &str) -> Result<(String, Value), String> {
+    let Some((key, text)) = item.split_once('=') else {
+        return Err(format!("error: --set `{item}`: expected KEY=VALUE"));
+    };
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!("error: --set `{item}`: the key is empty"));
+    }
+    let value = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()));
+    Ok((key.to_string(), value))
+}
+
+/// `--max-steps` caps the root workflow's own `max_steps` too (a workflow's
+/// limits override the engine's defaults).
+fn cap_steps(program: &mut IrProgram, root: wf_ir::WorkflowIdx, cap: Option<u64>) {
+    if let Some(cap) = cap {
+        let limits = &mut program.workflows[root.0 as usize].limits;
+        limits.max_steps = Some(limits.max_steps.map_or(cap, |own| own.min(cap)));
+    }
+}
+
+/// The `--events` sink and the progress printer, as asked.
+fn event_sinks(args: &RunArgs) -> Result<Vec<Box<dyn EventSink>>, String> {
+    let mut sinks: Vec<Box<dyn EventSink>> = Vec::new();
+    match args.events.as_deref() {
+        Some(p) if p == Path::new("-") => {
+            sinks.push(Box::new(JsonLinesSink::new(std::io::stdout())));
+        }
+        Some(path) => {
+            let file = open_events(path, args.resume.is_some()).map_err(|e| {
+                format!(
+                    "error: cannot open the event file `{}`: {}",
+                    path.display(),
+                    crate::inputs::io_reason(&e)
+                )
+            })?;
+            sinks.push(Box::new(JsonLinesSink::new(BufWriter::new(file))));
+        }
+        None => {}
+    }
+    let progress = match args.progress {
+        ProgressChoice::Always => true,
+        ProgressChoice::Never => false,
+        ProgressChoice::Auto => std::io::stderr().is_terminal(),
+    };
+    if progress {
+        sinks.push(Box::new(Progress::new()));
+    }
+    Ok(sinks)
+}
+
+fn open_events(path: &Path, append: bool) -> std::io::Result<File> {
+    if append {
+        OpenOptions::new().create(true).append(true).open(path)
+    } else {
+        File::create(path)
+    }
+}
+
+/// Prints the summary and hints; returns the exit status.
+fn finish(args: &RunArgs, workflow: &str, run_dir: Option<&Path>, report: &Report) -> u8 {
+    let shown_dir = run_dir.map(|d| d.display().to_string());
+    let summary = match args.format {
+        SummaryFormat::Human => output::human_summary(workflow, report),
+        SummaryFormat::Json => output::json_summary(workflow, shown_dir.as_deref(), report),
+    };
+    // With `--events -` standard output carries only events.
+    if args.events.as_deref() == Some(Path::new("-")) {
+        eprint!("{summary}");
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(summary.as_bytes()).and_then(|()| out.flush());
+    }
+    match &report.status {
+        RunStatus::Completed => EXIT_CLEAN,
+        RunStatus::Suspended { .. } => {
+            match &shown_dir {
+                Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
+                None => eprintln!(
+                    "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"
+                ),
+            }
+            EXIT_SUSPENDED
+        }
+        RunStatus::Failed { .. } => EXIT_FINDINGS,
+        RunStatus::Running | RunStatus::Yielded => EXIT_TROUBLE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_values_are_json_or_strings() {
+        assert_eq!(parse_set("n=3").unwrap(), ("n".into(), json!(3)));
+        assert_eq!(parse_set("s=Ada").unwrap(), ("s".into(), json!("Ada")));
+        assert_eq!(parse_set("l=[1,2]").unwrap(), ("l".into(), json!([1, 2])));
+        assert_eq!(parse_set("q=\"3\"").unwrap(), ("q".into(), json!("3")));
+        assert_eq!(parse_set("e=").unwrap(), ("e".into(), json!("")));
+        assert_eq!(parse_set("a=b=c").unwrap(), ("a".into(), json!("b=c")));
+        assert!(parse_set("novalue").is_err());
+        assert!(parse_set("=1").is_err());
+    }
+}

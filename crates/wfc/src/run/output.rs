@@ -1,0 +1,170 @@
+//! What `wfc run` shows: progress lines while it runs, and the summary.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value};
+use wf_vm::{Event, EventSink, Report, RunStatus};
+
+/// Sends each event to every sink in turn (`--events` and progress lines).
+pub struct Tee<'a>(pub Vec<Box<dyn EventSink + 'a>>);
+
+impl EventSink for Tee<'_> {
+    fn emit(&mut self, event: &Event<'_>) {
+        for sink in &mut self.0 {
+            sink.emit(event);
+        }
+    }
+}
+
+/// One readable line per node left (with the edge taken), per call and
+/// return, per retry and at suspension, on standard error.
+pub struct Progress {
+    /// A node's exit, printed once the edge it leaves by is known.
+    pending: Option<String>,
+}
+
+impl Progress {
+    /// A progress printer.
+    pub fn new() -> Self {
+        Progress { pending: None }
+    }
+
+    fn flush(&mut self, edge: Option<&str>) {
+        if let Some(line) = self.pending.take() {
+            let mut err = io::stderr().lock();
+            let _ = match edge {
+                Some(to) => writeln!(err, "{line} -> {to}"),
+                None => writeln!(err, "{line}"),
+            };
+        }
+    }
+
+    fn line(&mut self, text: String) {
+        self.flush(None);
+        let _ = writeln!(io::stderr().lock(), "{text}");
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.flush(None);
+    }
+}
+
+impl EventSink for Progress {
+    fn emit(&mut self, event: &Event<'_>) {
+        match *event {
+            Event::NodeExit {
+                step,
+                workflow,
+                node,
+                status,
+                ..
+            } => {
+                self.flush(None);
+                self.pending = Some(format!(
+                    "  [{step:>4}] {workflow}/{node}: {}",
+                    status.as_str()
+                ));
+            }
+            Event::EdgeTraverse { to, .. } => self.flush(Some(to)),
+            Event::NodeRetry {
+                step,
+                workflow,
+                node,
+                attempt,
+                delay_ms,
+                reason,
+                ..
+            } => self.line(format!(
+                "  [{step:>4}] {workflow}/{node}: retry (attempt {attempt} in {delay_ms}ms): {reason}"
+            )),
+            Event::WorkflowPush {
+                step,
+                workflow,
+                caller,
+                node,
+                depth,
+            } => self.line(format!(
+                "  [{step:>4}] {caller}/{node}: call {workflow} (depth {depth})"
+            )),
+            Event::WorkflowPop {
+                step,
+                workflow,
+                caller,
+                node,
+                ..
+            } => self.line(format!(
+                "  [{step:>4}] {caller}/{node}: {workflow} returned"
+            )),
+            Event::EngineSuspend {
+                step,
+                workflow,
+                node,
+                reason,
+            } => self.line(format!(
+                "  [{step:>4}] {workflow}/{node}: suspended: {reason}"
+            )),
+            _ => {}
+        }
+    }
+}
+
+/// The human summary of a finished (or suspended) run.
+pub fn human_summary(workflow: &str, report: &Report) -> String {
+    let mut out = String::new();
+    let plural = if report.steps == 1 { "" } else { "s" };
+    let took = format!("{} step{plural}, {}ms", report.steps, report.elapsed_ms);
+    match &report.status {
+        RunStatus::Completed => out.push_str(&format!("completed {workflow} ({took})\n")),
+        RunStatus::Suspended { reason } => {
+            out.push_str(&format!("suspended {workflow} ({took}): {reason}\n"));
+        }
+        RunStatus::Failed { reason } => {
+            out.push_str(&format!("failed {workflow} ({took}): {reason}\n"));
+        }
+        other => out.push_str(&format!("{} {workflow} ({took})\n", other.name())),
+    }
+    if !report.failures.is_empty() {
+        out.push_str("failure trace:\n");
+        for f in &report.failures {
+            out.push_str(&format!(
+                "  step {}: {}/{}: {}\n",
+                f.step, f.workflow, f.node, f.reason
+            ));
+        }
+    }
+    if report.blackboard.is_empty() {
+        out.push_str("blackboard: (empty)\n");
+    } else {
+        out.push_str("blackboard:\n");
+        for (key, value) in &report.blackboard {
+            out.push_str(&format!("  {key} = {}\n", short_json(value)));
+        }
+    }
+    out
+}
+
+/// A value on one line, long ones cut (the JSON summary has them whole).
+fn short_json(value: &Value) -> String {
+    let text = value.to_string();
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}… ({} bytes)", &text[..i], text.len()),
+        None => text,
+    }
+}
+
+/// The JSON summary: the engine's report plus the workflow and run
+/// directory.
+pub fn json_summary(workflow: &str, run_dir: Option<&str>, report: &Report) -> String {
+    let mut doc = Map::new();
+    doc.insert("workflow".into(), Value::from(workflow));
+    if let Ok(Value::Object(fields)) = serde_json::to_value(report) {
+        doc.extend(fields);
+    }
+    doc.insert("run_dir".into(), run_dir.map_or(Value::Null, Value::from));
+    let mut text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default();
+    text.push('\n');
+    text
+}

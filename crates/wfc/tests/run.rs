@@ -1,0 +1,404 @@
+//! `wfc run` CLI tests: snapshots of runs (arguments, exit status, stdout,
+//! stderr) on `examples/` and the fixtures in `tests/run/`, suspension and
+//! `--resume` in a separate process, `--events`, tools, the `exec:` agent,
+//! and round trips through `wfc build`. Snapshots live in
+//! `tests/run/snapshots/`; times and scratch paths are filtered out.
+
+mod common;
+
+use common::repo_root;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
+use serde_json::Value;
+
+/// `wfc` run from the repository root with a clean environment.
+fn wfc(args: &[&str]) -> Command {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(repo_root())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0");
+    cmd
+}
+
+macro_rules! run_snapshot {
+    ($name:literal, $cmd:expr) => {{
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(repo_root().join("tests/run/snapshots"));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.add_filter(r"\d+ms\)", "[TIME])");
+        settings.add_filter(r#""elapsed_ms": \d+"#, r#""elapsed_ms": "[TIME]""#);
+        settings.add_filter(r"/\S*/wfc-run-tests/", "[SCRATCH]/");
+        settings.bind(|| assert_cmd_snapshot!($name, $cmd));
+    }};
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("wfc-run-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+fn run_json(args: &[&str]) -> (Output, Value) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let out = wfc(&all).output().unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON summary ({e}); stdout: {}; stderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, json)
+}
+
+#[test]
+fn hello_completes_with_auto() {
+    run_snapshot!(
+        "hello_auto",
+        wfc(&["run", "examples/hello.wf", "--agent", "auto"])
+    );
+}
+
+#[test]
+fn chain_with_inputs_and_progress() {
+    run_snapshot!(
+        "chain_progress",
+        wfc(&[
+            "run",
+            "tests/run/chain.wf",
+            "--agent",
+            "auto",
+            "--set",
+            "name=Ada",
+            "--progress",
+            "always"
+        ])
+    );
+}
+
+#[test]
+fn json_summary() {
+    run_snapshot!(
+        "chain_json",
+        wfc(&[
+            "run",
+            "tests/run/chain.wf",
+            "--agent",
+            "auto",
+            "--set",
+            "name=\"Ada\"",
+            "--set",
+            "extra=[1,2]",
+            "--format",
+            "json"
+        ])
+    );
+}
+
+#[test]
+fn every_example_runs_with_auto() {
+    for file in common::wf_files(&repo_root().join("examples")) {
+        let rel = file.strip_prefix(repo_root()).unwrap().to_str().unwrap();
+        if rel.contains("/lib/") {
+            continue;
+        }
+        let out = wfc(&["run", rel, "--agent", "auto", "--max-steps", "1000"])
+            .output()
+            .unwrap();
+        // Auto's placeholders may leave a guard unmatched (failed, 1), but
+        // the run must start and end with a report, never exit 2.
+        let code = out.status.code();
+        assert!(
+            matches!(code, Some(0 | 1)),
+            "{rel}: exit {code:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "{rel}: no summary");
+    }
+}
+
+#[test]
+fn events_to_stdout() {
+    run_snapshot!(
+        "chain_events",
+        wfc(&[
+            "run",
+            "tests/run/chain.wf",
+            "--agent",
+            "auto",
+            "--set",
+            "name=Ada",
+            "--events",
+            "-"
+        ])
+    );
+}
+
+#[test]
+fn a_failing_node_fails_the_run() {
+    run_snapshot!(
+        "approve_fail",
+        wfc(&[
+            "run",
+            "tests/run/approve.wf",
+            "--agent",
+            "script:tests/run/fail.json"
+        ])
+    );
+}
+
+#[test]
+fn check_errors_refuse_the_run() {
+    run_snapshot!("broken_refused", wfc(&["run", "tests/run/broken.wf"]));
+}
+
+#[test]
+fn usage_errors() {
+    run_snapshot!(
+        "unknown_agent",
+        wfc(&["run", "examples/hello.wf", "--agent", "llm"])
+    );
+    run_snapshot!(
+        "unknown_workflow",
+        wfc(&["run", "examples/hello.wf", "--workflow", "Nope"])
+    );
+    run_snapshot!(
+        "resume_missing",
+        wfc(&["run", "--resume", "tests/run/no-such-run"])
+    );
+    run_snapshot!("bad_set", wfc(&["run", "examples/hello.wf", "--set", "x"]));
+}
+
+#[test]
+fn suspension_without_run_dir_says_it_cannot_resume() {
+    run_snapshot!(
+        "approve_suspend_no_dir",
+        wfc(&[
+            "run",
+            "tests/run/approve.wf",
+            "--agent",
+            "script:tests/run/suspend.json"
+        ])
+    );
+}
+
+#[test]
+fn console_at_end_of_input_suspends() {
+    let mut cmd = wfc(&["run", "tests/run/approve.wf", "--agent", "console"]);
+    cmd.stdin(std::process::Stdio::null());
+    run_snapshot!("approve_console_eof", cmd);
+}
+
+#[test]
+fn console_answers_from_stdin() {
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .and_then(|mut child| {
+        use std::io::Write;
+        // start: success; plan: success, plan = "p"; review: R (reject);
+        // rejected: complete.
+        child.stdin.take().unwrap().write_all(b"\n1\np\nR\n\n")?;
+        child.wait_with_output()
+    })
+    .unwrap();
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["status"], "completed", "{summary}");
+    assert_eq!(summary["blackboard"], serde_json::json!({"plan": "p"}));
+    let shown = String::from_utf8_lossy(&out.stderr);
+    assert!(shown.contains("  2. [R] Reject  -> rejected"), "{shown}");
+}
+
+/// Suspend, then resume in a separate process: the same final state as a
+/// run that never stopped.
+#[test]
+fn suspend_and_resume_reach_the_uninterrupted_state() {
+    let dir = scratch("suspend-resume");
+    let d = dir.to_str().unwrap();
+    run_snapshot!(
+        "approve_suspend",
+        wfc(&[
+            "run",
+            "tests/run/approve.wf",
+            "--agent",
+            "script:tests/run/suspend.json",
+            "--run-dir",
+            d
+        ])
+    );
+    let (resumed_out, resumed) = run_json(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+    ]);
+    assert_eq!(resumed_out.status.code(), Some(0));
+    let (_, straight) = run_json(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/approve.json",
+    ]);
+    assert_eq!(resumed["status"], "completed");
+    assert_eq!(resumed["blackboard"], straight["blackboard"]);
+    // The log holds each step once, in order.
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let steps: Vec<u64> = log
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["step"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(steps, (0..steps.len() as u64).collect::<Vec<_>>());
+    // Resuming a finished run changes nothing.
+    let (again_out, again) = run_json(&["run", "--resume", d]);
+    assert_eq!(again_out.status.code(), Some(0));
+    assert_eq!(again["blackboard"], straight["blackboard"]);
+    assert_eq!(again["steps"], resumed["steps"]);
+}
+
+#[test]
+fn a_run_dir_is_not_reused() {
+    let dir = scratch("reuse");
+    let d = dir.to_str().unwrap();
+    let args = ["run", "examples/hello.wf", "--run-dir", d];
+    assert_eq!(wfc(&args).output().unwrap().status.code(), Some(0));
+    run_snapshot!("run_dir_reused", wfc(&args));
+}
+
+#[test]
+fn tools_run_only_when_allowed() {
+    run_snapshot!(
+        "tools_allowed",
+        wfc(&["run", "tests/run/tools.wf", "--allow-tools"])
+    );
+    run_snapshot!("tools_refused", wfc(&["run", "tests/run/tools.wf"]));
+}
+
+#[test]
+fn the_python_example_agent_drives_a_run() {
+    if !Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: python3 is not available");
+        return;
+    }
+    run_snapshot!(
+        "chain_exec_python",
+        wfc(&[
+            "run",
+            "tests/run/chain.wf",
+            "--set",
+            "name=Ada",
+            "--agent",
+            "exec:python3 examples/agents/echo_agent.py"
+        ])
+    );
+}
+
+#[test]
+fn a_silent_exec_agent_fails_the_run_after_its_timeout() {
+    let started = std::time::Instant::now();
+    run_snapshot!(
+        "exec_silent",
+        wfc(&[
+            "run",
+            "tests/run/chain.wf",
+            "--set",
+            "name=Ada",
+            "--agent",
+            "exec:sleep 30",
+            "--agent-timeout",
+            "300ms"
+        ])
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+/// `.wf` → run equals `.wf` → `wfc build` → IR → run.
+#[test]
+fn runs_from_ir_equal_runs_from_source() {
+    let dir = scratch("round-trip");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: &[(&str, &[&str])] = &[
+        ("examples/hello.wf", &["--agent", "auto"]),
+        (
+            "examples/release.wf",
+            &["--agent", "auto", "--workflow", "Release"],
+        ),
+        (
+            "tests/run/chain.wf",
+            &["--agent", "auto", "--set", "name=Ada"],
+        ),
+        (
+            "tests/run/approve.wf",
+            &["--agent", "script:tests/run/approve.json"],
+        ),
+    ];
+    for (i, (file, args)) in cases.iter().enumerate() {
+        let ir = dir.join(format!("{i}.json"));
+        let build = wfc(&["build", file, "-o", ir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            build.status.success(),
+            "wfc build {file}: {}",
+            String::from_utf8_lossy(&build.stderr)
+        );
+        let from_source = [&["run", *file][..], args].concat();
+        let from_ir = [&["run", ir.to_str().unwrap()][..], args].concat();
+        let events = |run: &[&str], name: &str| {
+            let path = dir.join(name);
+            let with = [run, &["--events", path.to_str().unwrap()][..]].concat();
+            let (out, mut summary) = run_json(&with);
+            summary.as_object_mut().unwrap().remove("elapsed_ms");
+            for failure in summary["failures"].as_array_mut().unwrap() {
+                failure.as_object_mut().unwrap().remove("time_ms");
+            }
+            (
+                out.status.code(),
+                summary,
+                std::fs::read_to_string(path).unwrap(),
+            )
+        };
+        let a = events(&from_source, &format!("{i}-source.jsonl"));
+        let b = events(&from_ir, &format!("{i}-ir.jsonl"));
+        assert_eq!(a, b, "{file}");
+    }
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let out = wfc(&["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "0  the run completed",
+        "1  the run failed",
+        "3  the run suspended",
+    ] {
+        assert!(help.contains(needle), "{help}");
+    }
+}

@@ -1,0 +1,180 @@
+//! Crash safety (issue 4): `wfc run --run-dir` is killed with SIGKILL at
+//! many different points of a 200-step run and resumed each time. The run
+//! must end as an uninterrupted run does: the same final blackboard, and a
+//! step log holding every step exactly once, each with the same decision
+//! and events.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::Value;
+
+const STEPS: usize = 200;
+
+fn wfc(args: &[&str]) -> Command {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(common::repo_root())
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn scratch() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wfc-crash-test");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A chain of `STEPS` nodes, each writing its own key (the entry `start`
+/// and the terminal included, the run takes `STEPS` steps).
+fn long_chain(dir: &Path) -> PathBuf {
+    let mut text = String::from("workflow Long {\n");
+    for i in 1..STEPS - 1 {
+        text.push_str(&format!("  step n{i} {{ writes k{i}: int }}\n"));
+    }
+    text.push_str("  exit done\n  start");
+    for i in 1..STEPS - 1 {
+        text.push_str(&format!(" -> n{i}"));
+    }
+    text.push_str(" -> done\n}\n");
+    let path = dir.join("long.wf");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The step log as (step, record) pairs.
+fn log(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn summary(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON summary ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A small deterministic generator for the kill delays.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next_in(&mut self, lo: u64, hi: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        lo + (self.0 >> 33) % (hi - lo)
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn killed_runs_resume_to_the_uninterrupted_result() {
+    let base = scratch();
+    let file = long_chain(&base);
+    let file = file.to_str().unwrap();
+
+    let reference_dir = base.join("reference");
+    let reference = wfc(&[
+        "run",
+        file,
+        "--agent",
+        "auto",
+        "--format",
+        "json",
+        "--run-dir",
+        reference_dir.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(reference.status.code(), Some(0));
+    let reference_summary = summary(&reference);
+    assert_eq!(reference_summary["steps"], STEPS as u64);
+    let reference_log = log(&reference_dir);
+    assert_eq!(reference_log.len(), STEPS);
+
+    let dir = base.join("crashing");
+    let d = dir.to_str().unwrap();
+    let delay = ["--step-delay-ms", "4", "--format", "json"];
+    let fresh = [
+        &["run", file, "--agent", "auto", "--run-dir", d][..],
+        &delay,
+    ]
+    .concat();
+    let resume = [&["run", "--resume", d][..], &delay].concat();
+    let mut rng = Lcg(0x5eed);
+    let mut kills = 0;
+    // How many steps were logged at each kill.
+    let mut kill_points = std::collections::BTreeSet::new();
+    let mut started_fresh = false;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let last = loop {
+        assert!(Instant::now() < deadline, "the crash loop did not finish");
+        // Until the first snapshot exists there is nothing to resume.
+        let args = if started_fresh && dir.join("snapshot.json").exists() {
+            &resume
+        } else {
+            let _ = std::fs::remove_dir_all(&dir);
+            started_fresh = true;
+            &fresh
+        };
+        let mut child = wfc(args).spawn().unwrap();
+        if kills < 40 {
+            std::thread::sleep(Duration::from_millis(rng.next_in(15, 120)));
+            if child.try_wait().unwrap().is_none() {
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+                kills += 1;
+                let logged = std::fs::read(dir.join("log.jsonl"))
+                    .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+                kill_points.insert(logged);
+                continue;
+            }
+        }
+        let out = child.wait_with_output().unwrap();
+        if out.status.code() == Some(0) {
+            break out;
+        }
+        panic!(
+            "a resumed run ended with {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    eprintln!("{kills} kills, after these numbers of logged steps: {kill_points:?}");
+    let inside = kill_points.iter().filter(|&&n| n > 0 && n < STEPS).count();
+    assert!(
+        inside >= 5,
+        "only {inside} different kill points inside the run: {kill_points:?}"
+    );
+
+    let final_summary = summary(&last);
+    assert_eq!(final_summary["status"], "completed");
+    assert_eq!(final_summary["steps"], reference_summary["steps"]);
+    assert_eq!(final_summary["blackboard"], reference_summary["blackboard"]);
+    let crashed_log = log(&dir);
+    let steps: Vec<u64> = crashed_log
+        .iter()
+        .map(|r| r["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        steps,
+        (0..STEPS as u64).collect::<Vec<_>>(),
+        "a step is missing or recorded twice (after {kills} kills)"
+    );
+    assert_eq!(crashed_log, reference_log, "a step's record differs");
+}
