@@ -55,8 +55,9 @@ pub struct Id {
     pub kind: IdKind,
     /// The whole written form, quotes included.
     pub span: Span,
-    /// For quoted ids: each string piece's span, quotes included, in order.
-    /// Empty for other kinds.
+    /// For quoted strings joined with `+`: each piece's span, quotes
+    /// included, in order. Empty for a single string (`span` is then the
+    /// piece) and for other kinds.
     pub pieces: Vec<Span>,
 }
 

@@ -48,45 +48,10 @@ impl Decoded {
     /// quotes (the closing one may be missing), starting at offset `start`.
     pub fn push_piece(&mut self, raw: &str, start: usize) {
         let body_start = start + 1;
-        let body = raw.get(1..).unwrap_or_default();
-        let body = body
-            .strip_suffix('"')
-            .filter(|_| closed(raw))
-            .unwrap_or(body);
-        let bytes = body.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            let from = body_start + i;
-            if bytes[i] == b'\\' && i + 1 < bytes.len() {
-                let next = bytes[i + 1];
-                let decoded = match next {
-                    b'"' => Some('"'),
-                    b'\\' => Some('\\'),
-                    b'n' => Some('\n'),
-                    b't' => Some('\t'),
-                    b'\n' => None,
-                    b'\r' if bytes.get(i + 2) == Some(&b'\n') => {
-                        i += 3;
-                        continue;
-                    }
-                    _ => {
-                        // Kept verbatim: the backslash now, the character next.
-                        self.push_char('\\', from, from + 1);
-                        i += 1;
-                        continue;
-                    }
-                };
-                if let Some(c) = decoded {
-                    self.push_char(c, from, from + 2);
-                }
-                i += 2;
-                continue;
-            }
-            let c = body[i..].chars().next().unwrap_or('\u{FFFD}');
-            let len = c.len_utf8();
-            self.push_char(c, from, from + len);
-            i += len;
-        }
+        let body = body_of(raw);
+        walk(body, |c, from, to| {
+            self.push_char(c, body_start + from, body_start + to)
+        });
         self.end = (body_start + body.len()) as u32;
     }
 
@@ -104,13 +69,65 @@ impl Decoded {
 /// `out`, without building the offset map: the parser's fast path, since
 /// most strings have no escape at all.
 pub fn decode_text(raw: &str, out: &mut String) {
-    let body = raw.get(1..).unwrap_or_default();
-    let body = body.strip_suffix('"').filter(|_| closed(raw)).unwrap_or(body);
-    if !body.contains('\\') {
-        out.push_str(body);
-        return;
+    let mut body = body_of(raw);
+    // Copy the runs between backslashes whole; decode each escape alone.
+    while let Some(i) = body.find('\\') {
+        out.push_str(&body[..i]);
+        let rest = &body[i..];
+        let len = rest.chars().nth(1).map_or(1, |c| 1 + c.len_utf8());
+        let len = if rest.starts_with("\\\r\n") { 3 } else { len };
+        walk(&rest[..len], |c, _, _| out.push(c));
+        body = &rest[len..];
     }
-    out.push_str(&decode(raw, 0).text);
+    out.push_str(body);
+}
+
+/// The text between the quotes of a raw string token.
+fn body_of(raw: &str) -> &str {
+    let body = raw.get(1..).unwrap_or_default();
+    body.strip_suffix('"')
+        .filter(|_| closed(raw))
+        .unwrap_or(body)
+}
+
+/// Calls `f` with every decoded character of a string body and the byte
+/// range of the body it came from.
+fn walk(body: &str, mut f: impl FnMut(char, usize, usize)) {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' && i + 1 < bytes.len() {
+            let decoded = match bytes[i + 1] {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'n' => '\n',
+                b't' => '\t',
+                // A backslash before a line break continues the line.
+                b'\n' => {
+                    i += 2;
+                    continue;
+                }
+                b'\r' if bytes.get(i + 2) == Some(&b'\n') => {
+                    i += 3;
+                    continue;
+                }
+                // Any other escape is kept verbatim: the backslash now,
+                // the character next.
+                _ => {
+                    f('\\', i, i + 1);
+                    i += 1;
+                    continue;
+                }
+            };
+            f(decoded, i, i + 2);
+            i += 2;
+            continue;
+        }
+        let c = body[i..].chars().next().unwrap_or('\u{FFFD}');
+        let len = c.len_utf8();
+        f(c, i, i + len);
+        i += len;
+    }
 }
 
 /// Whether a raw string token ends with its closing quote (an unterminated
@@ -158,7 +175,14 @@ mod tests {
 
     #[test]
     fn fast_path_agrees() {
-        for raw in ["\"plain\"", "\"a\\\"b\\n\"", "\"open", "\"x\\\""] {
+        for raw in [
+            "\"plain\"",
+            "\"a\\\"b\\n\"",
+            "\"open",
+            "\"x\\\"",
+            "\"a\\\r\nb\\é\\\\\\d\"",
+            "\"\\",
+        ] {
             let mut fast = String::new();
             decode_text(raw, &mut fast);
             assert_eq!(fast, decode(raw, 0).text, "{raw}");

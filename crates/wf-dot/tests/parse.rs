@@ -5,7 +5,11 @@ use wf_dot::ast::{EdgeEnd, IdKind, Stmt};
 use wf_dot::{CommentKind, parse};
 
 fn codes(text: &str) -> Vec<&'static str> {
-    parse(text, FileId(0)).diagnostics.iter().map(|d| d.code.code).collect()
+    parse(text, FileId(0))
+        .diagnostics
+        .iter()
+        .map(|d| d.code.code)
+        .collect()
 }
 
 #[test]
@@ -13,13 +17,25 @@ fn comments_go_to_the_side_table_never_inside_strings() {
     let text = "# top\ndigraph G { // line\n  a [label=\"# not // a /* comment\"] /* block */\n  b # not at line start\n}\n";
     let parsed = parse(text, FileId(0));
     let kinds: Vec<_> = parsed.comments.iter().map(|c| c.kind).collect();
-    assert_eq!(kinds, [CommentKind::Hash, CommentKind::Line, CommentKind::Block]);
-    let spans: Vec<&str> = parsed.comments.iter().map(|c| &text[c.span.range()]).collect();
+    assert_eq!(
+        kinds,
+        [CommentKind::Hash, CommentKind::Line, CommentKind::Block]
+    );
+    let spans: Vec<&str> = parsed
+        .comments
+        .iter()
+        .map(|c| &text[c.span.range()])
+        .collect();
     assert_eq!(spans, ["# top", "// line", "/* block */"]);
     // The `#` after `b` is not at the start of a line: an error.
     assert_eq!(codes(text), ["WF0601"]);
-    let Stmt::Node { attrs, .. } = &parsed.file.graphs[0].stmts[0] else { panic!() };
-    assert_eq!(attrs.as_ref().unwrap().attrs[0].value.text, "# not // a /* comment");
+    let Stmt::Node { attrs, .. } = &parsed.file.graphs[0].stmts[0] else {
+        panic!()
+    };
+    assert_eq!(
+        attrs.as_ref().unwrap().attrs[0].value.text,
+        "# not // a /* comment"
+    );
 }
 
 #[test]
@@ -29,7 +45,15 @@ fn chains_concatenation_and_quoted_names() {
     assert!(parsed.diagnostics.is_empty());
     let graph = &parsed.file.graphs[0];
     assert_eq!(graph.name.as_ref().unwrap().text, "My G");
-    let Stmt::Edge { ends, attrs, directed, .. } = &graph.stmts[0] else { panic!() };
+    let Stmt::Edge {
+        ends,
+        attrs,
+        directed,
+        ..
+    } = &graph.stmts[0]
+    else {
+        panic!()
+    };
     assert_eq!(ends.len(), 3);
     assert_eq!(directed.len(), 2);
     let EdgeEnd::Node(c) = &ends[2] else { panic!() };
@@ -47,11 +71,20 @@ fn every_error_in_a_file_is_reported() {
     let lines: Vec<usize> = parsed
         .diagnostics
         .iter()
-        .map(|d| text[..d.primary.location.span.start as usize].lines().count())
+        .map(|d| {
+            text[..d.primary.location.span.start as usize]
+                .lines()
+                .count()
+        })
         .collect();
     assert_eq!(lines, [2, 3, 4, 6], "{:#?}", parsed.diagnostics);
     // `d [y=1]` after the broken edge is still a node statement.
-    assert!(parsed.file.graphs[0].stmts.iter().any(|s| matches!(s, Stmt::Node { node, .. } if node.id.text == "d")));
+    assert!(
+        parsed.file.graphs[0]
+            .stmts
+            .iter()
+            .any(|s| matches!(s, Stmt::Node { node, .. } if node.id.text == "d"))
+    );
     assert!(parsed.file.graphs[0].incomplete);
 }
 
@@ -59,8 +92,17 @@ fn every_error_in_a_file_is_reported() {
 fn missing_closers_point_at_the_opener() {
     let text = "digraph G {\n  a [label=\"A\"\n  b [label=\"B\"]\n";
     let parsed = parse(text, FileId(0));
-    let spans: Vec<Span> = parsed.diagnostics.iter().map(|d| d.primary.location.span).collect();
-    assert_eq!(spans, [Span::new(10, 11), Span::new(16, 17)], "{:#?}", parsed.diagnostics);
+    let spans: Vec<Span> = parsed
+        .diagnostics
+        .iter()
+        .map(|d| d.primary.location.span)
+        .collect();
+    assert_eq!(
+        spans,
+        [Span::new(10, 11), Span::new(16, 17)],
+        "{:#?}",
+        parsed.diagnostics
+    );
 }
 
 #[test]
@@ -90,4 +132,3 @@ fn tolerated_forms_are_clean() {
         assert_eq!(codes(text), Vec::<&str>::new(), "{text}");
     }
 }
-

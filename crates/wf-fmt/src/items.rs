@@ -69,7 +69,7 @@ impl Printer<'_> {
     }
 
     fn import(&mut self, import: &Import) {
-        if self.has_error(import.span) {
+        if self.has_error(import.span) || self.has_doc_comment_inside(import.span) {
             return self.push_verbatim(import.span);
         }
         let mut code = format!("import {}", self.text(import.path.span));
@@ -92,6 +92,7 @@ impl Printer<'_> {
         };
         if (self.whole_items && self.has_error(reach))
             || self.has_error_outside(reach, &statements)
+            || self.has_doc_comment_inside(Span::new(start as usize, open as usize))
             || workflow.name.is_missing()
         {
             return self.push_verbatim(span);
@@ -110,7 +111,7 @@ impl Printer<'_> {
 
     fn statement(&mut self, statement: &Statement, align: Option<Columns>) {
         let span = statement_span(statement);
-        if self.has_error(span) {
+        if self.has_error(span) || self.has_doc_comment_inside(span) {
             return self.push_verbatim(span);
         }
         match statement {
@@ -163,7 +164,7 @@ impl Printer<'_> {
 
     fn alignable(&self, statement: &Statement) -> Option<Alignable> {
         let span = statement_span(statement);
-        if self.has_error(span) {
+        if self.has_error(span) || self.has_doc_comment_inside(span) {
             return None;
         }
         match statement {

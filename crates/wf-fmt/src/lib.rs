@@ -90,10 +90,11 @@ pub fn format(text: &str, options: &Options) -> Result<String, FormatError> {
 /// verbatim. A file without errors gets exactly [`format`]'s output.
 pub fn format_forced(text: &str, options: &Options) -> Result<String, FormatError> {
     let parsed = wf_syntax::parse(text, FileId(0));
-    let errors: Vec<Span> = syntax_errors(&parsed)
+    let mut errors: Vec<Span> = syntax_errors(&parsed)
         .iter()
         .map(|d| d.primary.location.span)
         .collect();
+    errors.sort_by_key(|e| e.start);
     let out = printer::print(text, &parsed, options, &errors, false);
     if verify::same_program(text, &parsed, &out).is_ok() {
         return Ok(out);

@@ -120,6 +120,16 @@ impl<'a> Printer<'a> {
             .any(|t| t.kind != TriviaKind::BlankLines)
     }
 
+    /// Whether a doc comment (`///`) lies strictly inside `span`. Laying out
+    /// such a statement could move the comment to the end of a line, where
+    /// it would document the next statement instead of nothing.
+    pub(crate) fn has_doc_comment_inside(&self, span: Span) -> bool {
+        self.trivia[self.trivia_from(span.start)..]
+            .iter()
+            .take_while(|t| t.span.start < span.end)
+            .any(|t| t.kind == TriviaKind::DocComment)
+    }
+
     /// Whether nothing but same-line comments (no blank line, no comment on
     /// a line of its own) lies between two statements: they can be aligned.
     pub(crate) fn adjacent(&self, prev_end: u32, next_start: u32) -> bool {
@@ -145,17 +155,24 @@ impl<'a> Printer<'a> {
     /// Whether a syntax error (forced mode) starts inside `span` or right at
     /// its end.
     pub(crate) fn has_error(&self, span: Span) -> bool {
-        self.errors
-            .iter()
-            .any(|e| span.start <= e.start && e.start <= span.end)
+        self.errors_in(span).next().is_some()
     }
 
-    /// Whether a syntax error inside `span` lies outside all of `inner`.
+    /// The syntax errors starting in `span` (its end included). `errors`
+    /// is sorted by start, as the parser reports them.
+    fn errors_in(&self, span: Span) -> impl Iterator<Item = &Span> {
+        let from = self.errors.partition_point(|e| e.start < span.start);
+        self.errors[from..]
+            .iter()
+            .take_while(move |e| e.start <= span.end)
+    }
+
+    /// Whether a syntax error inside `span` lies outside all of `inner`
+    /// (spans in source order, not overlapping).
     pub(crate) fn has_error_outside(&self, span: Span, inner: &[Span]) -> bool {
-        self.errors.iter().any(|e| {
-            span.start <= e.start
-                && e.start <= span.end
-                && !inner.iter().any(|s| s.start <= e.start && e.start <= s.end)
+        self.errors_in(span).any(|e| {
+            let before = inner.partition_point(|s| s.start <= e.start);
+            !(before > 0 && e.start <= inner[before - 1].end)
         })
     }
 
@@ -356,15 +373,20 @@ impl<'a> Printer<'a> {
                     out.push(' ');
                 }
                 out.push_str(&line.code);
+                let mut after_line_comment = false;
                 for (i, comment) in line.comments.iter().enumerate() {
-                    if i == 0 && line.code.is_empty() {
-                        // Cannot happen for pushed code; kept total.
+                    if after_line_comment {
+                        // Nothing may follow a `//` comment on its line: the
+                        // next comment goes on a line of its own.
+                        out.push('\n');
+                        out.push_str(&" ".repeat(line.indent));
                     } else if i == 0 {
                         out.push_str(&" ".repeat(COMMENT_GAP));
                     } else {
                         out.push(' ');
                     }
                     out.push_str(comment);
+                    after_line_comment = comment.starts_with("//");
                 }
             }
             out.push('\n');
@@ -388,6 +410,8 @@ fn align_comments(lines: &mut [Line]) {
             && !l.code.contains('\n')
             && !l.code.is_empty()
             && !l.code.ends_with(['{', '['])
+            // A line comment followed by more comments ends the line early.
+            && !l.comments[..l.comments.len() - 1].iter().any(|c| c.starts_with("//"))
     };
     let mut i = 0;
     while i < lines.len() {

@@ -307,3 +307,26 @@ fn models_the_ir_cannot_hold_are_refused() {
     let err = wf_ir::compile(&model).unwrap_err();
     assert!(err.message.contains("no entry node"), "{err}");
 }
+
+/// Guards compile iteratively: a deeply nested one does not exhaust the
+/// stack, and its bytecode verifies.
+#[test]
+fn deep_guards_compile_and_verify() {
+    let mut model = support::model("workflow G { start -> done when ok }");
+    let guard = model.workflows[0].edges[0].guard.as_mut().unwrap();
+    let span = guard.span;
+    let mut expr = guard.expr.clone();
+    for i in 0..5_000 {
+        expr = if i % 2 == 0 {
+            wf_model::Expr::Not(Box::new(expr), span)
+        } else {
+            let key = wf_model::Expr::Exists("k".into(), span);
+            wf_model::Expr::Binary(Box::new(key), wf_model::BinOp::Or, Box::new(expr), span)
+        };
+    }
+    guard.expr = expr;
+    let p = wf_ir::compile(&model).unwrap();
+    let code = p.workflows[0].edges[0].guard.as_ref().unwrap();
+    assert_eq!(code.len(), 1 + 2_500 + 2 * 2_500);
+    load(&to_json(&p)).unwrap();
+}

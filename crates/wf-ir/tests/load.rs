@@ -76,6 +76,11 @@ fn a_well_formed_file_loads() {
     assert_eq!(load(&to_json(&p)).unwrap(), p);
     let sample = support::compile(support::SAMPLE);
     assert_eq!(load(&to_json(&sample)).unwrap(), sample);
+    // Optional fields may be left out; they read as null.
+    let mut v = serde_json::to_value(&p).unwrap();
+    v["workflows"][0].as_object_mut().unwrap().remove("goal");
+    v["workflows"][0]["nodes"][0].as_object_mut().unwrap().remove("call");
+    assert_eq!(load(&v.to_string()).unwrap(), p);
 }
 
 #[test]
@@ -99,6 +104,10 @@ fn format_and_version_are_checked_first() {
     assert_error(&err, Kind::Version, "$", "no `version`");
     let err = refuse_json(&json!(["wfc-ir", 1]));
     assert_error(&err, Kind::Shape, "$", "JSON object");
+    let err = refuse_json(&json!("wfc-ir"));
+    assert_error(&err, Kind::Shape, "$", "JSON object");
+    let err = refuse_json(&json!({"format": "wfc-ir", "version": 1}));
+    assert_error(&err, Kind::Shape, "$", "missing field `strings`");
 }
 
 #[test]

@@ -64,10 +64,11 @@ pub(crate) fn kind_member(kind: NodeKind) -> Option<&'static str> {
 /// literals (`"250ms"`, `"15s"`, `"15m"`, `"2h"`, `"1d"`) into durations.
 pub(crate) fn type_durations(attributes: &mut [Attribute], keys: &[&str]) {
     for attr in attributes {
-        if keys.contains(&attr.key.as_str())
-            && let Value::String(text) = &attr.value
-            && let Some(ms) = duration_literal(text)
-        {
+        let ms = match &attr.value {
+            Value::String(text) if keys.contains(&attr.key.as_str()) => duration_literal(text),
+            _ => None,
+        };
+        if let Some(ms) = ms {
             attr.value = Value::Duration(ms);
         }
     }
@@ -91,8 +92,8 @@ pub(crate) fn duration_literal(text: &str) -> Option<u64> {
 
 /// The Reflex rule-agent convention `"writes": [{"key": k, "value": v}, …]`
 /// in a node spec: the node writes those keys whenever it runs, so they are
-/// contract writes too (typed by their values), unless `outputs` already
-/// declares them. The spec member stays an ordinary attribute for the agent.
+/// contract writes too (typed by their values; `outputs` that repeat them
+/// add nothing). The spec member stays an ordinary attribute for the agent.
 /// A `writes` member of another shape is the spec's own business.
 pub(crate) fn spec_writes_as_contract(reader: &Reader, spec: &Json, writes: &mut Vec<KeyDecl>) {
     for (key, span, value) in spec_writes(spec) {
@@ -157,4 +158,3 @@ pub(crate) fn spec_writes(spec: &Json) -> Vec<(&str, Span, &Json)> {
     }
     out
 }
-

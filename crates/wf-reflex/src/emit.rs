@@ -10,94 +10,11 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use wf_model::{Edge, Node, Value, Workflow};
 
 use crate::guards::to_reflex;
+use crate::ordered::OrderedJson;
 use crate::print::expr_text;
-
-/// A JSON value whose object members keep the order they were built in, so
-/// emitted files read in the schema's order and are deterministic.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OrderedJson {
-    /// `null`
-    Null,
-    /// A boolean.
-    Bool(bool),
-    /// An integer.
-    Int(i64),
-    /// A finite float.
-    Float(f64),
-    /// A string.
-    String(String),
-    /// An array.
-    Array(Vec<OrderedJson>),
-    /// An object, members in order, names unique.
-    Object(Vec<(String, OrderedJson)>),
-}
-
-impl OrderedJson {
-    /// The same value as a [`serde_json::Value`] (object members sorted).
-    pub fn to_value(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
-    }
-
-    /// The document as pretty-printed JSON text with a final newline.
-    pub fn to_pretty_string(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        text
-    }
-
-    fn string(s: impl Into<String>) -> Self {
-        OrderedJson::String(s.into())
-    }
-}
-
-impl From<&serde_json::Value> for OrderedJson {
-    fn from(value: &serde_json::Value) -> Self {
-        use serde_json::Value as V;
-        match value {
-            V::Null => OrderedJson::Null,
-            V::Bool(b) => OrderedJson::Bool(*b),
-            V::Number(n) => match n.as_i64() {
-                Some(i) => OrderedJson::Int(i),
-                None => OrderedJson::Float(n.as_f64().unwrap_or(0.0)),
-            },
-            V::String(s) => OrderedJson::String(s.clone()),
-            V::Array(items) => OrderedJson::Array(items.iter().map(Into::into).collect()),
-            V::Object(map) => {
-                OrderedJson::Object(map.iter().map(|(k, v)| (k.clone(), v.into())).collect())
-            }
-        }
-    }
-}
-
-impl Serialize for OrderedJson {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            OrderedJson::Null => serializer.serialize_unit(),
-            OrderedJson::Bool(b) => serializer.serialize_bool(*b),
-            OrderedJson::Int(n) => serializer.serialize_i64(*n),
-            OrderedJson::Float(f) => serializer.serialize_f64(*f),
-            OrderedJson::String(s) => serializer.serialize_str(s),
-            OrderedJson::Array(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            OrderedJson::Object(members) => {
-                let mut map = serializer.serialize_map(Some(members.len()))?;
-                for (key, value) in members {
-                    map.serialize_entry(key, value)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
 
 /// Why a workflow cannot be written as Reflex JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -268,9 +185,7 @@ fn spec_write_keys(node: &Node) -> Vec<&str> {
     let mut keys = Vec::new();
     for item in items {
         match item {
-            Value::Map(fields)
-                if fields.len() == 2 && fields.iter().any(|(k, _)| k == "value") =>
-            {
+            Value::Map(fields) if fields.len() == 2 && fields.iter().any(|(k, _)| k == "value") => {
                 match fields.iter().find(|(k, _)| k == "key") {
                     Some((_, Value::String(key))) => keys.push(key.as_str()),
                     _ => return Vec::new(),
@@ -319,7 +234,14 @@ pub(crate) fn value(value: &Value) -> OrderedJson {
 
 /// Milliseconds in the largest unit that divides them exactly.
 fn duration(ms: u64) -> String {
-    for (unit, size) in [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)] {
+    for (unit, size) in [
+        ("d", 86_400_000),
+        ("h", 3_600_000),
+        ("m", 60_000),
+        ("s", 1000),
+    ] {
+        // `u64::is_multiple_of` is newer than the workspace's MSRV.
+        #[allow(clippy::manual_is_multiple_of)]
         if ms != 0 && ms % size == 0 {
             return format!("{}{unit}", ms / size);
         }

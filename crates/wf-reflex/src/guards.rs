@@ -5,9 +5,9 @@
 use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{BinOp, Expr, Guard, Value};
 
-use crate::emit::OrderedJson;
 use crate::json::{Json, JsonKind};
 use crate::lower::value;
+use crate::ordered::OrderedJson;
 use crate::schema::{Reader, inner};
 
 /// The `type`s of the Reflex schema's guards.
@@ -91,7 +91,11 @@ pub(crate) fn lower_guard(reader: &mut Reader, json: &Json) -> Option<Guard> {
                 );
                 return None;
             }
-            let op = if kind == "equals" { BinOp::Eq } else { BinOp::Ne };
+            let op = if kind == "equals" {
+                BinOp::Eq
+            } else {
+                BinOp::Ne
+            };
             Expr::Binary(
                 Box::new(Expr::Key(key_name, key_span)),
                 op,
@@ -152,9 +156,9 @@ fn comparison(ty: &str, lhs: &Expr, rhs: &Expr) -> Result<OrderedJson, String> {
         Expr::Literal(value @ Value::Float(f), _) if f.is_finite() => {
             Ok(guard(ty, key, Some(crate::emit::value(value))))
         }
-        _ => Err(
-            "a Reflex comparison's value must be a string, a number, a boolean or null".into(),
-        ),
+        _ => {
+            Err("a Reflex comparison's value must be a string, a number, a boolean or null".into())
+        }
     }
 }
 

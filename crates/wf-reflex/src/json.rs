@@ -12,6 +12,8 @@
 
 use wf_diagnostics::Span;
 
+mod strings;
+
 /// The deepest nesting of arrays and objects accepted. Reflex workflows
 /// nest about five levels; opaque node specs may nest more, but not this.
 pub const MAX_DEPTH: usize = 128;
@@ -117,7 +119,9 @@ impl Parser<'_> {
 
     /// The character at the current position (whole, for UTF-8).
     fn current_char(&self) -> Option<char> {
-        self.text.get(self.pos..).and_then(|rest| rest.chars().next())
+        self.text
+            .get(self.pos..)
+            .and_then(|rest| rest.chars().next())
     }
 
     fn char_span(&self) -> Span {
@@ -269,7 +273,7 @@ impl Parser<'_> {
         self.pos = end;
         let literal = &self.text[start..end];
         let span = Span::new(start, end);
-        if integer && let Ok(n) = literal.parse::<i64>() {
+        if let (true, Ok(n)) = (integer, literal.parse::<i64>()) {
             return Ok(Json {
                 kind: JsonKind::Int(n),
                 span,
@@ -281,121 +285,6 @@ impl Parser<'_> {
                 span,
             }),
             _ => bad(self, end, "out of range"),
-        }
-    }
-
-    /// A string starting at the current `"`; leaves the position after the
-    /// closing quote.
-    fn string(&mut self) -> Result<String, JsonError> {
-        let open = self.pos;
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            let run = self.pos;
-            while let Some(&c) = self.bytes.get(self.pos) {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
-            // Stopped at ASCII bytes only, so these are char boundaries.
-            out.push_str(&self.text[run..self.pos]);
-            match self.bytes.get(self.pos) {
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                Some(b'\\') => out.push(self.escape()?),
-                Some(b'\n') | None => {
-                    let mut err = self.error(
-                        Span::new(self.pos, self.pos),
-                        "unterminated string",
-                        "the string should end before here",
-                    );
-                    err.opened = Some((Span::new(open, open + 1), "the string starts here".into()));
-                    return Err(err);
-                }
-                Some(&c) => {
-                    return Err(self.error(
-                        Span::new(self.pos, self.pos + 1),
-                        format!("control character U+{c:04X} in a string: write it as an escape (such as `\\n` or `\\u{c:04x}`)"),
-                        "raw control character",
-                    ));
-                }
-            }
-        }
-    }
-
-    /// One escape at the current `\`.
-    fn escape(&mut self) -> Result<char, JsonError> {
-        let start = self.pos;
-        let simple = match self.bytes.get(start + 1) {
-            Some(b'"') => Some('"'),
-            Some(b'\\') => Some('\\'),
-            Some(b'/') => Some('/'),
-            Some(b'b') => Some('\u{8}'),
-            Some(b'f') => Some('\u{c}'),
-            Some(b'n') => Some('\n'),
-            Some(b'r') => Some('\r'),
-            Some(b't') => Some('\t'),
-            Some(b'u') => None,
-            _ => {
-                let len = 1 + self.text[start + 1..]
-                    .chars()
-                    .next()
-                    .map_or(0, char::len_utf8);
-                return Err(self.error(
-                    Span::new(start, start + len),
-                    "invalid escape: JSON allows `\\\"`, `\\\\`, `\\/`, `\\b`, `\\f`, `\\n`, `\\r`, `\\t` and `\\uXXXX`",
-                    "invalid escape",
-                ));
-            }
-        };
-        if let Some(c) = simple {
-            self.pos += 2;
-            return Ok(c);
-        }
-        let high = self.hex4(start)?;
-        if (0xD800..0xDC00).contains(&high) {
-            // A surrogate pair: `\uD83D\uDE00`.
-            if self.bytes[self.pos..].starts_with(b"\\u") {
-                let low = self.hex4(self.pos)?;
-                if (0xDC00..0xE000).contains(&low) {
-                    let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                    return Ok(char::from_u32(c).unwrap_or('\u{fffd}'));
-                }
-            }
-            return Err(self.lone_surrogate(start));
-        }
-        char::from_u32(high).ok_or_else(|| self.lone_surrogate(start))
-    }
-
-    fn lone_surrogate(&self, start: usize) -> JsonError {
-        self.error(
-            Span::new(start, start + 6),
-            "invalid escape: a lone UTF-16 surrogate is not a character",
-            "lone surrogate",
-        )
-    }
-
-    /// `\uXXXX` at `at`; moves past it.
-    fn hex4(&mut self, at: usize) -> Result<u32, JsonError> {
-        let hex = self.bytes.get(at + 2..at + 6);
-        match hex.and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| {
-            h.bytes()
-                .all(|b| b.is_ascii_hexdigit())
-                .then(|| u32::from_str_radix(h, 16).ok())
-                .flatten()
-        }) {
-            Some(n) => {
-                self.pos = at + 6;
-                Ok(n)
-            }
-            None => Err(self.error(
-                Span::new(at, (at + 2).min(self.bytes.len())),
-                "invalid escape: `\\u` must be followed by four hexadecimal digits",
-                "invalid escape",
-            )),
         }
     }
 
@@ -518,117 +407,4 @@ fn show_char(c: char) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ok(text: &str) -> Json {
-        parse(text).unwrap_or_else(|e| panic!("{text}: {e:?}"))
-    }
-
-    fn err(text: &str) -> JsonError {
-        parse(text).expect_err(text)
-    }
-
-    #[test]
-    fn values_and_spans() {
-        let json = ok(r#" { "a" : [1, -2.5e3, true, null, "x\"\u00e9\ud83d\ude00"] } "#);
-        assert_eq!(json.span, Span::new(1, 59));
-        let JsonKind::Object(members) = &json.kind else {
-            panic!()
-        };
-        assert_eq!(members[0].key, "a");
-        assert_eq!(members[0].key_span, Span::new(3, 6));
-        let JsonKind::Array(items) = &members[0].value.kind else {
-            panic!()
-        };
-        assert_eq!(items[0].kind, JsonKind::Int(1));
-        assert_eq!(items[1].kind, JsonKind::Float(-2500.0));
-        assert_eq!(items[2].kind, JsonKind::Bool(true));
-        assert_eq!(items[3].kind, JsonKind::Null);
-        assert_eq!(items[4].kind, JsonKind::String("x\"é😀".into()));
-    }
-
-    #[test]
-    fn duplicate_keys_are_kept_in_order() {
-        let JsonKind::Object(m) = ok(r#"{"a":1,"a":2}"#).kind else {
-            panic!()
-        };
-        assert_eq!(m.len(), 2);
-        assert_eq!(m[1].value.kind, JsonKind::Int(2));
-    }
-
-    #[test]
-    fn big_integers_become_floats() {
-        assert_eq!(ok("123456789012345678901").kind, JsonKind::Float(1.2345678901234568e20));
-        assert!(err("1e999").message.contains("out of range"));
-    }
-
-    #[test]
-    fn errors_point_at_the_problem() {
-        let e = err("{\"a\": 1,}");
-        assert!(e.message.contains("trailing comma"), "{e:?}");
-        assert_eq!(e.span, Span::new(7, 8));
-        let e = err("{\"a\" 1}");
-        assert!(e.message.contains("`:`"), "{e:?}");
-        assert_eq!(e.span, Span::new(5, 6));
-        let e = err("[1, 2");
-        assert!(e.message.contains("end of the document"), "{e:?}");
-        assert_eq!(e.opened.unwrap().0, Span::new(0, 1));
-        let e = err("{\"a\": \"b}");
-        assert!(e.message.contains("unterminated"), "{e:?}");
-        assert!(err("// c\n{}").message.contains("no comments"));
-        assert!(err("{'a': 1}").message.contains("double quotes"));
-        assert!(err("01").message.contains("leading zeros"));
-        assert!(err("-").message.contains("digit"));
-        assert!(err("nul").message.contains("unexpected `nul`"));
-        assert!(err("\"\\x\"").message.contains("invalid escape"));
-        assert!(err("\"\\ud800\"").message.contains("surrogate"));
-        assert!(err("\"\\u12\"").message.contains("four hexadecimal"));
-        assert!(err("\"a\tb\"").message.contains("control character"));
-        assert!(err("{} {}").message.contains("end of the document"));
-        assert!(err("").message.contains("unexpected end"));
-        assert!(err("\u{e9}").message.contains("`é`"));
-    }
-
-    #[test]
-    fn depth_is_bounded() {
-        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
-        assert!(err(&deep).message.contains("levels deep"));
-        let fine = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
-        ok(&fine);
-        // Far deeper input fails fast, without overflowing the stack.
-        let hostile = "{\"a\":".repeat(100_000);
-        assert!(err(&hostile).message.contains("levels deep"));
-    }
-
-    #[test]
-    fn agrees_with_serde_json_on_valid_documents() {
-        for text in [
-            r#"{"x": [1, 2.5, "s", {"y": null}], "z": false}"#,
-            r#""\u00e9\n\/""#,
-            "-0.0",
-            "[]",
-        ] {
-            let ours = ok(text);
-            let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
-            assert_eq!(to_serde(&ours), theirs, "{text}");
-        }
-    }
-
-    fn to_serde(json: &Json) -> serde_json::Value {
-        use serde_json::Value as V;
-        match &json.kind {
-            JsonKind::Null => V::Null,
-            JsonKind::Bool(b) => V::Bool(*b),
-            JsonKind::Int(n) => V::from(*n),
-            JsonKind::Float(f) => V::from(*f),
-            JsonKind::String(s) => V::String(s.clone()),
-            JsonKind::Array(items) => V::Array(items.iter().map(to_serde).collect()),
-            JsonKind::Object(m) => V::Object(
-                m.iter()
-                    .map(|m| (m.key.clone(), to_serde(&m.value)))
-                    .collect(),
-            ),
-        }
-    }
-}
+mod tests;

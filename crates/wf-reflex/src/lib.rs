@@ -19,13 +19,15 @@ mod emit;
 mod guards;
 pub mod json;
 mod lower;
+mod ordered;
 mod print;
 mod schema;
 
 use wf_diagnostics::{Diagnostic, FileId, Label, codes};
 use wf_model::Workflow;
 
-pub use emit::{EmitError, OrderedJson, emit};
+pub use emit::{EmitError, emit};
+pub use ordered::OrderedJson;
 
 /// What reading one Reflex document yields.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,7 +54,9 @@ pub fn parse(text: &str, file: FileId) -> ReflexParsed {
                 Diagnostic::new(&codes::INVALID_JSON, err.message, err.span.in_file(file))
                     .with_primary_label(err.label);
             if let Some((span, label)) = err.opened {
-                diagnostic.labels.push(Label::new(span.in_file(file), label));
+                diagnostic
+                    .labels
+                    .push(Label::new(span.in_file(file), label));
             }
             ReflexParsed {
                 workflows: Vec::new(),
@@ -71,9 +75,7 @@ pub fn looks_like_reflex(text: &str) -> bool {
         Ok(json::Json {
             kind: json::JsonKind::Object(members),
             ..
-        }) => {
-            members.iter().any(|m| m.key == "entry") && members.iter().any(|m| m.key == "nodes")
-        }
+        }) => members.iter().any(|m| m.key == "entry") && members.iter().any(|m| m.key == "nodes"),
         _ => false,
     }
 }

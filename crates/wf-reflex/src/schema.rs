@@ -22,8 +22,8 @@ impl Reader {
 
     /// Reports a schema violation.
     pub fn schema_error(&mut self, span: Span, message: String, label: &str) -> &mut Diagnostic {
-        let diagnostic =
-            Diagnostic::new(&codes::REFLEX_SCHEMA, message, self.at(span)).with_primary_label(label);
+        let diagnostic = Diagnostic::new(&codes::REFLEX_SCHEMA, message, self.at(span))
+            .with_primary_label(label);
         self.diagnostics.push(diagnostic);
         self.diagnostics.last_mut().expect("just pushed")
     }

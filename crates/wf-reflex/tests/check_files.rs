@@ -32,7 +32,10 @@ fn run_case(root: &Path, path: &Path) -> Result<String, String> {
     let mut actual: Vec<String> = diagnostics
         .iter()
         .map(|d| {
-            assert_eq!(d.primary.location.file, id, "{shown}: a diagnostic in another file");
+            assert_eq!(
+                d.primary.location.file, id,
+                "{shown}: a diagnostic in another file"
+            );
             let at = sources.get(id).line_col(d.primary.location.span.start);
             format!(
                 "{}:{} {}[{}]: {}",

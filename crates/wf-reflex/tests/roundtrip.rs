@@ -41,12 +41,19 @@ fn assert_valid(validator: &jsonschema::Validator, doc: &serde_json::Value, what
         .iter_errors(doc)
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
-    assert!(errors.is_empty(), "{what} does not validate: {errors:#?}\n{doc:#}");
+    assert!(
+        errors.is_empty(),
+        "{what} does not validate: {errors:#?}\n{doc:#}"
+    );
 }
 
 fn parse_one(text: &str, what: &str) -> Workflow {
     let parsed = wf_reflex::parse(text, FileId(0));
-    assert!(parsed.diagnostics.is_empty(), "{what}: {:#?}", parsed.diagnostics);
+    assert!(
+        parsed.diagnostics.is_empty(),
+        "{what}: {:#?}",
+        parsed.diagnostics
+    );
     assert_eq!(parsed.workflows.len(), 1);
     parsed.workflows.into_iter().next().unwrap()
 }
@@ -62,7 +69,14 @@ fn physical_object_fixture_lowers_to_the_model() {
     let names: Vec<&str> = w.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(
         names,
-        ["CLASSIFY", "BASIC_DATA", "BRANCH", "DEFINE_PART", "SPEC_COMPOSE", "DONE"]
+        [
+            "CLASSIFY",
+            "BASIC_DATA",
+            "BRANCH",
+            "DEFINE_PART",
+            "SPEC_COMPOSE",
+            "DONE"
+        ]
     );
     let part = &w.nodes[3];
     assert_eq!(part.kind, NodeKind::Call);
@@ -70,18 +84,27 @@ fn physical_object_fixture_lowers_to_the_model() {
     assert_eq!(call.workflow, "define-part-object");
     assert_eq!(call.return_map[0].parent, "Part Concept");
     assert_eq!(call.return_map[0].child, "partConcept");
-    assert_eq!(&text[call.return_map[0].parent_span.span.range()], "Part Concept");
+    assert_eq!(
+        &text[call.return_map[0].parent_span.span.range()],
+        "Part Concept"
+    );
     // The rule-agent spec stays attributes, and its `writes` are contract writes.
     let basic = &w.nodes[1];
     assert_eq!(basic.attributes[0].key, "writes");
     assert_eq!(basic.attributes[1].key, "edge");
-    assert_eq!(basic.attributes[1].value, Value::String("e-basic-branch".into()));
+    assert_eq!(
+        basic.attributes[1].value,
+        Value::String("e-basic-branch".into())
+    );
     let writes: Vec<(&str, Option<&str>)> = basic
         .writes
         .iter()
         .map(|k| (k.key.as_str(), k.ty.as_deref()))
         .collect();
-    assert_eq!(writes, [("conceptName", Some("string")), ("needsPart", Some("bool"))]);
+    assert_eq!(
+        writes,
+        [("conceptName", Some("string")), ("needsPart", Some("bool"))]
+    );
     assert_eq!(w.edges.len(), 6);
     let to_part = &w.edges[2];
     assert_eq!(to_part.label.as_deref(), Some("DEFINE_PART"));
@@ -97,7 +120,9 @@ fn physical_object_fixture_lowers_to_the_model() {
             ("event", &Value::String("DEFINE_PART".into()))
         ]
     );
-    assert!(matches!(&to_part.guard.as_ref().unwrap().expr, Expr::Exists(k, _) if k == "needsPart"));
+    assert!(
+        matches!(&to_part.guard.as_ref().unwrap().expr, Expr::Exists(k, _) if k == "needsPart")
+    );
     let Expr::Not(inner, _) = &w.edges[3].guard.as_ref().unwrap().expr else {
         panic!("not-exists lowers to !exists")
     };
@@ -200,7 +225,10 @@ fn round_trip(group: &[PathBuf], validator: Option<&jsonschema::Validator>) -> R
         if let Some(validator) = validator {
             assert_valid(validator, &doc.to_value(), &workflow.name);
         }
-        sources.add(format!("out/{}.json", workflow.name), doc.to_pretty_string());
+        sources.add(
+            format!("out/{}.json", workflow.name),
+            doc.to_pretty_string(),
+        );
     }
     let diagnostics = wf_analysis::check_sources(&sources);
     if diagnostics.is_empty() {
@@ -240,10 +268,16 @@ fn wf_workflows_written_as_reflex_check_clean() {
     let mut clean = 0;
     for group in wf_groups() {
         let name = group[0].file_name().unwrap().to_string_lossy().to_string();
-        match (round_trip(&group, validator.as_ref()), REFUSED.contains(&name.as_str())) {
+        match (
+            round_trip(&group, validator.as_ref()),
+            REFUSED.contains(&name.as_str()),
+        ) {
             (Ok(()), false) => clean += 1,
-            (Err(e), true) if e.starts_with("refused: ") && e.contains("has no Reflex equivalent") => {}
-            (Ok(()), true) => failures.push(format!("{name}: expected a refusal, but it checks clean")),
+            (Err(e), true)
+                if e.starts_with("refused: ") && e.contains("has no Reflex equivalent") => {}
+            (Ok(()), true) => {
+                failures.push(format!("{name}: expected a refusal, but it checks clean"))
+            }
             (Err(e), _) => failures.push(format!("{name}: {e}")),
         }
     }
@@ -281,7 +315,11 @@ fn all_four_builtin_guards_round_trip_from_wf() {
     let validator = corpus().map(|c| validator(&c));
     let mut wf = Sources::new();
     wf.add("route.wf", std::fs::read_to_string(&path).unwrap());
-    assert_eq!(wf_analysis::check_sources(&wf), vec![], "the .wf source is clean");
+    assert_eq!(
+        wf_analysis::check_sources(&wf),
+        vec![],
+        "the .wf source is clean"
+    );
     let workflows = lower_wf(std::slice::from_ref(&path));
     let doc = wf_reflex::emit(&workflows[0]).unwrap();
     let text = doc.to_pretty_string();
@@ -302,7 +340,14 @@ fn all_four_builtin_guards_round_trip_from_wf() {
         assert_valid(validator, &doc.to_value(), "Route");
     }
     let back = parse_one(&text, "Route");
-    assert_eq!(back.nodes.iter().find(|n| n.name == "approve").unwrap().kind, NodeKind::Human);
+    assert_eq!(
+        back.nodes
+            .iter()
+            .find(|n| n.name == "approve")
+            .unwrap()
+            .kind,
+        NodeKind::Human
+    );
     let mut sources = Sources::new();
     sources.add("Route.json", text);
     assert_eq!(wf_analysis::check_sources(&sources), vec![]);

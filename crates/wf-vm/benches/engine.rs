@@ -87,9 +87,11 @@ fn run_dir(c: &mut Criterion) {
         let _ = std::fs::remove_dir_all(&p);
         RunDir::create(p, program, &json!({})).unwrap()
     };
-    // 1,000 steps on top of a blackboard of `size` entries: the per-step
-    // cost must not depend on `size`.
-    let program = common::linear(1001, true);
+    // 1,000 logged steps on top of a blackboard of `size` entries (inputs
+    // set before the run): the per-step cost must not depend on `size`.
+    // The steps write nothing, so only persistence is measured, and the
+    // run stops one step before completion, so no final snapshot is timed.
+    let program = common::linear(1001, false);
     for size in [0usize, 10_000, 100_000] {
         g.throughput(Throughput::Elements(1000));
         g.bench_function(format!("linear_1000_bb_{size}"), |b| {
@@ -107,6 +109,19 @@ fn run_dir(c: &mut Criterion) {
             )
         });
     }
+    let writes = common::linear(1001, true);
+    g.throughput(Throughput::Elements(1000));
+    g.bench_function("linear_1000_writes", |b| {
+        b.iter_batched_ref(
+            || {
+                let mut e = Engine::new(&writes, WorkflowIdx(0), config()).unwrap();
+                e.persist_to(fresh(&writes)).unwrap();
+                e
+            },
+            |engine| black_box(engine.run_for(&mut AutoAgent, 1000)),
+            BatchSize::PerIteration,
+        )
+    });
     let rec = common::recursive();
     let steps = steps_of(&rec, &mut Recurse(1000));
     g.throughput(Throughput::Elements(steps));

@@ -12,15 +12,13 @@
 
 use std::cell::RefCell;
 
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use wf_ir::{CmpOp, Const, Insn, IrProgram, StrId};
 
 use crate::blackboard::{Frame, Visible, scoped_get};
 
-/// The most memory one compiled expression may use.
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// The most run-time patterns kept compiled.
 const DYNAMIC_CACHE: usize = 64;
 
@@ -31,10 +29,9 @@ pub(crate) struct Regexes {
     dynamic: RefCell<FxHashMap<String, Regex>>,
 }
 
+/// Compiles a pattern exactly as the checker and the IR verifier do.
 fn compile(pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
+    wf_ir::compile_pattern(pattern)
         .map_err(|e| format!("invalid regular expression `{pattern}`: {e}"))
 }
 

@@ -27,7 +27,7 @@
 //! # use wf_vm::{Engine, EngineConfig, RunDir, agents::AutoAgent};
 //! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = RunDir::open("run")?;
-//! let program = dir.program()?;            // verify it before trusting it
+//! let program = dir.program()?;            // loaded and verified
 //! let mut engine = Engine::resume(&program, dir, EngineConfig::default())?;
 //! let report = engine.run(&mut AutoAgent::new());
 //! # Ok(()) }

@@ -124,8 +124,7 @@ impl RunDir {
         if dir.file(SNAPSHOT).exists() || dir.file(LOG).exists() {
             return Err(PersistError::AlreadyExists(dir.path));
         }
-        let program = serde_json::to_vec(program).expect("IR serialises");
-        dir.write_atomic(PROGRAM, &program)?;
+        dir.write_atomic(PROGRAM, wf_ir::to_json(program).as_bytes())?;
         let meta = serde_json::to_vec_pretty(meta).expect("JSON serialises");
         dir.write_atomic(META, &meta)?;
         Ok(dir)
@@ -169,10 +168,16 @@ impl RunDir {
         })
     }
 
-    /// The program stored at creation. It is deserialised, not verified:
-    /// callers that do not trust the directory verify it before running.
+    /// The program stored at creation, loaded and verified like any IR
+    /// file (a run directory is untrusted input).
     pub fn program(&self) -> Result<IrProgram, PersistError> {
-        self.read_json(PROGRAM)
+        let path = self.file(PROGRAM);
+        let text = fs::read_to_string(&path).map_err(io_err(&path, "read"))?;
+        wf_ir::load(&text).map_err(|e| PersistError::Corrupt {
+            path,
+            line: None,
+            message: e.to_string(),
+        })
     }
 
     /// The embedder's metadata stored at creation.

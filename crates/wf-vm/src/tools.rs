@@ -23,7 +23,10 @@
 
 mod process;
 
-pub(crate) use process::{Capture, captured_text, kill_group, own_process_group, wait_until};
+pub use process::end_children_on_termination_signals;
+pub(crate) use process::{
+    Capture, GroupRecord, captured_text, kill_group, own_process_group, wait_until,
+};
 
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
@@ -96,6 +99,7 @@ impl ToolRunner for ProcessToolRunner {
                 );
             }
         };
+        let record = GroupRecord::of(&child);
         let limit = self.max_output_bytes;
         let stdout = child.stdout.take().map(|s| Capture::start(s, limit));
         let stderr = child.stderr.take().map(|s| Capture::start(s, limit));
@@ -103,6 +107,7 @@ impl ToolRunner for ProcessToolRunner {
         let waited = wait_until(&mut child, started + timeout);
         // Whatever happened, nothing of the command's group may outlive it.
         kill_group(&mut child);
+        record.forget();
         let status = match waited {
             Ok(Some(status)) => Ok(status),
             Ok(None) => Err(format!(

@@ -119,6 +119,9 @@ const META_KIND: &str = "wfc-run";
 
 /// Runs `wfc run` and returns the exit status.
 pub fn run(args: RunArgs) -> u8 {
+    // Ctrl-C must not leave a tool or an `exec:` agent running: they have
+    // process groups of their own, out of the terminal's reach.
+    wf_vm::tools::end_children_on_termination_signals();
     match execute(&args) {
         Ok(status) => status,
         Err(message) => {

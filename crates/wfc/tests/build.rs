@@ -190,3 +190,49 @@ fn file_order_does_not_matter() {
     assert_eq!(a.stdout, b.stdout);
     assert!(Path::new(&repo_root()).join("examples/hello.wf").exists());
 }
+
+/// The Reflex fixtures of the shared corpus (read where they are; skipped
+/// when the corpus is absent) compile, load, and keep their edge ids.
+#[test]
+fn reflex_corpus_builds_with_its_edge_ids() {
+    let corpus = repo_root().join("../shared/corpus/reflex");
+    if !corpus.is_dir() {
+        eprintln!("skipped: {} is missing", corpus.display());
+        return;
+    }
+    let mut built = 0;
+    for entry in std::fs::read_dir(&corpus).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".json") || name == "workflow-schema.json" {
+            continue;
+        }
+        let out = run(&["build", path.to_str().unwrap(), "-o", "-"]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let program = wf_ir::load(&String::from_utf8(out.stdout).unwrap()).unwrap();
+        let source: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let ids: Vec<&str> = source["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        let own = &program.workflows[program
+            .workflow_by_name(source["id"].as_str().unwrap())
+            .unwrap()
+            .0 as usize];
+        for id in ids {
+            assert!(
+                own.edges.iter().any(|e| program.str(e.id) == id),
+                "{name}: {id}"
+            );
+        }
+        built += 1;
+    }
+    assert!(built >= 3, "the corpus has three fixtures");
+}

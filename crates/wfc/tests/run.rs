@@ -402,3 +402,81 @@ fn help_documents_exit_codes() {
         assert!(help.contains(needle), "{help}");
     }
 }
+
+/// The Reflex fixtures of the shared corpus run to completion with the
+/// default `rules` agent, read where they are (skipped when absent).
+#[test]
+fn reflex_corpus_runs_with_rules() {
+    let corpus = repo_root().join("../shared/corpus/reflex");
+    if !corpus.is_dir() {
+        eprintln!("skipped: {} is missing", corpus.display());
+        return;
+    }
+    for name in [
+        "greeting.json",
+        "define-part-object.json",
+        "define-physical-object.json",
+    ] {
+        let path = corpus.join(name);
+        let (out, summary) = run_json(&["run", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {summary}");
+        assert_eq!(summary["status"], "completed", "{name}");
+    }
+}
+
+/// Ctrl-C (SIGINT) on `wfc run` ends a running tool too, though the tool
+/// runs in a process group of its own.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_leaves_no_tool_behind() {
+    let dir = scratch("sigint");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pidfile = dir.join("pid");
+    let mut child = wfc(&["run", "tests/run/slow_tool.wf", "--allow-tools"])
+        .env("PIDFILE", &pidfile)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let pid = loop {
+        if let Ok(text) = std::fs::read_to_string(&pidfile) {
+            if text.ends_with('\n') {
+                break text.trim().to_string();
+            }
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "the tool never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let alive = |pid: &str| {
+        Command::new("kill")
+            .args(["-0", pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(alive(&pid));
+    let wfc_pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &wfc_pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    // The sleeping tool was killed with wfc (give the kernel a moment).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while alive(&pid) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the tool (pid {pid}) outlived the interrupted run"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

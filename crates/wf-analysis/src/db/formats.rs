@@ -51,7 +51,10 @@ pub fn lower_reflex(file: FileId, text: &str) -> LoweredFile {
         for call in workflow.nodes.iter().filter_map(|n| n.call.as_ref()) {
             let defined_here = parsed.workflows.iter().any(|w| w.name == call.workflow);
             let path = format!("{}.json", call.workflow);
-            if !defined_here && is_file_name(&call.workflow) && !imports.iter().any(|i| i.path == path) {
+            if !defined_here
+                && is_file_name(&call.workflow)
+                && !imports.iter().any(|i| i.path == path)
+            {
                 imports.push(ImportDecl {
                     path,
                     span: call.workflow_span,
@@ -72,10 +75,7 @@ pub fn lower_reflex(file: FileId, text: &str) -> LoweredFile {
 /// Whether a workflow id can name a file beside the invoking one (no
 /// separators, not `.` or `..`): other ids imply no file.
 fn is_file_name(id: &str) -> bool {
-    !id.is_empty()
-        && id != "."
-        && id != ".."
-        && !id.contains(['/', '\\', ':', '\0'])
+    !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\\', ':', '\0'])
 }
 
 /// Resolves an import of the file at `importer`: `.wf` imports by the

@@ -14,7 +14,7 @@ use wf_diagnostics::{Diagnostic, FileId};
 use wf_model::{Attribute, Edge, Guard, NodeId, SourceFormat, Workflow};
 
 use crate::ast::{Graph, Id, IdKind};
-use crate::strings::{Decoded, decode, verbatim};
+use crate::strings::{Decoded, verbatim};
 use collect::{Collector, RawAttr};
 use values::Place;
 
@@ -23,12 +23,15 @@ pub(crate) fn decoded(id: &Id, text: &str) -> Decoded {
     match id.kind {
         IdKind::Quoted => {
             let mut d = Decoded::default();
-            for piece in &id.pieces {
+            let single = [id.span];
+            let pieces = if id.pieces.is_empty() {
+                &single[..]
+            } else {
+                &id.pieces
+            };
+            for piece in pieces {
                 let raw = text.get(piece.range()).unwrap_or("\"");
                 d.push_piece(raw, piece.start as usize);
-            }
-            if id.pieces.is_empty() {
-                return decode("\"\"", id.span.start as usize);
             }
             d
         }

@@ -107,7 +107,7 @@ fn no_unit(key: &str, value: &Id, secs: u64, file: FileId) -> Diagnostic {
     // quoted value, at the end of a bare one.
     let at = match value.kind {
         IdKind::Quoted
-            if value.pieces.len() == 1 && value.span.len() as usize == value.text.len() + 2 =>
+            if value.pieces.is_empty() && value.span.len() as usize == value.text.len() + 2 =>
         {
             Some(value.span.end as usize - 1)
         }
@@ -186,6 +186,18 @@ mod tests {
         );
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].code.code, "WF0605");
+        let fix = out[0].fix.as_ref().unwrap();
+        assert_eq!(fix.edits[0].location.span, Span::new(3, 3));
+        let quoted = Id {
+            text: "300".into(),
+            kind: IdKind::Quoted,
+            span: Span::new(10, 15),
+            pieces: Vec::new(),
+        };
+        typed(Place::Node, "timeout", &quoted, f, &mut out);
+        // The `s` goes before the closing quote: `"300s"`.
+        let fix = out[1].fix.as_ref().unwrap();
+        assert_eq!(fix.edits[0].location.span, Span::new(14, 14));
         assert_eq!(parse_duration("99999999999999999999d"), None);
         assert_eq!(parse_duration("1h30m"), None);
     }

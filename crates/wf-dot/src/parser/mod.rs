@@ -252,6 +252,10 @@ impl<'a> Parser<'a> {
             }
         }
         let span = pieces[0].to(*pieces.last().unwrap_or(&pieces[0]));
+        if pieces.len() == 1 {
+            // One string: `span` is the piece (saves an allocation per value).
+            pieces.clear();
+        }
         Id {
             text,
             kind: IdKind::Quoted,

@@ -105,7 +105,13 @@ struct Header {
 
 /// Parses and verifies an IR file.
 pub fn load(text: &str) -> Result<IrProgram, LoadError> {
-    let header: Header = serde_json::from_str(text).map_err(|e| json_error(e, "$".into()))?;
+    let header: Header = serde_json::from_str(text).map_err(|e| {
+        let mut err = json_error(e, "$".into());
+        if err.kind == LoadErrorKind::Shape {
+            err.message = format!("an IR file is a JSON object ({})", err.message);
+        }
+        err
+    })?;
     // serde also reads a struct from an array; an IR file is an object.
     if !text.trim_start().starts_with('{') {
         return Err(LoadError::new(
@@ -171,9 +177,6 @@ fn json_error(e: serde_json::Error, path: String) -> LoadError {
     let mut message = e.to_string();
     if let Some(at) = message.rfind(" at line ") {
         message.truncate(at);
-    }
-    if kind == LoadErrorKind::Shape && path == "$" {
-        message = format!("an IR file is a JSON object ({message})");
     }
     LoadError {
         kind,

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext};
-use crate::tools::{human_duration, kill_group, own_process_group, wait_until};
+use crate::tools::{GroupRecord, human_duration, kill_group, own_process_group, wait_until};
 
 /// The protocol name sent in every context line.
 pub const PROTOCOL: &str = "wfc-agent";
@@ -40,6 +40,8 @@ pub struct ExecAgent {
 /// The running agent process.
 struct Running {
     child: Child,
+    /// Its process group, killed if wfc is ended by a signal.
+    group: GroupRecord,
     /// Lines for the writer thread; dropping it closes the agent's stdin.
     to_agent: Option<Sender<Vec<u8>>>,
     from_agent: Receiver<FromAgent>,
@@ -120,6 +122,7 @@ impl ExecAgent {
         let (tx, from_agent) = mpsc::channel();
         thread::spawn(move || read_lines(stdout, tx));
         Ok(Running {
+            group: GroupRecord::of(&child),
             child,
             to_agent: Some(to_agent),
             from_agent,
@@ -140,6 +143,7 @@ impl ExecAgent {
         .ok()
         .flatten();
         kill_group(&mut running.child);
+        running.group.forget();
         let _ = running.child.wait();
         match status {
             Some(s) => format!(" ({})", exit_text(s)),
@@ -155,6 +159,19 @@ impl ExecAgent {
         let timeout = node_timeout(context).unwrap_or(self.default_timeout);
         let command = self.command.clone();
         let running = self.start()?;
+        // A line that arrived between decisions answers no question: the
+        // agent is out of step, and every later answer would be misread.
+        while let Ok(FromAgent::Line(text)) = running.from_agent.try_recv() {
+            if !text.trim().is_empty() {
+                let shown: String = text.trim().chars().take(200).collect();
+                return Err(AgentError {
+                    message: format!(
+                        "the agent `{command}` wrote a line before it was asked: {shown} \
+                         (answer each context with exactly one line)"
+                    ),
+                });
+            }
+        }
         if let Some(tx) = &running.to_agent {
             // A send error means the writer thread ended: the agent closed
             // its stdin or exited; the reader reports which.
@@ -203,6 +220,7 @@ impl Drop for ExecAgent {
             running.to_agent = None;
             let _ = wait_until(&mut running.child, Instant::now() + Duration::from_secs(1));
             kill_group(&mut running.child);
+            running.group.forget();
             let _ = running.child.wait();
         }
     }

@@ -21,6 +21,104 @@ pub(crate) fn own_process_group(command: &mut Command) -> &mut Command {
     command
 }
 
+/// The process groups of running tools and agents, so that a signal
+/// ending wfc (Ctrl-C, `kill`) ends them too: they do not share wfc's
+/// process group, so the terminal's `SIGINT` does not reach them.
+#[cfg(unix)]
+mod live {
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    const SLOTS: usize = 64;
+    static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+
+    /// Records a running group; `None` when every slot is taken (the
+    /// group then only dies with its own timeout).
+    pub fn register(pid: i32) -> Option<usize> {
+        GROUPS.iter().position(|slot| {
+            slot.compare_exchange(0, pid, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        })
+    }
+
+    /// Forgets a group, before it is reaped (so its id cannot be reused
+    /// while still recorded).
+    pub fn unregister(slot: Option<usize>) {
+        if let Some(slot) = slot {
+            GROUPS[slot].store(0, Ordering::SeqCst);
+        }
+    }
+
+    extern "C" fn on_signal(signal: libc::c_int) {
+        // Only async-signal-safe calls here: atomics, kill, signal, raise.
+        for slot in &GROUPS {
+            let pid = slot.load(Ordering::SeqCst);
+            if pid > 0 {
+                // SAFETY: kill(2) and signal(2)/raise(3) are async-signal-safe
+                // and touch no memory of ours.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
+        }
+        // SAFETY: as above; the default action then ends the process as
+        // the signal would have.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+
+    /// Installs the handler for `SIGINT`, `SIGTERM` and `SIGHUP`.
+    pub fn install() {
+        let handler = on_signal as extern "C" fn(libc::c_int);
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: installing a handler that only makes
+            // async-signal-safe calls.
+            unsafe {
+                libc::signal(signal, handler as libc::sighandler_t);
+            }
+        }
+    }
+}
+
+/// Makes `SIGINT`, `SIGTERM` and `SIGHUP` kill the process groups of the
+/// tools and `exec:` agents still running before ending the process as
+/// they normally would (for programs such as `wfc run`; a library should
+/// not call it behind its embedder's back). Does nothing off unix.
+pub fn end_children_on_termination_signals() {
+    #[cfg(unix)]
+    live::install();
+}
+
+/// A child's process group, recorded for
+/// [`end_children_on_termination_signals`] while it runs.
+pub(crate) struct GroupRecord(#[cfg(unix)] Option<usize>);
+
+impl GroupRecord {
+    /// Records `child`'s group.
+    pub(crate) fn of(child: &Child) -> GroupRecord {
+        #[cfg(unix)]
+        {
+            GroupRecord(
+                libc::pid_t::try_from(child.id())
+                    .ok()
+                    .and_then(live::register),
+            )
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = child;
+            GroupRecord()
+        }
+    }
+
+    /// Forgets it: call after killing the group and before reaping it.
+    pub(crate) fn forget(self) {
+        #[cfg(unix)]
+        live::unregister(self.0);
+    }
+}
+
 /// Kills the child's whole process group with `SIGKILL` (unix; elsewhere
 /// only the child). Errors are ignored: the group may already be gone.
 pub(crate) fn kill_group(child: &mut Child) {
@@ -127,10 +225,10 @@ pub(crate) fn captured_text(c: &Captured) -> String {
     if truncated {
         // The cut may fall inside a multi-byte character: keep it out
         // rather than show a replacement character that was never sent.
-        if let Err(e) = std::str::from_utf8(bytes)
-            && e.error_len().is_none()
-        {
-            bytes = &bytes[..e.valid_up_to()];
+        if let Err(e) = std::str::from_utf8(bytes) {
+            if e.error_len().is_none() {
+                bytes = &bytes[..e.valid_up_to()];
+            }
         }
     }
     let mut text = String::from_utf8_lossy(bytes).into_owned();

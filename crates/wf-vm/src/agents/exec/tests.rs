@@ -149,6 +149,25 @@ fn a_malformed_answer_is_an_error_naming_the_line() {
 }
 
 #[test]
+fn two_answers_to_one_context_are_an_error() {
+    let mut agent = quick(
+        r#"while read line; do echo '{"type":"complete"}'; echo '{"type":"complete"}'; done"#,
+    );
+    assert_eq!(
+        decide(&mut agent).unwrap(),
+        Decision::Complete { writes: vec![] }
+    );
+    // Give the second line time to arrive.
+    std::thread::sleep(Duration::from_millis(200));
+    let err = decide(&mut agent).unwrap_err();
+    assert!(
+        err.message
+            .contains("wrote a line before it was asked: {\"type\":\"complete\"}"),
+        "{err}"
+    );
+}
+
+#[test]
 fn an_unknown_decision_type_is_an_error() {
     let mut agent = quick(r#"read line; echo '{"type":"jump","to":"done"}'"#);
     let err = decide(&mut agent).unwrap_err();

@@ -1,0 +1,72 @@
+//! Reflex conformance: the corpus fixtures run with the `rules` agent give
+//! the event sequences and final blackboards written by hand from the
+//! Reflex seed (`tests/reflex/*.events`, `final-blackboards.json`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use wf_diagnostics::FileId;
+use wf_vm::agents::RulesAgent;
+use wf_vm::{CollectSink, Engine, EngineConfig, RunStatus};
+
+const FIXTURES: [&str; 3] = ["define-physical-object", "define-part-object", "greeting"];
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/reflex");
+    dir.is_dir().then_some(dir)
+}
+
+fn program(dir: &Path) -> wf_ir::IrProgram {
+    let mut workflows = Vec::new();
+    for (i, name) in FIXTURES.iter().enumerate() {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+        let parsed = wf_reflex::parse(&text, FileId(i as u32));
+        let errors: Vec<_> = parsed
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == wf_diagnostics::Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+        workflows.extend(parsed.workflows);
+    }
+    wf_ir::compile(&wf_model::Program { workflows }).expect("the fixtures compile")
+}
+
+fn expected_events(name: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/reflex/{name}.events"));
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn fixtures_run_with_the_rules_agent_as_the_seed_defines() {
+    let Some(dir) = corpus() else {
+        eprintln!("skipped: ../shared/corpus/reflex is not there");
+        return;
+    };
+    let program = program(&dir);
+    let blackboards: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reflex/final-blackboards.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for name in FIXTURES {
+        let wf = program.workflow_by_name(name).expect("workflow by its Reflex id");
+        let mut engine = Engine::new(&program, wf, EngineConfig::default()).unwrap();
+        let sink = CollectSink::default();
+        engine.set_event_sink(Box::new(sink.clone()));
+        let report = engine.run(&mut RulesAgent);
+        assert_eq!(report.status, RunStatus::Completed, "{name}: {report:#?}");
+        let events: Vec<String> = sink.events().iter().map(common::brief).collect();
+        assert_eq!(events, expected_events(name), "{name}");
+        assert_eq!(Value::Object(report.blackboard), blackboards[name], "{name}");
+    }
+}
