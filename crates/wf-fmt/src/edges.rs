@@ -9,18 +9,9 @@ use crate::printer::{INDENT, Printer, pad, width};
 type Wrapped = (usize, String, u32);
 
 impl Printer<'_> {
-    /// An edge on one line, when it has no comment inside and its
-    /// attribute block can be flat.
-    pub(crate) fn edge_flat(&self, edge: &EdgeChain) -> Option<EdgeFlat> {
-        if self.has_comments(edge.span.start, edge.span.end) {
-            return None;
-        }
-        self.edge_parts(edge)
-    }
-
-    /// [`Self::edge_flat`] with comments allowed anywhere but inside the
-    /// attribute block: pushed as one line, they move to its end.
-    fn edge_parts(&self, edge: &EdgeChain) -> Option<EdgeFlat> {
+    /// An edge on one line, when its attribute block can be flat (a comment
+    /// elsewhere inside the edge moves to the end of the line).
+    pub(crate) fn edge_parts(&self, edge: &EdgeChain) -> Option<EdgeFlat> {
         if let Some(block) = &edge.attributes
             && self.has_comments(block.span.start, block.span.end)
         {
@@ -59,7 +50,7 @@ impl Printer<'_> {
             .map(|a| {
                 Some(format!(
                     "{} = {}",
-                    self.text(a.key.span),
+                    self.key(&a.key),
                     self.flat_value(&a.value)?
                 ))
             })
@@ -75,7 +66,7 @@ impl Printer<'_> {
         let flat: Vec<EdgeFlat> = run
             .iter()
             .filter_map(|s| match s {
-                Statement::Edge(edge) => self.edge_flat(edge),
+                Statement::Edge(edge) => self.edge_parts(edge),
                 _ => None,
             })
             .collect();
@@ -217,12 +208,12 @@ impl Printer<'_> {
     pub(crate) fn flat_expr(&self, expr: &Expr) -> String {
         match expr {
             Expr::Literal(value) => self.text(value.span()).to_string(),
-            Expr::Key(key) => self.text(key.span).to_string(),
+            Expr::Key(key) => self.key(key),
             Expr::List(items, _) => {
                 let items: Vec<String> = items.iter().map(|e| self.flat_expr(e)).collect();
                 format!("[{}]", items.join(", "))
             }
-            Expr::Exists(key, _) => format!("exists({})", self.text(key.span)),
+            Expr::Exists(key, _) => format!("exists({})", self.key(key)),
             Expr::Not(inner, _) => format!("!{}", self.flat_expr(inner)),
             Expr::Binary(lhs, op, _, rhs) => {
                 format!(

@@ -143,6 +143,7 @@ impl Printer<'_> {
             let mut j = i + 1;
             while j < body.len()
                 && self.alignable(&body[j]) == Some(kind)
+                && !self.overflows(statement_span(&body[j - 1]))
                 && self.adjacent(
                     statement_span(&body[j - 1]).end,
                     statement_span(&body[j]).start,
@@ -169,7 +170,9 @@ impl Printer<'_> {
         }
         match statement {
             Statement::Edge(edge) => {
-                let flat = self.edge_flat(edge)?;
+                // Comments inside move to the end of the line: they do not
+                // keep an edge out of its run (or the next pass would differ).
+                let flat = self.edge_parts(edge)?;
                 self.fits(&flat.line(None)).then_some(Alignable::Edge)
             }
             Statement::Node(node) => {
@@ -212,8 +215,8 @@ impl Printer<'_> {
 
     fn typed_key(&self, key: &TypedKey) -> String {
         match &key.ty {
-            Some(ty) => format!("{}: {}", self.text(key.key.span), ty.text),
-            None => self.text(key.key.span).to_string(),
+            Some(ty) => format!("{}: {}", self.key(&key.key), ty.text),
+            None => self.key(&key.key).to_string(),
         }
     }
 
@@ -221,7 +224,7 @@ impl Printer<'_> {
         keys.iter()
             .map(|k| {
                 let q = if k.optional { "?" } else { "" };
-                (format!("{}{q}", self.text(k.key.span)), k.span.end)
+                (format!("{}{q}", self.key(&k.key)), k.span.end)
             })
             .collect()
     }
@@ -307,15 +310,15 @@ impl Printer<'_> {
     fn flat_body_item(&self, item: &BodyItem) -> Option<String> {
         Some(match item {
             BodyItem::Attribute(a) => {
-                format!("{} = {}", self.text(a.key.span), self.flat_value(&a.value)?)
+                format!("{} = {}", self.key(&a.key), self.flat_value(&a.value)?)
             }
             BodyItem::Reads(keys, _) => format!("reads {}", join(&self.read_keys(keys))),
             BodyItem::Writes(keys, _) => format!("writes {}", join(&self.typed_keys(keys))),
             BodyItem::ReturnMap(entry) => {
                 format!(
                     "{} <- {}",
-                    self.text(entry.parent.span),
-                    self.text(entry.child.span)
+                    self.key(&entry.parent),
+                    self.key(&entry.child)
                 )
             }
             BodyItem::Error(_) => return None,
@@ -359,8 +362,8 @@ impl Printer<'_> {
             BodyItem::ReturnMap(entry) => {
                 let code = format!(
                     "{} <- {}",
-                    self.text(entry.parent.span),
-                    self.text(entry.child.span)
+                    self.key(&entry.parent),
+                    self.key(&entry.child)
                 );
                 self.push(code, entry.span.end);
             }

@@ -48,6 +48,9 @@ pub(crate) struct Printer<'a> {
     pub(crate) options: Options,
     /// Indentation of the lines pushed next, in spaces.
     pub(crate) indent: usize,
+    /// Indentation of the entry being laid out (its continuation lines go
+    /// deeper).
+    base_indent: usize,
     /// Spans of syntax errors (with `--force`): what they touch is kept verbatim.
     errors: &'a [Span],
     /// Keep a whole item verbatim when it contains a syntax error.
@@ -70,6 +73,7 @@ pub(crate) fn print(
         lines: Vec::new(),
         options: *options,
         indent: 0,
+        base_indent: 0,
         errors,
         whole_items,
     };
@@ -128,6 +132,35 @@ impl<'a> Printer<'a> {
             .iter()
             .take_while(|t| t.span.start < span.end)
             .any(|t| t.kind == TriviaKind::DocComment)
+    }
+
+    /// Whether the line of a statement spanning `span` would carry a line
+    /// comment followed by another comment (its interior comments move to
+    /// its end, before its trailing ones): the later ones then go on lines
+    /// of their own, which ends an aligned run just as a comment line does.
+    pub(crate) fn overflows(&self, span: Span) -> bool {
+        let mut line_comment_seen = false;
+        let mut pos = span.end;
+        for t in &self.trivia[self.trivia_from(span.start)..] {
+            if t.kind == TriviaKind::BlankLines {
+                if t.span.start >= span.end {
+                    break;
+                }
+                continue;
+            }
+            if t.span.start >= span.end {
+                let gap = self.src.get(pos as usize..t.span.start as usize);
+                if !gap.is_some_and(|g| g.bytes().all(|b| matches!(b, b' ' | b'\t' | b',' | b';'))) {
+                    break;
+                }
+                pos = t.span.end;
+            }
+            if line_comment_seen {
+                return true;
+            }
+            line_comment_seen = self.text(t.span).starts_with("//");
+        }
+        false
     }
 
     /// Whether nothing but same-line comments (no blank line, no comment on
@@ -199,9 +232,15 @@ impl<'a> Printer<'a> {
         (self.src.as_bytes().get(at as usize) == Some(&byte)).then_some(at)
     }
 
-    /// The text of a comment as written, trailing whitespace removed.
+    /// The text of a comment as written, trailing whitespace removed
+    /// (only a `\r` from a doc comment, whose text is its documentation).
     fn comment_text(&self, t: &Trivia) -> String {
-        self.text(t.span).trim_end().to_string()
+        let text = self.text(t.span);
+        match t.kind {
+            TriviaKind::DocComment => text.trim_end_matches('\r'),
+            _ => text.trim_end(),
+        }
+        .to_string()
     }
 
     /// Pushes a line of code reaching source offset `end`, with the
@@ -237,12 +276,32 @@ impl<'a> Printer<'a> {
             pos = t.span.end;
             self.next += 1;
         }
+        // Nothing may follow a `//` comment on its line: the comments after
+        // it go on lines of their own, at the statement's indentation (where
+        // the next run puts them, as leading comments of what follows).
+        let rest = match comments.iter().position(|c| c.starts_with("//")) {
+            Some(first) if first + 1 < comments.len() => comments.split_off(first + 1),
+            _ => Vec::new(),
+        };
+        let rest_indent = if code.ends_with(['{', '[']) {
+            self.indent + INDENT
+        } else {
+            self.base_indent
+        };
         self.lines.push(Line {
             indent: self.indent,
             code,
             comments,
             comment_only,
         });
+        for comment in rest {
+            self.lines.push(Line {
+                indent: rest_indent,
+                code: comment,
+                comments: Vec::new(),
+                comment_only: true,
+            });
+        }
     }
 
     /// Pushes the source of `span` as it is (first line re-indented), with
@@ -340,15 +399,19 @@ impl<'a> Printer<'a> {
         span: impl Fn(&T) -> Span,
         mut emit: impl FnMut(&mut Self, usize, &T),
     ) {
+        let outer = self.base_indent;
         self.indent += INDENT;
+        self.base_indent = self.indent;
         let mut first = true;
         for (i, item) in items.iter().enumerate() {
             self.leading(span(item).start, &mut first, false);
             emit(self, i, item);
+            self.base_indent = self.indent;
             first = false;
         }
         self.dangling(close, first);
         self.indent -= INDENT;
+        self.base_indent = outer;
     }
 
     /// Aligns trailing comments and writes the lines out.
@@ -373,20 +436,13 @@ impl<'a> Printer<'a> {
                     out.push(' ');
                 }
                 out.push_str(&line.code);
-                let mut after_line_comment = false;
                 for (i, comment) in line.comments.iter().enumerate() {
-                    if after_line_comment {
-                        // Nothing may follow a `//` comment on its line: the
-                        // next comment goes on a line of its own.
-                        out.push('\n');
-                        out.push_str(&" ".repeat(line.indent));
-                    } else if i == 0 {
+                    if i == 0 {
                         out.push_str(&" ".repeat(COMMENT_GAP));
                     } else {
                         out.push(' ');
                     }
                     out.push_str(comment);
-                    after_line_comment = comment.starts_with("//");
                 }
             }
             out.push('\n');
@@ -410,8 +466,6 @@ fn align_comments(lines: &mut [Line]) {
             && !l.code.contains('\n')
             && !l.code.is_empty()
             && !l.code.ends_with(['{', '['])
-            // A line comment followed by more comments ends the line early.
-            && !l.comments[..l.comments.len() - 1].iter().any(|c| c.starts_with("//"))
     };
     let mut i = 0;
     while i < lines.len() {

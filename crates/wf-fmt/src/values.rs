@@ -1,14 +1,14 @@
 //! Attributes and values: lists, maps and text blocks.
 
 use wf_diagnostics::Span;
-use wf_syntax::ast::{Attribute, MapEntry, Value};
+use wf_syntax::ast::{Attribute, Key, MapEntry, Value};
 
 use crate::printer::{INDENT, Printer};
 
 impl Printer<'_> {
     /// `key = value`.
     pub(crate) fn attribute(&mut self, attr: &Attribute) {
-        let prefix = format!("{} = ", self.text(attr.key.span));
+        let prefix = format!("{} = ", self.key(&attr.key));
         self.value_entry(&prefix, &attr.value, "", attr.span.end);
     }
 
@@ -37,7 +37,7 @@ impl Printer<'_> {
                     close_of(*span),
                     |e: &MapEntry| e.span,
                     |p, _, entry| {
-                        let key = format!("{}: ", p.text(entry.key.span));
+                        let key = format!("{}: ", p.key(&entry.key));
                         p.value_entry(&key, &entry.value, ",", entry.span.end);
                     },
                 );
@@ -46,6 +46,10 @@ impl Printer<'_> {
             Value::String(lit) if lit.multiline => {
                 let block = self.text_block(self.text(lit.span));
                 self.push(format!("{prefix}{block}{suffix}"), end);
+            }
+            Value::Path(key) => {
+                let code = format!("{prefix}{}{suffix}", self.key(key));
+                self.push(code, end);
             }
             _ => {
                 let code = format!("{prefix}{}{suffix}", self.text(value.span()));
@@ -59,10 +63,12 @@ impl Printer<'_> {
     /// line break after its opening bracket.
     pub(crate) fn flat_value(&self, value: &Value) -> Option<String> {
         let span = value.span();
-        if self.has_comments(span.start, span.end) {
+        if matches!(value, Value::List(..) | Value::Map(..)) && self.has_comments(span.start, span.end)
+        {
             return None;
         }
         match value {
+            Value::Path(key) => Some(self.key(key)),
             Value::List(items, _) => {
                 if let Some(first) = items.first()
                     && self.breaks_between(span.start, first.span().start)
@@ -84,7 +90,7 @@ impl Printer<'_> {
                     .map(|e| {
                         Some(format!(
                             "{}: {}",
-                            self.text(e.key.span),
+                            self.key(&e.key),
                             self.flat_value(&e.value)?
                         ))
                     })
@@ -95,6 +101,18 @@ impl Printer<'_> {
                 let text = self.text(span);
                 (!text.contains('\n')).then(|| text.to_string())
             }
+        }
+    }
+
+    /// A key as written: quoted keys (strings, backtick keys) verbatim, and
+    /// a dotted path as its segments joined by dots, which drops whatever
+    /// the parser let stand between them (a comment there is emitted where
+    /// comments inside a line go, not duplicated).
+    pub(crate) fn key(&self, key: &Key) -> String {
+        if key.quoted {
+            self.text(key.span).to_string()
+        } else {
+            key.text.clone()
         }
     }
 

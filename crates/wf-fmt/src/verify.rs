@@ -44,7 +44,7 @@ pub(crate) fn same_program(before: &str, parsed: &Parsed, after: &str) -> Result
 }
 
 /// The text of every comment, trailing whitespace removed (the formatter
-/// trims it).
+/// trims it; doc comments' text is compared in the trees).
 fn comments<'t>(text: &'t str, parsed: &Parsed) -> Vec<&'t str> {
     parsed
         .trivia

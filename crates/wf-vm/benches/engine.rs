@@ -7,9 +7,9 @@
 mod common;
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use wf_ir::{IrProgram, WorkflowIdx};
 use wf_vm::agents::AutoAgent;
@@ -43,6 +43,19 @@ fn config() -> EngineConfig {
     c
 }
 
+/// Times `run` on `iters` fresh engines from `setup`; building and
+/// dropping the engines is not timed.
+fn timed<E>(iters: u64, mut setup: impl FnMut() -> E, mut run: impl FnMut(&mut E)) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let mut e = setup();
+        let t = Instant::now();
+        run(&mut e);
+        total += t.elapsed();
+    }
+    total
+}
+
 fn steps_of(program: &IrProgram, agent: &mut dyn DecisionAgent) -> u64 {
     let mut e = Engine::new(program, WorkflowIdx(0), config()).unwrap();
     let r = e.run(agent);
@@ -54,23 +67,58 @@ fn in_memory(c: &mut Criterion) {
     let mut g = c.benchmark_group("in_memory");
     g.sample_size(20).measurement_time(Duration::from_secs(3));
     let cases: Vec<(&str, IrProgram, fn() -> Box<dyn DecisionAgent>)> = vec![
-        ("linear_1000", common::linear(1000, false), || Box::new(AutoAgent)),
-        ("linear_1000_writes", common::linear(1000, true), || Box::new(AutoAgent)),
-        ("nested_calls_1000", common::nested(1000), || Box::new(AutoAgent)),
-        ("recursive_1000", common::recursive(), || Box::new(Recurse(1000))),
+        ("linear_1000", common::linear(1000, false), || {
+            Box::new(AutoAgent)
+        }),
+        ("linear_1000_writes", common::linear(1000, true), || {
+            Box::new(AutoAgent)
+        }),
+        ("nested_calls_1000", common::nested(1000), || {
+            Box::new(AutoAgent)
+        }),
+        ("recursive_1000", common::recursive(), || {
+            Box::new(Recurse(1000))
+        }),
     ];
     for (name, program, agent) in &cases {
         let steps = steps_of(program, &mut *agent());
         g.throughput(Throughput::Elements(steps));
         g.bench_function(*name, |b| {
-            b.iter_batched_ref(
-                || (Engine::new(program, WorkflowIdx(0), config()).unwrap(), agent()),
-                |(engine, agent)| {
-                    let r = engine.run_for(&mut **agent, u64::MAX);
-                    black_box(r)
-                },
-                BatchSize::SmallInput,
-            )
+            b.iter_custom(|iters| {
+                timed(
+                    iters,
+                    || {
+                        (
+                            Engine::new(program, WorkflowIdx(0), config()).unwrap(),
+                            agent(),
+                        )
+                    },
+                    |(engine, agent)| {
+                        black_box(engine.run_for(&mut **agent, u64::MAX));
+                    },
+                )
+            })
+        });
+    }
+    // Control for the run-directory figures: the same steps in memory on top
+    // of 0 or 100,000 entries set before the run (only the steps timed).
+    let program = common::linear(1001, false);
+    for size in [0usize, 100_000] {
+        g.throughput(Throughput::Elements(1000));
+        g.bench_function(format!("linear_1000_bb_{size}"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let mut e = Engine::new(&program, WorkflowIdx(0), config()).unwrap();
+                    for i in 0..size {
+                        e.set_input(&format!("pre.{i}"), json!(i)).unwrap();
+                    }
+                    let t = Instant::now();
+                    black_box(e.run_for(&mut AutoAgent, 1000));
+                    total += t.elapsed();
+                }
+                total
+            })
         });
     }
     g.finish();
@@ -95,46 +143,58 @@ fn run_dir(c: &mut Criterion) {
     for size in [0usize, 10_000, 100_000] {
         g.throughput(Throughput::Elements(1000));
         g.bench_function(format!("linear_1000_bb_{size}"), |b| {
-            b.iter_batched_ref(
-                || {
+            // Only the steps are timed: building the blackboard, the first
+            // snapshot and freeing the engine are not.
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
                     let mut e = Engine::new(&program, WorkflowIdx(0), config()).unwrap();
                     for i in 0..size {
                         e.set_input(&format!("pre.{i}"), json!(i)).unwrap();
                     }
                     e.persist_to(fresh(&program)).unwrap();
-                    e
-                },
-                |engine| black_box(engine.run_for(&mut AutoAgent, 1000)),
-                BatchSize::PerIteration,
-            )
+                    let t = Instant::now();
+                    black_box(e.run_for(&mut AutoAgent, 1000));
+                    total += t.elapsed();
+                }
+                total
+            })
         });
     }
     let writes = common::linear(1001, true);
     g.throughput(Throughput::Elements(1000));
     g.bench_function("linear_1000_writes", |b| {
-        b.iter_batched_ref(
-            || {
-                let mut e = Engine::new(&writes, WorkflowIdx(0), config()).unwrap();
-                e.persist_to(fresh(&writes)).unwrap();
-                e
-            },
-            |engine| black_box(engine.run_for(&mut AutoAgent, 1000)),
-            BatchSize::PerIteration,
-        )
+        b.iter_custom(|iters| {
+            timed(
+                iters,
+                || {
+                    let mut e = Engine::new(&writes, WorkflowIdx(0), config()).unwrap();
+                    e.persist_to(fresh(&writes)).unwrap();
+                    e
+                },
+                |engine| {
+                    black_box(engine.run_for(&mut AutoAgent, 1000));
+                },
+            )
+        })
     });
     let rec = common::recursive();
     let steps = steps_of(&rec, &mut Recurse(1000));
     g.throughput(Throughput::Elements(steps));
     g.bench_function("recursive_1000", |b| {
-        b.iter_batched_ref(
-            || {
-                let mut e = Engine::new(&rec, WorkflowIdx(0), config()).unwrap();
-                e.persist_to(fresh(&rec)).unwrap();
-                e
-            },
-            |engine| black_box(engine.run(&mut Recurse(1000))),
-            BatchSize::PerIteration,
-        )
+        b.iter_custom(|iters| {
+            timed(
+                iters,
+                || {
+                    let mut e = Engine::new(&rec, WorkflowIdx(0), config()).unwrap();
+                    e.persist_to(fresh(&rec)).unwrap();
+                    e
+                },
+                |engine| {
+                    black_box(engine.run(&mut Recurse(1000)));
+                },
+            )
+        })
     });
     g.finish();
     let _ = std::fs::remove_dir_all(&base);

@@ -182,7 +182,11 @@ impl Frame {
 
 /// Scoped lookup: the latest entry of `key` in the most local frame that
 /// has one.
-pub(crate) fn scoped_get<'f>(frames: &'f [Frame], visible: &Visible, key: KeyId) -> Option<&'f Value> {
+pub(crate) fn scoped_get<'f>(
+    frames: &'f [Frame],
+    visible: &Visible,
+    key: KeyId,
+) -> Option<&'f Value> {
     let &(depth, i) = visible.0.get(&key)?;
     Some(&frames[depth as usize - 1].entries[i as usize].value)
 }

@@ -146,7 +146,12 @@ mod tests {
         assert!(!type_matches(ValueType::String, &json!(1)));
         assert!(is_reserved("_x") && is_reserved("internal.y") && !is_reserved("internals"));
         assert_eq!(serialized_size(&json!({"a": [1, "b"]})), 13);
-        for ty in [ValueType::String, ValueType::Int, ValueType::Map, ValueType::Any] {
+        for ty in [
+            ValueType::String,
+            ValueType::Int,
+            ValueType::Map,
+            ValueType::Any,
+        ] {
             assert!(type_matches(ty, &placeholder(ty, "k")));
         }
     }

@@ -238,7 +238,9 @@ pub(crate) fn eval(code: &[Insn], env: &GuardEnv<'_>) -> Result<bool, String> {
                 let list = stack.split_off(stack.len() - n);
                 stack.push(V::List(list));
             }
-            Insn::Exists(key) => stack.push(V::Bool(scoped_get(env.frames, env.visible, key.0).is_some())),
+            Insn::Exists(key) => stack.push(V::Bool(
+                scoped_get(env.frames, env.visible, key.0).is_some(),
+            )),
             Insn::Not => {
                 let v = stack.pop().ok_or_else(underflow)?;
                 stack.push(V::Bool(!truth(&v, "the operand of `!`")?));

@@ -59,8 +59,8 @@ pub use agent::{
 pub use blackboard::{Blackboard, EntryRef, Source};
 pub use config::{EngineConfig, RunLimits};
 pub use engine::{
-    Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot, SNAPSHOT_FORMAT,
-    Snapshot, StepInput, VisitSnapshot,
+    Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot,
+    SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
 };
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
 pub use persist::{LogRecord, PersistError, RunDir};

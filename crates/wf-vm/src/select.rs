@@ -17,13 +17,9 @@ pub fn normalize_label(label: &str) -> String {
     let t = label.trim();
     let mut chars = t.char_indices();
     let rest = match (chars.next(), chars.next(), chars.next()) {
-        (Some((_, '[')), Some((_, k)), Some((i, ']'))) if k.is_alphanumeric() => {
-            Some(&t[i + 1..])
-        }
+        (Some((_, '[')), Some((_, k)), Some((i, ']'))) if k.is_alphanumeric() => Some(&t[i + 1..]),
         (Some((_, k)), Some((i, ')')), _) if k.is_alphanumeric() => Some(&t[i + 1..]),
-        (Some((_, k)), Some((i, ' ')), Some((_, '-'))) if k.is_alphanumeric() => {
-            Some(&t[i + 2..])
-        }
+        (Some((_, k)), Some((i, ' ')), Some((_, '-'))) if k.is_alphanumeric() => Some(&t[i + 2..]),
         _ => None,
     };
     let rest = match rest {

@@ -25,7 +25,7 @@ mod process;
 
 pub use process::end_children_on_termination_signals;
 pub(crate) use process::{
-    Capture, GroupRecord, captured_text, kill_group, own_process_group, wait_until,
+    Capture, GroupRecord, captured_text, deadline_after, kill_group, own_process_group, wait_until,
 };
 
 use std::path::PathBuf;
@@ -86,7 +86,6 @@ impl ToolRunner for ProcessToolRunner {
             cmd.env(key, value);
         }
         own_process_group(&mut cmd);
-        let started = Instant::now();
         let mut child = match cmd.spawn() {
             Ok(child) => child,
             Err(e) => {
@@ -104,7 +103,7 @@ impl ToolRunner for ProcessToolRunner {
         let stdout = child.stdout.take().map(|s| Capture::start(s, limit));
         let stderr = child.stderr.take().map(|s| Capture::start(s, limit));
 
-        let waited = wait_until(&mut child, started + timeout);
+        let waited = wait_until(&mut child, deadline_after(timeout));
         // Whatever happened, nothing of the command's group may outlive it.
         kill_group(&mut child);
         record.forget();

@@ -6,9 +6,7 @@ use common::*;
 use serde_json::{Value, json};
 use wf_ir::{CmpOp, Const, Insn, Opcode, ValueType, WorkflowIdx};
 use wf_vm::agents::{AutoAgent, ScriptAgent};
-use wf_vm::{
-    AgentError, Decision, EngineConfig, Outcome, RunStatus, Status, Write,
-};
+use wf_vm::{AgentError, Decision, EngineConfig, Outcome, RunStatus, Status, Write};
 
 fn advance(edge: Option<&str>, writes: &[(&str, Value)]) -> Decision {
     Decision::Advance(Outcome {
@@ -41,7 +39,10 @@ fn linear_run_emits_the_reflex_advance_order() {
     let (report, events) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
     assert_eq!(report.status, RunStatus::Completed);
     assert_eq!(report.steps, 3);
-    assert_eq!(report.blackboard, json!({"x": 0}).as_object().unwrap().clone());
+    assert_eq!(
+        report.blackboard,
+        json!({"x": 0}).as_object().unwrap().clone()
+    );
     assert_eq!(
         events,
         [
@@ -64,9 +65,8 @@ fn complete_at_a_non_terminal_is_rejected() {
     let w = p.wf("main");
     p.chain(w, &["a", "b"]);
     let program = p.build();
-    let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
-        Ok(Decision::Complete { writes: vec![] })
-    });
+    let mut agent =
+        FnAgent(|_: &wf_vm::DecisionContext<'_>| Ok(Decision::Complete { writes: vec![] }));
     let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
     let reason = failed_reason(&report.status);
     assert!(reason.contains("`complete` at node `a`"), "{reason}");
@@ -107,7 +107,13 @@ fn recursion_agent() -> impl wf_vm::DecisionAgent {
             "start" if ctx.depth == 3 => advance(None, &[("stop", json!(true))]),
             "start" | "again" => advance(None, &[]),
             "done" => {
-                let below = ctx.blackboard.local().iter().rev().find(|(k, _)| *k == "result").map(|(_, v)| v.as_i64().unwrap());
+                let below = ctx
+                    .blackboard
+                    .local()
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == "result")
+                    .map(|(_, v)| v.as_i64().unwrap());
                 let result = below.map_or(0, |r| r + 1);
                 Decision::Complete {
                     writes: vec![Write {
@@ -191,7 +197,13 @@ fn child_frames_read_parent_scope_but_writes_stay_local() {
     });
     let (report, _) = run_collect(&program, EngineConfig::default(), &mut agent);
     assert_eq!(report.status, RunStatus::Completed);
-    assert_eq!(report.blackboard, json!({"seen": "parent", "got": 7}).as_object().unwrap().clone());
+    assert_eq!(
+        report.blackboard,
+        json!({"seen": "parent", "got": 7})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
 }
 
 #[test]
@@ -255,7 +267,10 @@ fn max_steps_and_max_visits_end_loops() {
     config.limits.max_visits = 3;
     let (report, _) = run_collect(&program, config, &mut AutoAgent);
     let reason = failed_reason(&report.status);
-    assert!(reason.contains("node `a` of workflow `main` was entered 4 times"), "{reason}");
+    assert!(
+        reason.contains("node `a` of workflow `main` was entered 4 times"),
+        "{reason}"
+    );
     // The workflow's own limit overrides the default.
     let mut p = Prog::new();
     let w = p.wf("main");
@@ -273,7 +288,10 @@ fn unbounded_recursion_hits_max_depth() {
     config.limits.max_depth = 5;
     let (report, _) = run_collect(&program, config, &mut AutoAgent);
     let reason = failed_reason(&report.status);
-    assert!(reason.contains("over the call depth limit of 5"), "{reason}");
+    assert!(
+        reason.contains("over the call depth limit of 5"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -305,8 +323,7 @@ fn slow_agents_time_out_and_the_wall_clock_ends_runs() {
 #[test]
 fn a_step_budget_yields_and_continues() {
     let program = linear(10, false);
-    let mut engine =
-        wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
     assert_eq!(engine.run_for(&mut AutoAgent, 4), RunStatus::Yielded);
     assert_eq!(engine.steps(), 4);
     assert_eq!(engine.run_for(&mut AutoAgent, 100), RunStatus::Completed);
@@ -328,11 +345,15 @@ fn retries_back_off_then_exhaust() {
             wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
         let d = delays.clone();
         engine.set_sleeper(Box::new(move |t| d.borrow_mut().push(t.as_millis())));
-        let mut agent = ScriptAgent::from_json(&json!({"nodes": {"a": answers}, "fallback": "auto"})).unwrap();
+        let mut agent =
+            ScriptAgent::from_json(&json!({"nodes": {"a": answers}, "fallback": "auto"})).unwrap();
         engine.run(&mut agent)
     };
     let retry = json!({"type": "advance", "status": "retry"});
-    let report = run(json!([retry, {"type": "advance", "status": "fail", "failure_reason": "flaky"}]), false);
+    let report = run(
+        json!([retry, {"type": "advance", "status": "fail", "failure_reason": "flaky"}]),
+        false,
+    );
     assert_eq!(report.status, RunStatus::Completed);
     assert_eq!(*delays.borrow(), [200, 400]);
     assert_eq!(report.failures.len(), 2);
@@ -353,11 +374,15 @@ fn failures_route_by_condition_then_retry_target() {
     let fix = p.n(w, "fix");
     p.nm(w, "a").engine.retry_target = Some(fix);
     let program = p.build();
-    let fail_a = json!({"nodes": {"a": [{"type": "advance", "status": "fail"}]}, "fallback": "auto"});
+    let fail_a =
+        json!({"nodes": {"a": [{"type": "advance", "status": "fail"}]}, "fallback": "auto"});
     let mut agent = ScriptAgent::from_json(&fail_a).unwrap();
     let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
     assert_eq!(report.status, RunStatus::Completed);
-    assert_eq!(&events[..3], ["enter main/a", "exit main/a fail", "enter main/fix"]);
+    assert_eq!(
+        &events[..3],
+        ["enter main/a", "exit main/a fail", "enter main/fix"]
+    );
     // A guarded edge whose condition matches the failure wins.
     let mut p = Prog::new();
     let w = p.wf("main");
@@ -365,7 +390,15 @@ fn failures_route_by_condition_then_retry_target() {
     p.node(w, "onfail", Opcode::Step);
     let e = p.edge(w, "a", "onfail");
     let fail = p.s("fail");
-    p.guard(w, e, vec![Insn::LoadOutcome, Insn::Push(Const::Str(fail)), Insn::Cmp(CmpOp::Eq)]);
+    p.guard(
+        w,
+        e,
+        vec![
+            Insn::LoadOutcome,
+            Insn::Push(Const::Str(fail)),
+            Insn::Cmp(CmpOp::Eq),
+        ],
+    );
     p.edge(w, "onfail", "end");
     let program = p.build();
     let mut agent = ScriptAgent::from_json(&fail_a).unwrap();
@@ -397,16 +430,32 @@ fn goal_gates_send_runs_back_or_fail_them() {
     };
     let script = json!({"nodes": {"gate": [{"type": "advance", "status": "partial_success"}]}, "fallback": "auto"});
     // partial_success satisfies a gate.
-    let (report, _) = run_collect(&build(false), EngineConfig::default(), &mut ScriptAgent::from_json(&script).unwrap());
+    let (report, _) = run_collect(
+        &build(false),
+        EngineConfig::default(),
+        &mut ScriptAgent::from_json(&script).unwrap(),
+    );
     assert_eq!(report.status, RunStatus::Completed);
     // `skipped` does not: retried at the workflow's retry_target.
-    let script = json!({"nodes": {"gate": [{"type": "advance", "status": "skipped"}]}, "fallback": "auto"});
-    let (report, events) = run_collect(&build(true), EngineConfig::default(), &mut ScriptAgent::from_json(&script).unwrap());
+    let script =
+        json!({"nodes": {"gate": [{"type": "advance", "status": "skipped"}]}, "fallback": "auto"});
+    let (report, events) = run_collect(
+        &build(true),
+        EngineConfig::default(),
+        &mut ScriptAgent::from_json(&script).unwrap(),
+    );
     assert_eq!(report.status, RunStatus::Completed);
     assert_eq!(events.iter().filter(|e| *e == "enter main/plan").count(), 2);
-    let (report, _) = run_collect(&build(false), EngineConfig::default(), &mut ScriptAgent::from_json(&script).unwrap());
+    let (report, _) = run_collect(
+        &build(false),
+        EngineConfig::default(),
+        &mut ScriptAgent::from_json(&script).unwrap(),
+    );
     let reason = failed_reason(&report.status);
-    assert!(reason.contains("goal gate `gate`") && reason.contains("no retry target"), "{reason}");
+    assert!(
+        reason.contains("goal gate `gate`") && reason.contains("no retry target"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -454,7 +503,10 @@ fn tool_nodes_are_refused_without_a_runner() {
     let program = p.build();
     let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
     let reason = failed_reason(&report.status);
-    assert!(reason.contains("tool nodes run only with --allow-tools"), "{reason}");
+    assert!(
+        reason.contains("tool nodes run only with --allow-tools"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -485,11 +537,19 @@ fn human_nodes_and_suspension() {
     let program = p.build();
     let (report, events) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
     assert_eq!(report.status, RunStatus::Completed);
-    assert!(events.contains(&"edge ask->yes".to_owned()), "auto takes the first choice");
+    assert!(
+        events.contains(&"edge ask->yes".to_owned()),
+        "auto takes the first choice"
+    );
     let mut script = ScriptAgent::from_json(&json!({"nodes": {"ask": [{"type": "suspend", "reason": "waiting for Ann"}, "N) no"]}, "fallback": "auto"})).unwrap();
     let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
     let report = engine.run(&mut script);
-    assert_eq!(report.status, RunStatus::Suspended { reason: "waiting for Ann".into() });
+    assert_eq!(
+        report.status,
+        RunStatus::Suspended {
+            reason: "waiting for Ann".into()
+        }
+    );
     let report = engine.run(&mut script);
     assert_eq!(report.status, RunStatus::Completed);
     assert_eq!(engine.position().1, wf_ir::NodeIdx(2), "answered `no`");
@@ -505,8 +565,24 @@ fn guards_see_the_outcome_label_and_the_nodes_writes() {
     let big = p.edge(w, "a", "big");
     let small = p.edge(w, "a", "small");
     let n = p.s("n");
-    p.guard(w, big, vec![Insn::Load(n), Insn::Push(Const::Int(10)), Insn::Cmp(CmpOp::Gt)]);
-    p.guard(w, small, vec![Insn::Load(n), Insn::Push(Const::Int(10)), Insn::Cmp(CmpOp::Le)]);
+    p.guard(
+        w,
+        big,
+        vec![
+            Insn::Load(n),
+            Insn::Push(Const::Int(10)),
+            Insn::Cmp(CmpOp::Gt),
+        ],
+    );
+    p.guard(
+        w,
+        small,
+        vec![
+            Insn::Load(n),
+            Insn::Push(Const::Int(10)),
+            Insn::Cmp(CmpOp::Le),
+        ],
+    );
     let program = p.build();
     for (value, expect) in [(json!(50), "edge a->big"), (json!(3), "edge a->small")] {
         let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {

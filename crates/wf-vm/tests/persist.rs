@@ -79,7 +79,13 @@ fn suspend_then_resume_matches_an_uninterrupted_run() {
     let program = program();
     let (expected, straight) = uninterrupted(&program);
     assert_eq!(expected.status, RunStatus::Completed);
-    assert_eq!(expected.blackboard, json!({"n": 4, "total": 10, "verdict": "<verdict>"}).as_object().unwrap().clone());
+    assert_eq!(
+        expected.blackboard,
+        json!({"n": 4, "total": 10, "verdict": "<verdict>"})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
 
     let path = temp_dir("suspend");
     let dir = RunDir::create(&path, &program, &json!({"agent": "script"})).unwrap();
@@ -87,7 +93,12 @@ fn suspend_then_resume_matches_an_uninterrupted_run() {
     engine.persist_to(dir).unwrap();
     let mut agent = script(true);
     let first = engine.run(&mut agent);
-    assert_eq!(first.status, RunStatus::Suspended { reason: "awaiting a person".into() });
+    assert_eq!(
+        first.status,
+        RunStatus::Suspended {
+            reason: "awaiting a person".into()
+        }
+    );
     drop(engine);
 
     let dir = RunDir::open(&path).unwrap();
@@ -99,10 +110,18 @@ fn suspend_then_resume_matches_an_uninterrupted_run() {
     let resumed = engine.run(&mut agent);
     assert_eq!(resumed.status, RunStatus::Completed);
     assert_eq!(resumed.blackboard, expected.blackboard);
-    assert_eq!(resumed.steps, expected.steps + 1, "the suspending step counts");
+    assert_eq!(
+        resumed.steps,
+        expected.steps + 1,
+        "the suspending step counts"
+    );
     assert_eq!(log_events(&dir).0, log_events(&straight).0);
     let steps = log_events(&dir).1;
-    assert_eq!(steps, (0..resumed.steps).collect::<Vec<_>>(), "each step once");
+    assert_eq!(
+        steps,
+        (0..resumed.steps).collect::<Vec<_>>(),
+        "each step once"
+    );
 }
 
 #[test]
@@ -125,7 +144,10 @@ fn a_killed_run_resumes_from_snapshot_and_log_tail() {
             drop(engine);
             if torn {
                 use std::io::Write;
-                let mut f = std::fs::OpenOptions::new().append(true).open(dir.log_path()).unwrap();
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(dir.log_path())
+                    .unwrap();
                 f.write_all(br#"{"step":99,"input":"deci"#).unwrap();
             }
             // The agent lost its memory with the process: a fresh script,
@@ -133,8 +155,13 @@ fn a_killed_run_resumes_from_snapshot_and_log_tail() {
             let mut agent = script(false);
             let mut fresh = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
             fresh.run_for(&mut agent, kill_after);
-            let mut engine = Engine::resume(&program, RunDir::open(&path).unwrap(), config).unwrap();
-            assert_eq!(engine.steps(), kill_after, "kill after {kill_after}, torn {torn}");
+            let mut engine =
+                Engine::resume(&program, RunDir::open(&path).unwrap(), config).unwrap();
+            assert_eq!(
+                engine.steps(),
+                kill_after,
+                "kill after {kill_after}, torn {torn}"
+            );
             let report = engine.run(&mut agent);
             assert_eq!(report.status, RunStatus::Completed);
             assert_eq!(report.blackboard, expected.blackboard);
@@ -160,7 +187,9 @@ fn corrupt_logs_and_foreign_snapshots_are_clear_errors() {
     ));
     let log = std::fs::read_to_string(dir.log_path()).unwrap();
     std::fs::write(dir.log_path(), format!("garbage\n{log}")).unwrap();
-    let err = Engine::resume(&program, dir.clone(), EngineConfig::default()).err().unwrap();
+    let err = Engine::resume(&program, dir.clone(), EngineConfig::default())
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("line 1 is corrupt"), "{err}");
     let mut other = program.clone();
     other.workflows[0].nodes[0].id = other.workflows[0].nodes[1].id;
@@ -168,7 +197,9 @@ fn corrupt_logs_and_foreign_snapshots_are_clear_errors() {
     other.strings.push("renamed".into());
     other.workflows[0].name = wf_ir::StrId(other_name as u32);
     std::fs::write(dir.log_path(), log).unwrap();
-    let err = Engine::resume(&other, dir, EngineConfig::default()).err().unwrap();
+    let err = Engine::resume(&other, dir, EngineConfig::default())
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("no workflow `main`"), "{err}");
     let _: Value = json!(null);
 }

@@ -59,7 +59,9 @@ fn fixtures_run_with_the_rules_agent_as_the_seed_defines() {
     )
     .unwrap();
     for name in FIXTURES {
-        let wf = program.workflow_by_name(name).expect("workflow by its Reflex id");
+        let wf = program
+            .workflow_by_name(name)
+            .expect("workflow by its Reflex id");
         let mut engine = Engine::new(&program, wf, EngineConfig::default()).unwrap();
         let sink = CollectSink::default();
         engine.set_event_sink(Box::new(sink.clone()));
@@ -67,6 +69,10 @@ fn fixtures_run_with_the_rules_agent_as_the_seed_defines() {
         assert_eq!(report.status, RunStatus::Completed, "{name}: {report:#?}");
         let events: Vec<String> = sink.events().iter().map(common::brief).collect();
         assert_eq!(events, expected_events(name), "{name}");
-        assert_eq!(Value::Object(report.blackboard), blackboards[name], "{name}");
+        assert_eq!(
+            Value::Object(report.blackboard),
+            blackboards[name],
+            "{name}"
+        );
     }
 }

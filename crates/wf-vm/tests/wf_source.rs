@@ -20,7 +20,11 @@ fn compile(src: &str) -> wf_ir::IrProgram {
     wf_ir::compile(&analysis.program).expect("compiles")
 }
 
-fn run(program: &wf_ir::IrProgram, name: &str, agent: &mut dyn DecisionAgent) -> (Report, Vec<String>) {
+fn run(
+    program: &wf_ir::IrProgram,
+    name: &str,
+    agent: &mut dyn DecisionAgent,
+) -> (Report, Vec<String>) {
     let wf = program.workflow_by_name(name).unwrap();
     let mut engine = Engine::new(program, wf, EngineConfig::default()).unwrap();
     let sink = CollectSink::default();
@@ -70,7 +74,10 @@ fn a_wf_workflow_runs_with_a_call_a_guard_and_a_human_choice() {
     let (report, events) = run(&program, "Release", &mut script);
     assert_eq!(report.status, RunStatus::Completed, "{events:#?}");
     assert_eq!(report.blackboard["url"], json!("<url>"));
-    assert!(events.iter().any(|e| e.starts_with("edge approve->deploy")), "{events:#?}");
+    assert!(
+        events.iter().any(|e| e.starts_with("edge approve->deploy")),
+        "{events:#?}"
+    );
     assert!(events.contains(&"push Review".to_owned()));
 }
 

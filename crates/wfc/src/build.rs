@@ -103,7 +103,15 @@ pub fn run(args: BuildArgs) -> u8 {
                 plural(program.workflows.len(), "workflow"),
             ),
             Err(err) => {
-                eprintln!("error: cannot compile: {err}");
+                let at = err
+                    .span
+                    .and_then(|at| Some((sources.try_get(at.file)?, at.span.start)))
+                    .map(|(file, offset)| {
+                        let lc = file.line_col(offset);
+                        format!("{}:{}:{}: ", file.path, lc.line, lc.column)
+                    })
+                    .unwrap_or_default();
+                eprintln!("error: {at}cannot compile: {err}");
                 return EXIT_FINDINGS;
             }
         },

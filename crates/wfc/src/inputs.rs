@@ -258,6 +258,37 @@ mod tests {
         }
     }
 
+    #[test]
+    fn directory_walks_take_reflex_json_and_skip_other_json() {
+        let base = std::env::temp_dir().join(format!("wfc-walk-{}", std::process::id()));
+        let scratch = Scratch(base.clone());
+        std::fs::create_dir_all(&base).unwrap();
+        std::fs::write(base.join("a.wf"), "workflow A { start -> done }").unwrap();
+        std::fs::write(
+            base.join("flow.json"),
+            r#"{"id": "f", "entry": "S", "nodes": {"S": {"id": "S", "spec": {}}}, "edges": []}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            base.join("package.json"),
+            r#"{"name": "x", "version": "1.0.0"}"#,
+        )
+        .unwrap();
+        std::fs::write(base.join("broken.json"), "{ not json").unwrap();
+        let mut errors = Vec::new();
+        let files = collect_paths(std::slice::from_ref(&base), &mut errors);
+        let names: Vec<_> = files
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+            .collect();
+        assert_eq!(names, ["a.wf", "flow.json"]);
+        assert!(errors.is_empty());
+        // Named explicitly, any `.json` file is read (and reported if broken).
+        let files = collect_paths(&[base.join("broken.json")], &mut errors);
+        assert_eq!(files.len(), 1);
+        drop(scratch);
+    }
+
     #[cfg(unix)]
     #[test]
     fn loader_refuses_links_out_of_the_root_directories_and_bad_text() {

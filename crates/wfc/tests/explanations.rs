@@ -17,7 +17,9 @@ fn blocks_in_section(markdown: &str, heading: &str, lang: &str) -> Vec<String> {
             continue;
         }
         match &mut current {
-            None if in_section && line.trim().strip_prefix("```") == Some(lang) => current = Some(String::new()),
+            None if in_section && line.trim().strip_prefix("```") == Some(lang) => {
+                current = Some(String::new())
+            }
             Some(_) if line.trim_start().starts_with("```") => blocks.push(current.take().unwrap()),
             Some(text) => {
                 text.push_str(line);

@@ -440,10 +440,9 @@ fn an_interrupted_run_leaves_no_tool_behind() {
         .unwrap();
     let started = std::time::Instant::now();
     let pid = loop {
-        if let Ok(text) = std::fs::read_to_string(&pidfile) {
-            if text.ends_with('\n') {
-                break text.trim().to_string();
-            }
+        let written = std::fs::read_to_string(&pidfile).ok();
+        if let Some(text) = written.filter(|t| t.ends_with('\n')) {
+            break text.trim().to_string();
         }
         assert!(
             started.elapsed() < std::time::Duration::from_secs(20),

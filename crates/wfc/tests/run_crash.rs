@@ -68,6 +68,11 @@ fn summary(out: &std::process::Output) -> Value {
     })
 }
 
+/// Complete lines in the step log so far.
+fn logged_steps(dir: &Path) -> usize {
+    std::fs::read(dir.join("log.jsonl")).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
 /// A small deterministic generator for the kill delays.
 struct Lcg(u64);
 
@@ -109,7 +114,7 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
 
     let dir = base.join("crashing");
     let d = dir.to_str().unwrap();
-    let delay = ["--step-delay-ms", "4", "--format", "json"];
+    let delay = ["--step-delay-ms", "2", "--format", "json"];
     let fresh = [
         &["run", file, "--agent", "auto", "--run-dir", d][..],
         &delay,
@@ -134,14 +139,23 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
         };
         let mut child = wfc(args).spawn().unwrap();
         if kills < 40 {
-            std::thread::sleep(Duration::from_millis(rng.next_in(15, 120)));
+            // Kill once the log has grown by a few more steps (whatever the
+            // machine's speed), a random moment later: between steps, in
+            // the middle of a log append or of a snapshot.
+            let target = logged_steps(&dir) + rng.next_in(3, 20) as usize;
+            let wait_until = Instant::now() + Duration::from_secs(20);
+            while logged_steps(&dir) < target
+                && Instant::now() < wait_until
+                && child.try_wait().unwrap().is_none()
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_millis(rng.next_in(0, 5)));
             if child.try_wait().unwrap().is_none() {
                 child.kill().unwrap(); // SIGKILL
                 child.wait().unwrap();
                 kills += 1;
-                let logged = std::fs::read(dir.join("log.jsonl"))
-                    .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
-                kill_points.insert(logged);
+                kill_points.insert(logged_steps(&dir));
                 continue;
             }
         }

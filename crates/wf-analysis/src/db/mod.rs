@@ -31,6 +31,7 @@
 
 pub mod flow;
 pub mod formats;
+pub mod ide;
 mod names;
 pub mod queries;
 mod shape;

@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use salsa::Database as Db;
 use wf_diagnostics::{Applicability, Diagnostic, FileId, Fix, Span, codes};
 
+use super::formats::FrontEnd;
 use super::queries::{
     LoweredFile, WorkflowId, file_workflows, lower_file, visible_workflows, workflow_model,
 };
@@ -115,6 +116,11 @@ pub fn unknown_calls(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Dia
                         name_source_text(suggestion),
                         Applicability::MaybeIncorrect,
                     )),
+                None if super::formats::front_end(file.path(db)) == FrontEnd::Reflex => {
+                    diagnostic.with_help(format!(
+                        "define the workflow in `{callee}.json` beside this file, or check the file that defines it together with this one"
+                    ))
+                }
                 None => diagnostic.with_help(format!(
                     "define `workflow {} {{ … }}` in this file or in a file it imports, and import that file",
                     name_source_text(callee)

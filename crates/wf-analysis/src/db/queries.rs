@@ -352,6 +352,20 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
     let (suppressions, problems) = file_suppressions(db, file);
     out.extend(problems.iter().cloned());
     suppress::apply(&mut out, suppressions);
+    if front_end(file.path(db)) != FrontEnd::Wf {
+        // The checks write their fixes in `.wf` syntax: never offer one
+        // that would edit another format's text.
+        let id = file.id(db);
+        for diagnostic in &mut out {
+            if diagnostic
+                .fix
+                .as_ref()
+                .is_some_and(|fix| fix.edits.iter().any(|edit| edit.location.file == id))
+            {
+                diagnostic.fix = None;
+            }
+        }
+    }
     crate::sort_diagnostics(&mut out);
     out
 }

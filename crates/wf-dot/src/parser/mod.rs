@@ -7,6 +7,7 @@
 //! Subgraph nesting is bounded by [`MAX_DEPTH`], so no input can overflow
 //! the stack; every loop consumes a token or stops, so no input hangs it.
 
+mod attrs;
 mod stmts;
 
 use wf_diagnostics::{Diagnostic, FileId, Span, codes};

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext};
-use crate::tools::{GroupRecord, human_duration, kill_group, own_process_group, wait_until};
+use crate::tools::{
+    GroupRecord, deadline_after, human_duration, kill_group, own_process_group, wait_until,
+};
 
 /// The protocol name sent in every context line.
 pub const PROTOCOL: &str = "wfc-agent";
@@ -177,7 +179,7 @@ impl ExecAgent {
             // its stdin or exited; the reader reports which.
             let _ = tx.send(line);
         }
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let fail = |what: String| Err(format!("the agent `{command}` {what}"));

@@ -93,7 +93,10 @@ impl Engine<'_> {
 
     fn append(&mut self, staged: Vec<Entry>) -> usize {
         let depth = self.frames.len();
-        let frame = self.frames.last_mut().expect("the root frame is never popped");
+        let frame = self
+            .frames
+            .last_mut()
+            .expect("the root frame is never popped");
         let first = frame.entries.len();
         for e in staged {
             self.bb_bytes += e.size as usize;
@@ -134,7 +137,11 @@ impl Engine<'_> {
                 }
             });
             if attempt <= max {
-                self.record_failure(wf, node, format!("attempt {attempt} of {}: {reason}", max + 1));
+                self.record_failure(
+                    wf,
+                    node,
+                    format!("attempt {attempt} of {}: {reason}", max + 1),
+                );
                 let seed = self.step ^ (u64::from(node.0) << 32) ^ u64::from(wf.0);
                 let delay = backoff_delay(ir_node.engine.backoff.as_ref(), attempt, seed);
                 if !self.out.replaying {
@@ -232,7 +239,13 @@ impl Engine<'_> {
                     .copied()
                     .filter(|e| workflow.edges[e.0 as usize].guard.is_some())
                     .collect();
-                select(self.program, workflow, &self.info[wf.0 as usize].labels, &guarded, &outcome)
+                select(
+                    self.program,
+                    workflow,
+                    &self.info[wf.0 as usize].labels,
+                    &guarded,
+                    &outcome,
+                )
             }
             None => select(
                 self.program,
@@ -252,7 +265,9 @@ impl Engine<'_> {
                     self.node_name(wf, node),
                     self.wf_name(wf),
                     status.as_str(),
-                    label.map(|l| format!(" (preferred label `{l}`)")).unwrap_or_default()
+                    label
+                        .map(|l| format!(" (preferred label `{l}`)"))
+                        .unwrap_or_default()
                 );
                 self.fail_run(reason);
             }
@@ -284,7 +299,10 @@ impl Engine<'_> {
 
     /// Moves the current frame to `target` and enters it.
     fn move_to(&mut self, target: NodeIdx) {
-        let f = self.frames.last_mut().expect("the root frame is never popped");
+        let f = self
+            .frames
+            .last_mut()
+            .expect("the root frame is never popped");
         f.node = target;
         f.phase = Phase::Entered;
         f.attempt = 1;

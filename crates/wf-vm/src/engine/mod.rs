@@ -394,11 +394,7 @@ impl<'p> Engine<'p> {
                 return;
             }
             let snap = self.snapshot();
-            let result = self
-                .out
-                .log
-                .as_ref()
-                .map(|l| l.dir().write_snapshot(&snap));
+            let result = self.out.log.as_ref().map(|l| l.dir().write_snapshot(&snap));
             if let Some(Err(e)) = result {
                 self.out.log = None;
                 self.fail_run(format!("could not write the snapshot: {e}"));

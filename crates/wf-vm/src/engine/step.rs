@@ -89,7 +89,9 @@ impl<'p> Engine<'p> {
             if let Source::Replay(input) = &src
                 && *input != StepInput::Engine
             {
-                return Err("the log records a decision where a call node starts its callee".into());
+                return Err(
+                    "the log records a decision where a call node starts its callee".into(),
+                );
             }
             self.record_input(&StepInput::Engine);
             self.push_call(wf, node);
@@ -417,7 +419,12 @@ pub(crate) const DEFAULT_BACKOFF: (u64, f64, u64) = (200, 2.0, 60_000);
 pub(crate) fn backoff_delay(b: Option<&wf_ir::Backoff>, attempt: u32, seed: u64) -> Duration {
     let (initial, factor, max, jitter) = match b {
         Some(b) => (b.initial_delay_ms, b.factor, b.max_delay_ms, b.jitter),
-        None => (DEFAULT_BACKOFF.0, DEFAULT_BACKOFF.1, DEFAULT_BACKOFF.2, false),
+        None => (
+            DEFAULT_BACKOFF.0,
+            DEFAULT_BACKOFF.1,
+            DEFAULT_BACKOFF.2,
+            false,
+        ),
     };
     let exp = attempt.saturating_sub(1).min(64) as i32;
     let mut d = (initial as f64 * factor.max(1.0).powi(exp)).min(max as f64);

@@ -16,17 +16,23 @@ fn program(strings: &[&str]) -> IrProgram {
 /// Strings: 0 `n`, 1 `name`, 2 `tags`, 3 `^a.c$`, 4 `abc`, 5 `x`, 6 `fail`,
 /// 7 `missing`, 8 `b`.
 fn run(code: Vec<Insn>) -> Result<bool, String> {
-    let p = program(&["n", "name", "tags", "^a.c$", "abc", "x", "fail", "missing", "b"]);
+    let p = program(&[
+        "n", "name", "tags", "^a.c$", "abc", "x", "fail", "missing", "b",
+    ]);
     let mut f = Frame::new(WorkflowIdx(0), NodeIdx(0));
     let mut visible = Visible::default();
     for (k, v) in [(0, json!(3)), (1, json!("abc")), (2, json!(["x", "y"]))] {
-        f.push(Entry {
-            key: k,
-            value: v,
-            node: NodeIdx(0),
-            step: 0,
-            size: 1,
-        }, 1, &mut visible);
+        f.push(
+            Entry {
+                key: k,
+                value: v,
+                node: NodeIdx(0),
+                step: 0,
+                size: 1,
+            },
+            1,
+            &mut visible,
+        );
     }
     let frames = [f];
     let regexes = Regexes::default();
@@ -50,15 +56,45 @@ const fn s(i: u32) -> Const {
 #[test]
 fn comparisons_numbers_and_missing() {
     use Insn::*;
-    assert_eq!(run(vec![Load(StrId(0)), Push(Const::Float(3.0)), Cmp(CmpOp::Eq)]), Ok(true));
-    assert_eq!(run(vec![Load(StrId(0)), Push(Const::Int(2)), Cmp(CmpOp::Gt)]), Ok(true));
-    assert_eq!(run(vec![Load(StrId(7)), Push(Const::Int(2)), Cmp(CmpOp::Eq)]), Ok(false));
-    assert_eq!(run(vec![Load(StrId(7)), Push(Const::Int(2)), Cmp(CmpOp::Ne)]), Ok(true));
-    assert_eq!(run(vec![Load(StrId(7)), Push(Const::Int(2)), Cmp(CmpOp::Lt)]), Ok(false));
-    assert_eq!(run(vec![Load(StrId(1)), Push(Const::Int(2)), Cmp(CmpOp::Lt)]), Ok(false));
+    assert_eq!(
+        run(vec![
+            Load(StrId(0)),
+            Push(Const::Float(3.0)),
+            Cmp(CmpOp::Eq)
+        ]),
+        Ok(true)
+    );
+    assert_eq!(
+        run(vec![Load(StrId(0)), Push(Const::Int(2)), Cmp(CmpOp::Gt)]),
+        Ok(true)
+    );
+    assert_eq!(
+        run(vec![Load(StrId(7)), Push(Const::Int(2)), Cmp(CmpOp::Eq)]),
+        Ok(false)
+    );
+    assert_eq!(
+        run(vec![Load(StrId(7)), Push(Const::Int(2)), Cmp(CmpOp::Ne)]),
+        Ok(true)
+    );
+    assert_eq!(
+        run(vec![Load(StrId(7)), Push(Const::Int(2)), Cmp(CmpOp::Lt)]),
+        Ok(false)
+    );
+    assert_eq!(
+        run(vec![Load(StrId(1)), Push(Const::Int(2)), Cmp(CmpOp::Lt)]),
+        Ok(false)
+    );
     assert_eq!(run(vec![LoadOutcome, Push(s(6)), Cmp(CmpOp::Eq)]), Ok(true));
     assert_eq!(run(vec![LoadLabel]), Ok(false), "missing is false");
-    assert_eq!(run(vec![Exists(StrId(0)), Exists(StrId(7)), Not, Cmp(CmpOp::Eq)]), Ok(true));
+    assert_eq!(
+        run(vec![
+            Exists(StrId(0)),
+            Exists(StrId(7)),
+            Not,
+            Cmp(CmpOp::Eq)
+        ]),
+        Ok(true)
+    );
 }
 
 #[test]
@@ -66,7 +102,16 @@ fn membership_and_matching() {
     use Insn::*;
     assert_eq!(run(vec![Push(s(5)), Load(StrId(2)), In]), Ok(true));
     assert_eq!(run(vec![Push(s(8)), Load(StrId(2)), In]), Ok(false));
-    assert_eq!(run(vec![Load(StrId(0)), Push(Const::Int(1)), Push(Const::Int(3)), List(2), In]), Ok(true));
+    assert_eq!(
+        run(vec![
+            Load(StrId(0)),
+            Push(Const::Int(1)),
+            Push(Const::Int(3)),
+            List(2),
+            In
+        ]),
+        Ok(true)
+    );
     assert_eq!(run(vec![Load(StrId(1)), Push(s(8)), Contains]), Ok(true));
     assert_eq!(run(vec![Load(StrId(2)), Push(s(5)), Contains]), Ok(true));
     assert_eq!(run(vec![Load(StrId(1)), Push(s(3)), Matches]), Ok(true));
@@ -79,17 +124,46 @@ fn membership_and_matching() {
 fn short_circuits_and_errors() {
     use Insn::*;
     // false && <error-if-run>: the jump skips the right side.
-    let and = vec![Push(Const::Bool(false)), JumpIfFalse(4), Push(Const::Int(1)), Not];
+    let and = vec![
+        Push(Const::Bool(false)),
+        JumpIfFalse(4),
+        Push(Const::Int(1)),
+        Not,
+    ];
     assert_eq!(run(and), Ok(false));
-    let or = vec![Push(Const::Bool(true)), JumpIfTrue(4), Push(Const::Int(1)), Not];
+    let or = vec![
+        Push(Const::Bool(true)),
+        JumpIfTrue(4),
+        Push(Const::Int(1)),
+        Not,
+    ];
     assert_eq!(run(or), Ok(true));
     let and = vec![Push(Const::Bool(true)), JumpIfFalse(3), Exists(StrId(0))];
     assert_eq!(run(and), Ok(true));
-    assert!(run(vec![Push(Const::Int(1))]).unwrap_err().contains("not a boolean"));
+    assert!(
+        run(vec![Push(Const::Int(1))])
+            .unwrap_err()
+            .contains("not a boolean")
+    );
     assert!(run(vec![Not]).unwrap_err().contains("underflows"));
-    assert!(run(vec![Push(Const::Bool(true)), JumpIfTrue(0)]).unwrap_err().contains("out of range"));
+    assert!(
+        run(vec![Push(Const::Bool(true)), JumpIfTrue(0)])
+            .unwrap_err()
+            .contains("out of range")
+    );
     assert!(run(vec![]).unwrap_err().contains("leaves 0 values"));
-    assert!(run(vec![Push(s(0)), Push(Const::Str(StrId(1))), Matches, Push(s(0)), Push(s(8)), Matches, Cmp(CmpOp::Eq)]).is_ok());
+    assert!(
+        run(vec![
+            Push(s(0)),
+            Push(Const::Str(StrId(1))),
+            Matches,
+            Push(s(0)),
+            Push(s(8)),
+            Matches,
+            Cmp(CmpOp::Eq)
+        ])
+        .is_ok()
+    );
 }
 
 #[test]
@@ -119,7 +193,10 @@ fn constant_patterns_compile_once_and_bad_ones_are_errors() {
         }],
     });
     let err = Regexes::new(&p).unwrap_err();
-    assert!(err.contains("edge `e`") && err.contains("invalid regular expression"), "{err}");
+    assert!(
+        err.contains("edge `e`") && err.contains("invalid regular expression"),
+        "{err}"
+    );
     p.strings[2] = "^k".into();
     assert_eq!(Regexes::new(&p).unwrap().fixed.len(), 1);
 }

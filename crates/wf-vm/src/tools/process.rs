@@ -138,6 +138,15 @@ pub(crate) fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
+/// `now + timeout`, saturating: a timeout too large for the clock (a
+/// workflow may set any number of milliseconds) means "a century".
+pub(crate) fn deadline_after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
+        .unwrap_or(now)
+}
+
 /// Waits for the child to exit, at most until `deadline`. `None` when the
 /// deadline passed first (the child still runs).
 pub(crate) fn wait_until(

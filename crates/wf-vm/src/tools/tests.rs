@@ -176,3 +176,13 @@ fn durations_read_well() {
     assert_eq!(human_duration(Duration::from_secs(125)), "2m 5s");
     assert_eq!(human_duration(Duration::from_secs(120)), "2m");
 }
+
+#[test]
+fn an_enormous_timeout_does_not_overflow_the_clock() {
+    let o = run_with(
+        &mut ProcessToolRunner::new(std::env::temp_dir()),
+        "true",
+        Duration::from_millis(u64::MAX),
+    );
+    assert_eq!(o.status, Status::Success);
+}

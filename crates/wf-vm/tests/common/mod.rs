@@ -293,8 +293,7 @@ pub fn run_collect(
     agent: &mut dyn wf_vm::DecisionAgent,
 ) -> (wf_vm::Report, Vec<String>) {
     let sink = wf_vm::CollectSink::default();
-    let mut engine =
-        wf_vm::Engine::new(program, WorkflowIdx(0), config).expect("engine builds");
+    let mut engine = wf_vm::Engine::new(program, WorkflowIdx(0), config).expect("engine builds");
     engine.set_event_sink(Box::new(sink.clone()));
     engine.set_sleeper(Box::new(|_| {}));
     let report = engine.run(agent);

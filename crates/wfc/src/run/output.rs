@@ -17,7 +17,8 @@ impl EventSink for Tee<'_> {
 }
 
 /// One readable line per node left (with the edge taken), per call and
-/// return, per retry and at suspension, on standard error.
+/// return, per retry, at suspension and at an engine error, on standard
+/// error.
 pub struct Progress {
     /// A node's exit, printed once the edge it leaves by is known.
     pending: Option<String>,
@@ -105,6 +106,12 @@ impl EventSink for Progress {
             } => self.line(format!(
                 "  [{step:>4}] {workflow}/{node}: suspended: {reason}"
             )),
+            Event::EngineError {
+                step,
+                workflow,
+                node,
+                reason,
+            } => self.line(format!("  [{step:>4}] {workflow}/{node}: error: {reason}")),
             _ => {}
         }
     }

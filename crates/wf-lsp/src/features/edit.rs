@@ -1,0 +1,163 @@
+//! Completion, code actions from diagnostics' fixes, and formatting.
+
+use std::collections::HashMap;
+
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CompletionItem, CompletionItemKind, Range,
+    TextEdit, Uri, WorkspaceEdit,
+};
+use wf_analysis::Database;
+use wf_diagnostics::FileId;
+
+use crate::convert::{self, FileMap};
+use crate::workspace::Snapshot;
+
+/// Top-level and workflow-body keywords.
+const KEYWORDS: &[&str] = &[
+    "workflow", "import", "needs", "gives", "reads", "writes", "when", "as",
+];
+
+/// Node kinds, which start a node declaration.
+const NODE_KINDS: &[&str] = &[
+    "step", "human", "tool", "call", "branch", "parallel", "join", "exit",
+];
+
+/// The outcome statuses.
+const STATUSES: &[&str] = &["success", "partial_success", "retry", "fail", "skipped"];
+
+/// Completion items at byte `offset` of `file`, chosen by the text before
+/// the cursor on its line.
+pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionItem> {
+    let Some(text) = db.file_text(file) else {
+        return Vec::new();
+    };
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..offset];
+    // Drop the word being typed.
+    let stem = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
+    let words: Vec<&str> = stem.split_whitespace().collect();
+    let last = words.last().copied().unwrap_or("");
+    let item = |label: &str, kind: CompletionItemKind, detail: &str| CompletionItem {
+        label: label.to_string(),
+        kind: Some(kind),
+        detail: Some(detail.to_string()),
+        ..CompletionItem::default()
+    };
+    if last == "call" || last.starts_with("call") && stem.trim_end().ends_with("call") {
+        let mut names: Vec<String> = db
+            .file_ids()
+            .into_iter()
+            .flat_map(|f| db.file_workflows(f))
+            .map(|w| w.name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        return names
+            .iter()
+            .map(|n| item(n, CompletionItemKind::MODULE, "workflow"))
+            .collect();
+    }
+    if matches!(last, "==" | "!=") && words.iter().rev().nth(1) == Some(&"outcome") {
+        return STATUSES
+            .iter()
+            .map(|s| item(s, CompletionItemKind::ENUM_MEMBER, "outcome status"))
+            .collect();
+    }
+    let workflows = db.file_workflows(file);
+    let enclosing = workflows
+        .iter()
+        .find(|w| super::resolve::touches(w.span, offset));
+    if matches!(last, "->") {
+        return enclosing
+            .map(|w| {
+                w.nodes
+                    .iter()
+                    .map(|n| item(&n.name, CompletionItemKind::FIELD, n.kind.as_str()))
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    let mut out: Vec<CompletionItem> = Vec::new();
+    if enclosing.is_some() {
+        out.extend(NODE_KINDS.iter().map(|k| item(k, CompletionItemKind::KEYWORD, "node kind")));
+        out.extend(KEYWORDS[2..].iter().map(|k| item(k, CompletionItemKind::KEYWORD, "keyword")));
+        if let Some(w) = enclosing {
+            out.extend(
+                w.nodes
+                    .iter()
+                    .map(|n| item(&n.name, CompletionItemKind::FIELD, n.kind.as_str())),
+            );
+        }
+    } else {
+        out.extend(KEYWORDS[..2].iter().map(|k| item(k, CompletionItemKind::KEYWORD, "keyword")));
+    }
+    out
+}
+
+/// One quick fix per diagnostic of `file` that has a fix and touches
+/// `range` (byte offsets).
+pub fn code_actions(
+    snapshot: &Snapshot,
+    files: &FileMap,
+    file: FileId,
+    range: (usize, usize),
+) -> Vec<CodeActionOrCommand> {
+    let mut diagnostics = snapshot.db.file_diagnostics(file);
+    if let Some(config) = &snapshot.config {
+        wf_analysis::project::apply_lint_levels(&mut diagnostics, config);
+    }
+    diagnostics
+        .iter()
+        .filter(|d| {
+            let span = d.primary.location.span;
+            (span.start as usize) <= range.1 && range.0 <= span.end as usize
+        })
+        .filter_map(|d| {
+            let fix = d.fix.as_ref()?;
+            let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+            for edit in &fix.edits {
+                let uri = files.uri(edit.location.file)?.clone();
+                let range = files.range(edit.location)?;
+                changes.entry(uri).or_default().push(TextEdit {
+                    range,
+                    new_text: edit.replacement.clone(),
+                });
+            }
+            Some(CodeActionOrCommand::CodeAction(CodeAction {
+                title: fix.message.clone(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![convert::to_lsp(d, files)]),
+                edit: Some(WorkspaceEdit {
+                    changes: Some(changes),
+                    ..WorkspaceEdit::default()
+                }),
+                is_preferred: Some(
+                    fix.applicability == wf_diagnostics::Applicability::MachineApplicable,
+                ),
+                ..CodeAction::default()
+            }))
+        })
+        .collect()
+}
+
+/// The whole-document edit that formats a `.wf` file with `wf-fmt`, or
+/// `None` when it is already formatted or does not parse (a file with
+/// syntax errors is left alone, as `wfc fmt` does).
+pub fn format(db: &Database, files: &FileMap, file: FileId) -> Option<Vec<TextEdit>> {
+    let path = db.file_path(file)?;
+    if path.extension().is_some_and(|e| e != "wf") {
+        return None;
+    }
+    let text = db.file_text(file)?;
+    let formatted = wf_fmt::format(&text, &wf_fmt::Options::default()).ok()?;
+    if formatted == text {
+        return Some(Vec::new());
+    }
+    let whole = wf_diagnostics::Span::new(0, text.len()).in_file(file);
+    let range: Range = files.range(whole)?;
+    Some(vec![TextEdit {
+        range,
+        new_text: formatted,
+    }])
+}

@@ -1,0 +1,177 @@
+//! Hover: what a node, key, workflow, import or diagnostic code is.
+
+use std::fmt::Write;
+
+use wf_analysis::Database;
+use wf_model::{Value, Workflow};
+
+use super::resolve::Target;
+
+/// The Markdown shown for a target.
+pub fn markdown(db: &Database, target: &Target) -> Option<String> {
+    let mut out = String::new();
+    match target {
+        Target::Node(workflow, id) => {
+            let node = workflow.node(*id);
+            let _ = writeln!(out, "```wf\n{} {}\n```", node.kind.as_str(), node.name);
+            if node.implicit {
+                let _ = writeln!(out, "_implicit node (declared by its edges)_\n");
+            }
+            if let Some(label) = &node.label {
+                let _ = writeln!(out, "**{label}**\n");
+            }
+            if let Some(docs) = &node.docs {
+                let _ = writeln!(out, "{}\n", docs.trim());
+            }
+            if let Some(call) = &node.call {
+                let _ = writeln!(out, "calls `{}`\n", call.workflow);
+            }
+            for attribute in &node.attributes {
+                let _ = writeln!(out, "- `{}` = `{}`", attribute.key, value(&attribute.value));
+            }
+            let reads: Vec<String> = node
+                .reads
+                .iter()
+                .map(|r| format!("`{}`{}", r.key, if r.optional { "?" } else { "" }))
+                .collect();
+            if !reads.is_empty() {
+                let _ = writeln!(out, "\nreads {}", reads.join(", "));
+            }
+            let writes: Vec<String> = node.writes.iter().map(key_decl).collect();
+            if !writes.is_empty() {
+                let _ = writeln!(out, "\nwrites {}", writes.join(", "));
+            }
+        }
+        Target::Workflow(name) => {
+            let workflow = db
+                .file_ids()
+                .into_iter()
+                .flat_map(|f| db.file_workflows(f))
+                .find(|w| &w.name == name)?;
+            out.push_str(&signature(&workflow));
+            if let Some(docs) = &workflow.docs {
+                let _ = write!(out, "\n{}\n", docs.trim());
+            }
+        }
+        Target::Import(target) => {
+            let path = target.and_then(|f| db.file_path(f));
+            match path {
+                Some(path) => {
+                    let _ = write!(out, "imports `{}`", path.display());
+                }
+                None => out.push_str("import target not found in the project"),
+            }
+        }
+        Target::Key(workflow, key) => {
+            let ty = key_type(workflow, key);
+            let _ = writeln!(
+                out,
+                "```wf\n{key}{}\n```",
+                ty.map(|t| format!(": {t}")).unwrap_or_default()
+            );
+            let _ = writeln!(out, "blackboard key of `{}`\n", workflow.name);
+            if workflow.needs.iter().any(|d| &d.key == key) {
+                let _ = writeln!(out, "- needed by the workflow (an input)");
+            }
+            if workflow.gives.iter().any(|d| &d.key == key) {
+                let _ = writeln!(out, "- given by the workflow (an output)");
+            }
+            let writers = nodes_where(workflow, |n| n.writes.iter().any(|d| &d.key == key));
+            let readers = nodes_where(workflow, |n| {
+                n.reads.iter().chain(&n.interpolated_reads).any(|r| &r.key == key)
+            });
+            let _ = writeln!(out, "- written by: {}", list(&writers));
+            let _ = writeln!(out, "- read by: {}", list(&readers));
+        }
+        Target::Code(code) => {
+            let _ = write!(
+                out,
+                "**{}** `{}` ({}, {})\n\n{}",
+                code.code,
+                code.name,
+                code.family.as_str(),
+                code.severity.as_str(),
+                code.summary
+            );
+        }
+    }
+    Some(out)
+}
+
+/// `workflow Name` with its `needs` and `gives`, in a code block.
+pub fn signature(workflow: &Workflow) -> String {
+    let mut out = format!("```wf\nworkflow {}", workflow.name);
+    if !workflow.needs.is_empty() {
+        let needs: Vec<String> = workflow.needs.iter().map(key_decl).collect();
+        let _ = write!(out, "\n  needs {}", needs.join(", "));
+    }
+    if !workflow.gives.is_empty() {
+        let gives: Vec<String> = workflow.gives.iter().map(key_decl).collect();
+        let _ = write!(out, "\n  gives {}", gives.join(", "));
+    }
+    out.push_str("\n```\n");
+    out
+}
+
+fn key_decl(decl: &wf_model::KeyDecl) -> String {
+    match &decl.ty {
+        Some(ty) => format!("{}: {ty}", decl.key),
+        None => decl.key.clone(),
+    }
+}
+
+/// The declared type of a key in a workflow (from `needs`, `gives` or a
+/// `writes`).
+fn key_type<'a>(workflow: &'a Workflow, key: &str) -> Option<&'a str> {
+    workflow
+        .needs
+        .iter()
+        .chain(&workflow.gives)
+        .chain(workflow.nodes.iter().flat_map(|n| &n.writes))
+        .find(|d| d.key == key && d.ty.is_some())
+        .and_then(|d| d.ty.as_deref())
+}
+
+fn nodes_where(workflow: &Workflow, keep: impl Fn(&wf_model::Node) -> bool) -> Vec<String> {
+    workflow
+        .nodes
+        .iter()
+        .filter(|n| keep(n))
+        .map(|n| format!("`{}`", n.name))
+        .collect()
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// An attribute value as written.
+fn value(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::String(s) => {
+            let first = s.lines().next().unwrap_or("");
+            let shown: String = first.chars().take(60).collect();
+            let cut = shown.len() < s.len();
+            format!("{shown:?}{}", if cut { "…" } else { "" })
+        }
+        Value::Duration(ms) => format!("{ms}ms"),
+        Value::Ref(r) => r.clone(),
+        Value::List(items) => format!("[{}]", items.iter().map(self::value).collect::<Vec<_>>().join(", ")),
+        Value::Map(entries) => format!(
+            "{{{}}}",
+            entries
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", self::value(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}

@@ -1,0 +1,162 @@
+//! The request handlers, each a pure function of a [`Snapshot`]: protocol
+//! positions in, protocol values out. The analysis parts are in the
+//! submodules.
+
+mod edit;
+mod hover;
+mod nav;
+mod outline;
+mod resolve;
+
+use tower_lsp_server::ls_types::*;
+use wf_diagnostics::FileId;
+
+use crate::convert::{FileMap, LineIndex};
+use crate::workspace::Snapshot;
+
+/// What the server offers.
+pub fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![" ".to_string(), ">".to_string()]),
+            ..CompletionOptions::default()
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: None,
+            }),
+            file_operations: None,
+        }),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// The file and byte offset of a protocol position.
+fn locate(snapshot: &Snapshot, at: &TextDocumentPositionParams) -> Option<(FileId, usize)> {
+    let file = snapshot.file(&at.text_document.uri)?;
+    let text = snapshot.db.file_text(file)?;
+    let offset = LineIndex::new(&text).offset(&text, at.position);
+    Some((file, offset))
+}
+
+/// `textDocument/hover`.
+pub fn hover(snapshot: &Snapshot, at: &TextDocumentPositionParams) -> Option<Hover> {
+    let (file, offset) = locate(snapshot, at)?;
+    let (target, span) = resolve::target_at(&snapshot.db, file, offset)?;
+    let value = hover::markdown(&snapshot.db, &target)?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range: snapshot.file_map().range(span),
+    })
+}
+
+/// `textDocument/definition`.
+pub fn definition(
+    snapshot: &Snapshot,
+    at: &TextDocumentPositionParams,
+) -> Option<GotoDefinitionResponse> {
+    let (file, offset) = locate(snapshot, at)?;
+    let (target, _) = resolve::target_at(&snapshot.db, file, offset)?;
+    let files = snapshot.file_map();
+    let locations: Vec<Location> = nav::definitions(&snapshot.db, file, &target)
+        .into_iter()
+        .filter_map(|span| files.location(span))
+        .collect();
+    match locations.len() {
+        0 => None,
+        1 => locations.into_iter().next().map(GotoDefinitionResponse::Scalar),
+        _ => Some(GotoDefinitionResponse::Array(locations)),
+    }
+}
+
+/// `textDocument/references`.
+pub fn references(snapshot: &Snapshot, at: &TextDocumentPositionParams) -> Option<Vec<Location>> {
+    let (file, offset) = locate(snapshot, at)?;
+    let (target, _) = resolve::target_at(&snapshot.db, file, offset)?;
+    let files = snapshot.file_map();
+    Some(
+        nav::references(&snapshot.db, &target)
+            .into_iter()
+            .filter_map(|span| files.location(span))
+            .collect(),
+    )
+}
+
+/// `textDocument/documentSymbol`.
+pub fn document_symbols(snapshot: &Snapshot, uri: &Uri) -> Option<DocumentSymbolResponse> {
+    let file = snapshot.file(uri)?;
+    let files = one_file(snapshot, file)?;
+    Some(DocumentSymbolResponse::Nested(outline::symbols(
+        &snapshot.db,
+        &files,
+        file,
+    )))
+}
+
+/// `textDocument/foldingRange`.
+pub fn folding_ranges(snapshot: &Snapshot, uri: &Uri) -> Option<Vec<FoldingRange>> {
+    let file = snapshot.file(uri)?;
+    let files = one_file(snapshot, file)?;
+    Some(outline::folding(&snapshot.db, &files, file))
+}
+
+/// `textDocument/completion`.
+pub fn completion(
+    snapshot: &Snapshot,
+    at: &TextDocumentPositionParams,
+) -> Option<CompletionResponse> {
+    let (file, offset) = locate(snapshot, at)?;
+    Some(CompletionResponse::Array(edit::completion(
+        &snapshot.db,
+        file,
+        offset,
+    )))
+}
+
+/// `textDocument/codeAction`: the fixes of the diagnostics in the range.
+pub fn code_actions(snapshot: &Snapshot, params: &CodeActionParams) -> Option<CodeActionResponse> {
+    let file = snapshot.file(&params.text_document.uri)?;
+    let text = snapshot.db.file_text(file)?;
+    let index = LineIndex::new(&text);
+    let range = (
+        index.offset(&text, params.range.start),
+        index.offset(&text, params.range.end),
+    );
+    let files = snapshot.file_map();
+    Some(edit::code_actions(snapshot, &files, file, range))
+}
+
+/// `textDocument/formatting`.
+pub fn format(snapshot: &Snapshot, uri: &Uri) -> Option<Vec<TextEdit>> {
+    let file = snapshot.file(uri)?;
+    let files = one_file(snapshot, file)?;
+    edit::format(&snapshot.db, &files, file)
+}
+
+/// A [`FileMap`] of one file (for features that stay in it).
+fn one_file(snapshot: &Snapshot, file: FileId) -> Option<FileMap> {
+    let mut files = FileMap::default();
+    files.insert(file, snapshot.uri(file)?, snapshot.db.file_text(file)?);
+    Some(files)
+}

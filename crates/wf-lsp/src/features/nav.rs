@@ -1,0 +1,124 @@
+//! Go to definition and find references.
+
+use wf_analysis::Database;
+use wf_diagnostics::{FileSpan, Span};
+use wf_model::Workflow;
+
+use super::resolve::{Target, keys_in_expr};
+
+/// Where a target is declared: a node's name, a workflow's declarations,
+/// the start of an imported file, a key's writers (and `needs`).
+pub fn definitions(db: &Database, from: wf_diagnostics::FileId, target: &Target) -> Vec<FileSpan> {
+    match target {
+        Target::Node(workflow, id) => vec![workflow.node(*id).name_span],
+        Target::Workflow(name) => db
+            .workflow_declarations(from, name)
+            .iter()
+            .map(|w| w.name_span)
+            .collect(),
+        Target::Import(file) => file
+            .map(|f| Span::new(0, 0).in_file(f))
+            .into_iter()
+            .collect(),
+        Target::Key(workflow, key) => {
+            let mut out: Vec<FileSpan> = workflow
+                .needs
+                .iter()
+                .filter(|d| &d.key == key)
+                .map(|d| d.span)
+                .collect();
+            out.extend(
+                workflow
+                    .nodes
+                    .iter()
+                    .flat_map(|n| &n.writes)
+                    .filter(|d| &d.key == key)
+                    .map(|d| d.span),
+            );
+            out
+        }
+        Target::Code(_) => Vec::new(),
+    }
+}
+
+/// Every mention of a target (declarations included), sorted by file and
+/// position, without duplicates.
+pub fn references(db: &Database, target: &Target) -> Vec<FileSpan> {
+    let mut out = match target {
+        Target::Node(workflow, id) => {
+            let mut out = vec![workflow.node(*id).name_span];
+            for edge in &workflow.edges {
+                if edge.from == *id {
+                    out.push(edge.from_span);
+                }
+                if edge.to == *id {
+                    out.push(edge.to_span);
+                }
+            }
+            out
+        }
+        Target::Workflow(name) => {
+            let mut out = Vec::new();
+            for file in db.file_ids() {
+                for workflow in db.file_workflows(file) {
+                    if &workflow.name == name {
+                        out.push(workflow.name_span);
+                    }
+                    for node in &workflow.nodes {
+                        if let Some(call) = &node.call
+                            && &call.workflow == name
+                        {
+                            out.push(call.workflow_span);
+                        }
+                    }
+                }
+            }
+            out
+        }
+        Target::Key(workflow, key) => key_mentions(workflow, key),
+        Target::Import(_) | Target::Code(_) => Vec::new(),
+    };
+    out.sort_by_key(|s| (s.file, s.span.start, s.span.end));
+    out.dedup();
+    out
+}
+
+/// Every mention of a key in a workflow.
+fn key_mentions(workflow: &Workflow, key: &str) -> Vec<FileSpan> {
+    let mut out = Vec::new();
+    let decls = workflow.needs.iter().chain(&workflow.gives);
+    out.extend(decls.filter(|d| d.key == key).map(|d| d.span));
+    out.extend(
+        workflow
+            .interpolated_reads
+            .iter()
+            .filter(|r| r.key == key)
+            .map(|r| r.span),
+    );
+    for node in &workflow.nodes {
+        out.extend(node.writes.iter().filter(|d| d.key == key).map(|d| d.span));
+        out.extend(
+            node.reads
+                .iter()
+                .chain(&node.interpolated_reads)
+                .filter(|r| r.key == key)
+                .map(|r| r.span),
+        );
+        if let Some(call) = &node.call {
+            out.extend(
+                call.return_map
+                    .iter()
+                    .filter(|e| e.parent == key)
+                    .map(|e| e.parent_span),
+            );
+        }
+    }
+    for edge in &workflow.edges {
+        if let Some(guard) = &edge.guard {
+            let mut keys = Vec::new();
+            keys_in_expr(&guard.expr, &mut keys);
+            out.extend(keys.into_iter().filter(|(k, _)| k == key).map(|(_, s)| s));
+        }
+    }
+    out
+}

@@ -1,0 +1,268 @@
+//! The server's state: the analysis database of the workspace, the open
+//! documents, and what was last published.
+//!
+//! The workspace root is the project root of the nearest `wf.toml` above
+//! the first workspace folder (or the folder itself). Every `.wf` file
+//! under it is loaded at start, so that references, renames and the
+//! diagnostics of importers cover the whole project; imports of open files
+//! are loaded from disk like `wfc check` does. Open documents override the
+//! disk text.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+use wf_analysis::imports::{self, LoadFailure};
+use wf_analysis::project::{self, ProjectConfig};
+use wf_analysis::Database;
+use wf_diagnostics::FileId;
+
+use crate::convert::{self, FileMap};
+
+/// Stop scanning a workspace after this many files (a misconfigured root
+/// such as a home directory must not stall the editor).
+const MAX_SCANNED_FILES: usize = 5_000;
+
+/// An open document.
+#[derive(Debug, Clone)]
+pub struct OpenDoc {
+    /// The URI the client uses for it.
+    pub uri: Uri,
+    /// The client's version.
+    pub version: i32,
+    /// The current text.
+    pub text: String,
+}
+
+/// The workspace state.
+pub struct Workspace {
+    /// The database (the original: snapshots are clones of it).
+    pub db: Database,
+    /// The project root.
+    pub root: PathBuf,
+    /// The project file's settings, when there is one.
+    pub config: Option<ProjectConfig>,
+    /// Open documents by path.
+    pub open: HashMap<PathBuf, OpenDoc>,
+    /// The diagnostics last published, by URI.
+    pub published: HashMap<Uri, Vec<lsp::Diagnostic>>,
+}
+
+/// A read-only view for one request: a database snapshot and the URIs of
+/// its files.
+#[derive(Clone)]
+pub struct Snapshot {
+    /// The database snapshot.
+    pub db: Database,
+    /// The project settings.
+    pub config: Option<ProjectConfig>,
+    /// URIs of the open documents, by path (others are derived).
+    pub uris: HashMap<PathBuf, Uri>,
+}
+
+impl Snapshot {
+    /// The URI of a file of the database.
+    pub fn uri(&self, id: FileId) -> Option<Uri> {
+        let path = self.db.file_path(id)?;
+        self.uris
+            .get(&path)
+            .cloned()
+            .or_else(|| Uri::from_file_path(&path))
+    }
+
+    /// The file of a URI.
+    pub fn file(&self, uri: &Uri) -> Option<FileId> {
+        self.db.file_id(uri.to_file_path()?)
+    }
+
+    /// Every file's URI, text and line index.
+    pub fn file_map(&self) -> FileMap {
+        let mut map = FileMap::default();
+        for id in self.db.file_ids() {
+            if let (Some(uri), Some(text)) = (self.uri(id), self.db.file_text(id)) {
+                map.insert(id, uri, text);
+            }
+        }
+        map
+    }
+
+    /// Every file's diagnostics (lint levels of `wf.toml` applied), as
+    /// published: one entry per file, empty for a clean one.
+    pub fn all_diagnostics(&self) -> Vec<(Uri, Vec<lsp::Diagnostic>)> {
+        let mut diagnostics = self.db.diagnostics();
+        if let Some(config) = &self.config {
+            project::apply_lint_levels(&mut diagnostics, config);
+        }
+        let files = self.file_map();
+        let mut by_file: HashMap<FileId, Vec<lsp::Diagnostic>> = HashMap::new();
+        for d in &diagnostics {
+            by_file
+                .entry(d.primary.location.file)
+                .or_default()
+                .push(convert::to_lsp(d, &files));
+        }
+        self.db
+            .file_ids()
+            .into_iter()
+            .filter_map(|id| Some((self.uri(id)?, by_file.remove(&id).unwrap_or_default())))
+            .collect()
+    }
+}
+
+impl Workspace {
+    /// The workspace of a folder (`None`: no folder, an empty project in
+    /// the current directory). Returns the problem with `wf.toml`, if any,
+    /// for the client's log.
+    pub fn new(folder: Option<PathBuf>) -> (Self, Option<String>) {
+        let folder = folder
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let (config, problem) = match project::discover(&folder) {
+            Some(path) => match project::load(&path) {
+                Ok(config) => (Some(config), None),
+                Err(err) => (None, Some(err.to_string())),
+            },
+            None => (None, None),
+        };
+        let root = config
+            .as_ref()
+            .map_or_else(|| folder.clone(), |c| c.root.clone());
+        let root = imports::normalize(&root);
+        let mut workspace = Workspace {
+            db: Database::new(&root),
+            root: root.clone(),
+            config,
+            open: HashMap::new(),
+            published: HashMap::new(),
+        };
+        let mut found = Vec::new();
+        scan(&root, &mut found);
+        found.sort();
+        for path in found {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let display = workspace.display(&path);
+                workspace.db.set_file(&path, display, text);
+            }
+        }
+        workspace.load_imports();
+        (workspace, problem)
+    }
+
+    /// How diagnostics name a file: relative to the root when inside it.
+    fn display(&self, path: &Path) -> String {
+        imports::display(path.strip_prefix(&self.root).unwrap_or(path))
+    }
+
+    /// Opens (or re-opens) a document.
+    pub fn open(&mut self, uri: Uri, version: i32, text: String) {
+        let Some(path) = uri.to_file_path().map(|p| imports::normalize(&p)) else {
+            return;
+        };
+        let display = self.display(&path);
+        self.db.set_file(&path, display, text.clone());
+        self.db.open_for_editing(&path);
+        self.open.insert(path, OpenDoc { uri, version, text });
+        self.load_imports();
+    }
+
+    /// Applies a change to an open document.
+    pub fn change(
+        &mut self,
+        uri: &Uri,
+        version: i32,
+        changes: &[lsp::TextDocumentContentChangeEvent],
+    ) {
+        let Some(path) = uri.to_file_path().map(|p| imports::normalize(&p)) else {
+            return;
+        };
+        let Some(doc) = self.open.get_mut(&path) else {
+            return;
+        };
+        for change in changes {
+            convert::apply_change(&mut doc.text, change);
+        }
+        doc.version = version;
+        let text = doc.text.clone();
+        let display = self.display(&path);
+        self.db.set_file(&path, display, text);
+        self.load_imports();
+    }
+
+    /// Closes a document: the file goes back to its text on disk.
+    pub fn close(&mut self, uri: &Uri) {
+        let Some(path) = uri.to_file_path().map(|p| imports::normalize(&p)) else {
+            return;
+        };
+        if self.open.remove(&path).is_some()
+            && let Ok(text) = std::fs::read_to_string(&path)
+        {
+            let display = self.display(&path);
+            self.db.set_file(&path, display, text);
+        }
+    }
+
+    /// A snapshot for a request.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            db: self.db.clone(),
+            config: self.config.clone(),
+            uris: self
+                .open
+                .iter()
+                .map(|(path, doc)| (path.clone(), doc.uri.clone()))
+                .collect(),
+        }
+    }
+
+    /// The version of an open document.
+    pub fn version(&self, uri: &Uri) -> Option<i32> {
+        let path = imports::normalize(&uri.to_file_path()?);
+        self.open.get(&path).map(|doc| doc.version)
+    }
+
+    /// Loads imported files from disk (inside the root only).
+    fn load_imports(&mut self) {
+        let root = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
+        let shown_root = self.root.clone();
+        self.db.load_imports(|path| {
+            let real = path.canonicalize().map_err(|err| match err.kind() {
+                std::io::ErrorKind::NotFound => LoadFailure::NotFound,
+                _ => LoadFailure::Unreadable(err.to_string()),
+            })?;
+            if !real.starts_with(&root) {
+                return Err(LoadFailure::OutsideRoot(real));
+            }
+            if real.is_dir() {
+                return Err(LoadFailure::Directory);
+            }
+            let text = std::fs::read_to_string(&real)
+                .map_err(|err| LoadFailure::Unreadable(err.to_string()))?;
+            let shown = imports::display(path.strip_prefix(&shown_root).unwrap_or(path));
+            Ok((shown, text))
+        });
+    }
+}
+
+/// Collects the `.wf` files under `dir`, skipping hidden directories and
+/// build output.
+fn scan(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if found.len() >= MAX_SCANNED_FILES {
+            return;
+        }
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                scan(&path, found);
+            }
+        } else if kind.is_file() && path.extension().is_some_and(|e| e == "wf") {
+            found.push(path);
+        }
+    }
+}
