@@ -15,6 +15,7 @@
 //! per-workflow query over span-free summaries of the callees in
 //! `db::flow` (the database never builds the whole program).
 
+pub mod attractor;
 pub mod attributes;
 pub mod dataflow;
 pub mod db;
@@ -100,6 +101,7 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic
     out.extend(dataflow::check_workflow(workflow));
     out.extend(attributes::check_workflow(workflow));
     out.extend(guards::check_workflow(workflow, &facts.adjacency));
+    attractor::check_workflow(workflow, facts, &mut out);
     out
 }
 

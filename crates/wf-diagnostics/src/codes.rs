@@ -33,6 +33,9 @@ pub enum Family {
     Dot,
     /// The Reflex workflow JSON front end: JSON syntax and the Reflex schema.
     Reflex,
+    /// The Attractor lint rules (spec section 7.2) and typo checks of `.dot`
+    /// pipelines.
+    Attractor,
 }
 
 impl Family {
@@ -47,6 +50,7 @@ impl Family {
             Family::Attributes => "attributes",
             Family::Dot => "dot",
             Family::Reflex => "reflex",
+            Family::Attractor => "attractor",
         }
     }
 }
@@ -298,6 +302,27 @@ codes! {
     /// A Reflex edge whose `from` or `to` names no node of the workflow.
     REFLEX_UNKNOWN_NODE = "WF0704", "reflex-unknown-node", Reflex, Error,
         "a Reflex edge names a node the workflow does not define";
+
+    // WF08xx: Attractor lint rules and typo checks of `.dot` pipelines
+    // (added in this block only).
+    /// Attractor `start_node`: more than one start node.
+    ATTRACTOR_MULTIPLE_STARTS = "WF0801", "attractor-multiple-starts", Attractor, Error,
+        "an Attractor pipeline has more than one start node";
+    /// Attractor `type_known`: a node `type` no handler is registered for.
+    ATTRACTOR_UNKNOWN_TYPE = "WF0802", "attractor-unknown-type", Attractor, Warning,
+        "a node's `type` is not a handler type Attractor knows";
+    /// Attractor `goal_gate_has_retry`: a goal gate with nowhere to retry.
+    ATTRACTOR_GOAL_GATE_NO_RETRY = "WF0803", "attractor-goal-gate-no-retry", Attractor, Warning,
+        "a `goal_gate` node has no retry target";
+    /// Attractor `prompt_on_llm_nodes`: an LLM node with neither `prompt` nor `label`.
+    ATTRACTOR_MISSING_PROMPT = "WF0804", "attractor-missing-prompt", Attractor, Warning,
+        "a codergen node has neither a `prompt` nor a `label`";
+    /// An `outcome` compared with a near-miss of a status name.
+    ATTRACTOR_OUTCOME_TYPO = "WF0805", "attractor-outcome-typo", Attractor, Error,
+        "a condition compares `outcome` with a misspelled status";
+    /// A `context.*` key used once, next to a near-identical key used elsewhere.
+    ATTRACTOR_CONTEXT_KEY_TYPO = "WF0806", "attractor-context-key-typo", Attractor, Warning,
+        "a condition's context key is probably a misspelling of another";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).
@@ -342,6 +367,7 @@ mod tests {
                 Family::Attributes => "05",
                 Family::Dot => "06",
                 Family::Reflex => "07",
+                Family::Attractor => "08",
             };
             assert_eq!(
                 family_digit, expected,

@@ -53,7 +53,7 @@ fn explanations_have_the_four_sections_and_a_wf_example() {
         );
         // `.dot` front-end codes show `.dot` input; every other code `.wf`.
         let fence = match code.family {
-            wf_diagnostics::Family::Dot => "```dot\n",
+            wf_diagnostics::Family::Dot | wf_diagnostics::Family::Attractor => "```dot\n",
             wf_diagnostics::Family::Reflex => "```json\n",
             _ => "```wf\n",
         };

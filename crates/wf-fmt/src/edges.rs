@@ -2,7 +2,7 @@
 
 use wf_syntax::ast::{Attribute, AttributeBlock, BinOp, EdgeChain, Expr, Statement};
 
-use crate::items::Columns;
+use crate::align::Columns;
 use crate::printer::{INDENT, Printer, pad, width};
 
 /// A line of a wrapped edge: indentation, code, source offset reached.

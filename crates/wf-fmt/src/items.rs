@@ -5,6 +5,7 @@ use wf_syntax::ast::{
     BodyItem, File, Import, Item, Node, NodeBody, NodeKind, ReadKey, Statement, TypedKey, Workflow,
 };
 
+use crate::align::Columns;
 use crate::printer::{Printer, pad, width};
 
 /// The span of a workflow statement.
@@ -102,7 +103,10 @@ impl Printer<'_> {
             return self.push(format!("{head}}}"), workflow.span.end);
         }
         self.push(head, open + 1);
+        // Alignment is decided at the body's indentation.
+        self.indent += crate::printer::INDENT;
         let align = self.alignments(&workflow.body);
+        self.indent -= crate::printer::INDENT;
         self.block(&workflow.body, close, statement_span, |p, i, statement| {
             p.statement(statement, align[i]);
         });
@@ -126,85 +130,6 @@ impl Printer<'_> {
             Statement::Edge(edge) => self.edge(edge, align),
             Statement::Error(span) => self.push_verbatim(*span),
         }
-    }
-
-    /// Alignment columns for the statements of a workflow body: in a run of
-    /// consecutive edges (or node declarations of one kind) that each fit on one line,
-    /// with nothing but same-line comments between them, what follows the
-    /// node chain (or the `{` of a one-line body) starts in one column.
-    pub(crate) fn alignments(&self, body: &[Statement]) -> Vec<Option<Columns>> {
-        let mut out = vec![None; body.len()];
-        let mut i = 0;
-        while i < body.len() {
-            let Some(kind) = self.alignable(&body[i]) else {
-                i += 1;
-                continue;
-            };
-            let mut j = i + 1;
-            while j < body.len()
-                && self.alignable(&body[j]) == Some(kind)
-                && !self.overflows(statement_span(&body[j - 1]))
-                && self.adjacent(
-                    statement_span(&body[j - 1]).end,
-                    statement_span(&body[j]).start,
-                )
-            {
-                j += 1;
-            }
-            let column = match kind {
-                Alignable::Edge => self.edge_alignment(&body[i..j]),
-                Alignable::Node(_) => self.node_alignment(&body[i..j]),
-            };
-            for slot in &mut out[i..j] {
-                *slot = column;
-            }
-            i = j;
-        }
-        out
-    }
-
-    fn alignable(&self, statement: &Statement) -> Option<Alignable> {
-        let span = statement_span(statement);
-        if self.has_error(span) || self.has_doc_comment_inside(span) {
-            return None;
-        }
-        match statement {
-            Statement::Edge(edge) => {
-                // Comments inside move to the end of the line: they do not
-                // keep an edge out of its run (or the next pass would differ).
-                let flat = self.edge_parts(edge)?;
-                self.fits(&flat.line(None)).then_some(Alignable::Edge)
-            }
-            Statement::Node(node) => {
-                let (head, body) = self.node_flat(node)?;
-                self.fits(&node_line(&head, body.as_deref(), width(&head)))
-                    .then_some(Alignable::Node(node.kind))
-            }
-            _ => None,
-        }
-    }
-
-    /// The column of `{` in a run of one-line node declarations, when all
-    /// still fit aligned.
-    fn node_alignment(&self, run: &[Statement]) -> Option<Columns> {
-        let flat: Vec<(String, Option<String>)> = run
-            .iter()
-            .filter_map(|s| match s {
-                Statement::Node(node) => self.node_flat(node),
-                _ => None,
-            })
-            .collect();
-        let column = flat
-            .iter()
-            .filter(|(_, body)| body.is_some())
-            .map(|(head, _)| width(head))
-            .max()?;
-        flat.iter()
-            .all(|(head, body)| self.fits(&node_line(head, body.as_deref(), column)))
-            .then_some(Columns {
-                first: column,
-                second: 0,
-            })
     }
 
     fn typed_keys(&self, keys: &[TypedKey]) -> Vec<(String, u32)> {
@@ -315,11 +240,7 @@ impl Printer<'_> {
             BodyItem::Reads(keys, _) => format!("reads {}", join(&self.read_keys(keys))),
             BodyItem::Writes(keys, _) => format!("writes {}", join(&self.typed_keys(keys))),
             BodyItem::ReturnMap(entry) => {
-                format!(
-                    "{} <- {}",
-                    self.key(&entry.parent),
-                    self.key(&entry.child)
-                )
+                format!("{} <- {}", self.key(&entry.parent), self.key(&entry.child))
             }
             BodyItem::Error(_) => return None,
         })
@@ -360,11 +281,7 @@ impl Printer<'_> {
                 self.key_list("writes", &self.typed_keys(keys), span.end)
             }
             BodyItem::ReturnMap(entry) => {
-                let code = format!(
-                    "{} <- {}",
-                    self.key(&entry.parent),
-                    self.key(&entry.child)
-                );
+                let code = format!("{} <- {}", self.key(&entry.parent), self.key(&entry.child));
                 self.push(code, entry.span.end);
             }
             BodyItem::Error(span) => self.push_verbatim(*span),
@@ -372,31 +289,12 @@ impl Printer<'_> {
     }
 }
 
-/// What a run of aligned statements is made of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Alignable {
-    Edge,
-    /// Declarations of one kind (a run of `exit`s, say).
-    Node(NodeKind),
-}
-
 /// A node line with its one-line body's `{` in `column` (plus one space).
-fn node_line(head: &str, body: Option<&str>, column: usize) -> String {
+pub(crate) fn node_line(head: &str, body: Option<&str>, column: usize) -> String {
     match body {
         Some(body) => format!("{} {body}", pad(head, column)),
         None => head.to_string(),
     }
-}
-
-/// Alignment columns of a statement in an aligned run: for an edge, where
-/// what follows the chain starts and how wide the label column is (when a
-/// guard follows it); for a node, where the `{` of its body goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Columns {
-    /// Width the chain (or node head) is padded to.
-    pub(crate) first: usize,
-    /// Width the label is padded to before a guard.
-    pub(crate) second: usize,
 }
 
 fn join(keys: &[(String, u32)]) -> String {

@@ -19,9 +19,11 @@
 
 #![warn(missing_docs)]
 
+mod align;
 mod edges;
 mod items;
 mod printer;
+mod source;
 mod values;
 mod verify;
 

@@ -63,7 +63,8 @@ impl Printer<'_> {
     /// line break after its opening bracket.
     pub(crate) fn flat_value(&self, value: &Value) -> Option<String> {
         let span = value.span();
-        if matches!(value, Value::List(..) | Value::Map(..)) && self.has_comments(span.start, span.end)
+        if matches!(value, Value::List(..) | Value::Map(..))
+            && self.has_comments(span.start, span.end)
         {
             return None;
         }
@@ -133,7 +134,9 @@ impl Printer<'_> {
             .map(|l| l.strip_suffix('\r').unwrap_or(l))
             .collect();
         let blank = |l: &str| l.trim_matches([' ', '\t']).is_empty();
-        if lines.len() < 2 || !blank(lines[0]) {
+        // A `\r` left at the end of a line would be read as part of the
+        // line break once written with `\n`.
+        if lines.len() < 2 || !blank(lines[0]) || lines.iter().any(|l| l.ends_with('\r')) {
             return raw.to_string();
         }
         let closing_line = lines.len() > 2 && blank(lines[lines.len() - 1]);

@@ -58,7 +58,10 @@ impl LineIndex {
 
     /// The range of a byte range.
     pub fn range(&self, text: &str, start: usize, end: usize) -> Range {
-        Range::new(self.position(text, start), self.position(text, end.max(start)))
+        Range::new(
+            self.position(text, start),
+            self.position(text, end.max(start)),
+        )
     }
 }
 
@@ -121,9 +124,7 @@ pub fn code_href(code: &wf_diagnostics::Code) -> Option<Uri> {
 /// becomes related information (in whatever file it points); help and
 /// notes follow the message.
 pub fn to_lsp(diagnostic: &Diagnostic, files: &FileMap) -> lsp::Diagnostic {
-    let range = files
-        .range(diagnostic.primary.location)
-        .unwrap_or_default();
+    let range = files.range(diagnostic.primary.location).unwrap_or_default();
     let severity = match diagnostic.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,

@@ -49,17 +49,11 @@ impl Backend {
         let Some(snapshot) = self.lock().as_ref().map(Workspace::snapshot) else {
             return Ok(None);
         };
-        let outcome = tokio::task::spawn_blocking(move || {
-            std::panic::catch_unwind(AssertUnwindSafe(|| {
-                catch_cancellation(AssertUnwindSafe(|| read(&snapshot)))
-            }))
-        })
-        .await;
+        let outcome = tokio::task::spawn_blocking(move || guarded(|| read(&snapshot))).await;
         match outcome {
-            Ok(Ok(Ok(value))) => Ok(value),
-            Ok(Ok(Err(_cancelled))) => Err(Error::content_modified()),
-            Ok(Err(payload)) => {
-                let why = panic_message(payload.as_ref());
+            Ok(Guarded::Done(value)) => Ok(value),
+            Ok(Guarded::Cancelled) => Err(Error::content_modified()),
+            Ok(Guarded::Panicked(why)) => {
                 self.client
                     .log_message(MessageType::ERROR, format!("wfc lsp: {what} failed: {why}"))
                     .await;
@@ -103,18 +97,12 @@ async fn publish(
     let Some(snapshot) = lock().as_ref().map(Workspace::snapshot) else {
         return;
     };
-    let computed = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(AssertUnwindSafe(|| {
-            catch_cancellation(AssertUnwindSafe(|| snapshot.all_diagnostics()))
-        }))
-    })
-    .await;
+    let computed = tokio::task::spawn_blocking(move || guarded(|| snapshot.all_diagnostics())).await;
     let all = match computed {
-        Ok(Ok(Ok(all))) => all,
+        Ok(Guarded::Done(all)) => all,
         // A newer edit cancelled it; its own publish follows.
-        Ok(Ok(Err(_cancelled))) => return,
-        Ok(Err(payload)) => {
-            let why = panic_message(payload.as_ref());
+        Ok(Guarded::Cancelled) => return,
+        Ok(Guarded::Panicked(why)) => {
             client
                 .log_message(MessageType::ERROR, format!("wfc lsp: diagnostics failed: {why}"))
                 .await;
@@ -145,6 +133,29 @@ async fn publish(
     }
     for (uri, diagnostics, version) in changed {
         client.publish_diagnostics(uri, diagnostics, version).await;
+    }
+}
+
+/// How a guarded read ended.
+#[derive(Debug, PartialEq)]
+enum Guarded<T> {
+    /// It returned.
+    Done(T),
+    /// An edit cancelled it (salsa unwound it).
+    Cancelled,
+    /// It panicked, with this message.
+    Panicked(String),
+}
+
+/// Runs a read of a snapshot, catching salsa's cancellation and any panic
+/// (a bug in one request must not end the server).
+fn guarded<T>(read: impl FnOnce() -> T) -> Guarded<T> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        catch_cancellation(AssertUnwindSafe(read))
+    })) {
+        Ok(Ok(value)) => Guarded::Done(value),
+        Ok(Err(_cancelled)) => Guarded::Cancelled,
+        Err(payload) => Guarded::Panicked(panic_message(payload.as_ref())),
     }
 }
 
@@ -246,8 +257,10 @@ impl LanguageServer for Backend {
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
         let uri = params.text_document.uri;
-        self.read("documentSymbol", move |s| features::document_symbols(s, &uri))
-            .await
+        self.read("documentSymbol", move |s| {
+            features::document_symbols(s, &uri)
+        })
+        .await
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
@@ -267,9 +280,57 @@ impl LanguageServer for Backend {
             .await
     }
 
+    async fn document_highlight(
+        &self,
+        params: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
+        let at = params.text_document_position_params;
+        self.read("documentHighlight", move |s| features::document_highlight(s, &at))
+            .await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        self.read("prepareRename", move |s| Some(features::prepare_rename(s, &params)))
+            .await?
+            .transpose()
+            .map_err(Error::invalid_params)
+            .map(Option::flatten)
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        self.read("rename", move |s| Some(features::rename(s, &params)))
+            .await?
+            .transpose()
+            .map_err(Error::invalid_params)
+            .map(Option::flatten)
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let (uri, range) = (params.text_document.uri, params.range);
+        self.read("inlayHint", move |s| features::inlay_hints(s, &uri, range))
+            .await
+    }
+
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         let uri = params.text_document.uri;
         self.read("formatting", move |s| features::format(s, &uri))
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_read_is_caught_with_its_message() {
+        assert_eq!(guarded(|| 7), Guarded::Done(7));
+        let caught: Guarded<()> = guarded(|| panic!("broken hover {}", 3));
+        assert_eq!(caught, Guarded::Panicked("broken hover 3".to_string()));
+        let caught: Guarded<()> = guarded(|| panic!("static"));
+        assert_eq!(caught, Guarded::Panicked("static".to_string()));
     }
 }

@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use tower_lsp_server::ls_types::{self as lsp, Uri};
+use wf_analysis::Database;
 use wf_analysis::imports::{self, LoadFailure};
 use wf_analysis::project::{self, ProjectConfig};
-use wf_analysis::Database;
 use wf_diagnostics::FileId;
 
 use crate::convert::{self, FileMap};
@@ -222,7 +222,10 @@ impl Workspace {
 
     /// Loads imported files from disk (inside the root only).
     fn load_imports(&mut self) {
-        let root = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
+        let root = self
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| self.root.clone());
         let shown_root = self.root.clone();
         self.db.load_imports(|path| {
             let real = path.canonicalize().map_err(|err| match err.kind() {
@@ -256,7 +259,9 @@ fn scan(dir: &Path, found: &mut Vec<PathBuf>) {
         let path = entry.path();
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() {
             if !name.starts_with('.') && name != "target" && name != "node_modules" {
                 scan(&path, found);
@@ -264,5 +269,38 @@ fn scan(dir: &Path, found: &mut Vec<PathBuf>) {
         } else if kind.is_file() && path.extension().is_some_and(|e| e == "wf") {
             found.push(path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use wf_analysis::Database;
+    use wf_analysis::db::ide::{Cancelled, catch_cancellation};
+
+    /// An edit on the original cancels reads still running on a snapshot:
+    /// they unwind with [`Cancelled`] (the server answers "content
+    /// modified"), the edit waits for the snapshot to be dropped, and a
+    /// fresh snapshot sees the new text.
+    #[test]
+    fn an_edit_cancels_reads_on_snapshots() {
+        let mut db = Database::new("/p");
+        let id = db.set_file("/p/a.wf", "a.wf", "workflow A {\n  start -> done\n}\n");
+        let snapshot = db.clone();
+        let reader = std::thread::spawn(move || {
+            loop {
+                let read = catch_cancellation(std::panic::AssertUnwindSafe(|| {
+                    snapshot.file_diagnostics(id).len()
+                }));
+                if read == Err(Cancelled) {
+                    return true; // dropping the snapshot lets the edit land
+                }
+                std::thread::yield_now();
+            }
+        });
+        // Blocks until the reader has been cancelled and dropped its clone.
+        db.set_file("/p/a.wf", "a.wf", "workflow A {\n  step x { reads k }\n  start -> x -> done\n}\n");
+        assert!(reader.join().unwrap());
+        let fresh = db.clone();
+        assert_eq!(fresh.file_diagnostics(id)[0].code.code, "WF0301");
     }
 }

@@ -98,7 +98,10 @@ fn editing_a_reflex_file_re_checks_it() {
     db.set_file(
         "/p/child.json",
         "child.json",
-        CHILD.replace(r#""writes": [{ "key": "out", "value": 42 }]"#, r#""prompt": "x""#),
+        CHILD.replace(
+            r#""writes": [{ "key": "out", "value": 42 }]"#,
+            r#""prompt": "x""#,
+        ),
     );
     assert_eq!(codes(&db), ["WF0304"]);
     db.set_file("/p/child.json", "child.json", "{ \"id\": ");
@@ -112,7 +115,10 @@ fn fixes_in_wf_syntax_are_not_offered_for_json() {
     db.set_file(
         "/p/parent.json",
         "parent.json",
-        PARENT.replace("\"workflowId\": \"child\"", "\"workflowId\": \"Child Flow\""),
+        PARENT.replace(
+            "\"workflowId\": \"child\"",
+            "\"workflowId\": \"Child Flow\"",
+        ),
     );
     db.set_file(
         "/p/lib.wf",
@@ -124,6 +130,13 @@ fn fixes_in_wf_syntax_are_not_offered_for_json() {
         .iter()
         .find(|d| d.code.code == "WF0104")
         .expect("an unknown workflow");
-    assert!(unknown.help.as_deref().unwrap_or("").contains("Child Flows"), "{unknown:#?}");
+    assert!(
+        unknown
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("Child Flows"),
+        "{unknown:#?}"
+    );
     assert!(unknown.fix.is_none(), "{unknown:#?}");
 }

@@ -36,6 +36,9 @@ impl DecisionAgent for Recurse {
     }
 }
 
+/// Makes a fresh agent for each run.
+type MakeAgent = fn() -> Box<dyn DecisionAgent>;
+
 fn config() -> EngineConfig {
     let mut c = EngineConfig::default();
     c.limits.max_depth = 10_000;
@@ -66,7 +69,7 @@ fn steps_of(program: &IrProgram, agent: &mut dyn DecisionAgent) -> u64 {
 fn in_memory(c: &mut Criterion) {
     let mut g = c.benchmark_group("in_memory");
     g.sample_size(20).measurement_time(Duration::from_secs(3));
-    let cases: Vec<(&str, IrProgram, fn() -> Box<dyn DecisionAgent>)> = vec![
+    let cases: Vec<(&str, IrProgram, MakeAgent)> = vec![
         ("linear_1000", common::linear(1000, false), || {
             Box::new(AutoAgent)
         }),

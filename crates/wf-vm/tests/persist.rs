@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use wf_ir::{IrProgram, Opcode, ValueType, WorkflowIdx};
 use wf_vm::agents::ScriptAgent;
 use wf_vm::{Engine, EngineConfig, RunDir, RunStatus};
@@ -122,6 +122,8 @@ fn suspend_then_resume_matches_an_uninterrupted_run() {
         (0..resumed.steps).collect::<Vec<_>>(),
         "each step once"
     );
+    let _ = std::fs::remove_dir_all(&path);
+    let _ = std::fs::remove_dir_all(straight.path());
 }
 
 #[test]
@@ -168,8 +170,10 @@ fn a_killed_run_resumes_from_snapshot_and_log_tail() {
             let (events, steps) = log_events(&dir);
             assert_eq!(events, log_events(&straight).0, "kill after {kill_after}");
             assert_eq!(steps, (0..report.steps).collect::<Vec<_>>());
+            let _ = std::fs::remove_dir_all(&path);
         }
     }
+    let _ = std::fs::remove_dir_all(straight.path());
 }
 
 #[test]
@@ -201,5 +205,5 @@ fn corrupt_logs_and_foreign_snapshots_are_clear_errors() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("no workflow `main`"), "{err}");
-    let _: Value = json!(null);
+    let _ = std::fs::remove_dir_all(&path);
 }

@@ -8,6 +8,7 @@ mod check;
 mod explain;
 mod fmt;
 mod inputs;
+mod lsp;
 mod run;
 
 use std::process::ExitCode;
@@ -45,6 +46,8 @@ enum Command {
     Explain(explain::ExplainArgs),
     /// Format `.wf` files in place (`--check` to verify, `--diff` to preview).
     Fmt(fmt::FmtArgs),
+    /// Run the language server on standard input and output.
+    Lsp(lsp::LspArgs),
     /// Run a workflow with a decision agent (exit 0 completed, 1 failed, 3 suspended).
     Run(run::RunArgs),
 }
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Build(args) => build::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Fmt(args) => fmt::run(args),
+        Command::Lsp(args) => lsp::run(args),
         Command::Run(args) => run::run(args),
     };
     ExitCode::from(status)

@@ -271,3 +271,20 @@ fn rewrites_in_place_only_when_changed() {
         .unwrap();
     assert_eq!(again.status.code(), Some(0), "{again:?}");
 }
+
+#[test]
+fn writes_through_symbolic_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo_root();
+    std::fs::copy(root.join("tests/fmt/messy.wf"), dir.path().join("real.wf")).unwrap();
+    std::os::unix::fs::symlink("real.wf", dir.path().join("link.wf")).unwrap();
+    let run = wfc_in(dir.path(), &["fmt", "link.wf"]).output().unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let link = std::fs::symlink_metadata(dir.path().join("link.wf")).unwrap();
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    let real = std::fs::read_to_string(dir.path().join("real.wf")).unwrap();
+    assert!(real.contains("workflow Messy {\n"), "{real}");
+}

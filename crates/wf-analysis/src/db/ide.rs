@@ -40,6 +40,11 @@ impl Database {
         self.source(id).map(|f| f.path(self).clone())
     }
 
+    /// How diagnostics name a file.
+    pub fn file_display(&self, id: FileId) -> Option<String> {
+        self.source(id).map(|f| f.display(self).clone())
+    }
+
     /// The current text of a file.
     pub fn file_text(&self, id: FileId) -> Option<String> {
         self.source(id).map(|f| f.text(self).clone())
@@ -126,6 +131,8 @@ pub struct Cancelled;
 
 /// Runs `read` (which reads a database snapshot), turning salsa's
 /// cancellation unwinding into [`Cancelled`]; any other panic propagates.
-pub fn catch_cancellation<T>(read: impl FnOnce() -> T + std::panic::UnwindSafe) -> Result<T, Cancelled> {
+pub fn catch_cancellation<T>(
+    read: impl FnOnce() -> T + std::panic::UnwindSafe,
+) -> Result<T, Cancelled> {
     salsa::Cancelled::catch(read).map_err(|_| Cancelled)
 }

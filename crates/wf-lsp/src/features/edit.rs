@@ -44,7 +44,8 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
         detail: Some(detail.to_string()),
         ..CompletionItem::default()
     };
-    if last == "call" || last.starts_with("call") && stem.trim_end().ends_with("call") {
+    // `call name ["label"] = |`: the callee.
+    if words.first() == Some(&"call") && last == "=" {
         let mut names: Vec<String> = db
             .file_ids()
             .into_iter()
@@ -80,8 +81,16 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
     }
     let mut out: Vec<CompletionItem> = Vec::new();
     if enclosing.is_some() {
-        out.extend(NODE_KINDS.iter().map(|k| item(k, CompletionItemKind::KEYWORD, "node kind")));
-        out.extend(KEYWORDS[2..].iter().map(|k| item(k, CompletionItemKind::KEYWORD, "keyword")));
+        out.extend(
+            NODE_KINDS
+                .iter()
+                .map(|k| item(k, CompletionItemKind::KEYWORD, "node kind")),
+        );
+        out.extend(
+            KEYWORDS[2..]
+                .iter()
+                .map(|k| item(k, CompletionItemKind::KEYWORD, "keyword")),
+        );
         if let Some(w) = enclosing {
             out.extend(
                 w.nodes
@@ -90,7 +99,11 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
             );
         }
     } else {
-        out.extend(KEYWORDS[..2].iter().map(|k| item(k, CompletionItemKind::KEYWORD, "keyword")));
+        out.extend(
+            KEYWORDS[..2]
+                .iter()
+                .map(|k| item(k, CompletionItemKind::KEYWORD, "keyword")),
+        );
     }
     out
 }

@@ -37,7 +37,11 @@ pub fn markdown(db: &Database, target: &Target) -> Option<String> {
             if !reads.is_empty() {
                 let _ = writeln!(out, "\nreads {}", reads.join(", "));
             }
-            let writes: Vec<String> = node.writes.iter().map(key_decl).collect();
+            let writes: Vec<String> = node
+                .writes
+                .iter()
+                .map(|d| format!("`{}`", key_decl(d)))
+                .collect();
             if !writes.is_empty() {
                 let _ = writeln!(out, "\nwrites {}", writes.join(", "));
             }
@@ -53,15 +57,12 @@ pub fn markdown(db: &Database, target: &Target) -> Option<String> {
                 let _ = write!(out, "\n{}\n", docs.trim());
             }
         }
-        Target::Import(target) => {
-            let path = target.and_then(|f| db.file_path(f));
-            match path {
-                Some(path) => {
-                    let _ = write!(out, "imports `{}`", path.display());
-                }
-                None => out.push_str("import target not found in the project"),
+        Target::Import(target) => match target.and_then(|f| db.file_display(f)) {
+            Some(path) => {
+                let _ = write!(out, "imports `{path}`");
             }
-        }
+            None => out.push_str("import target not found in the project"),
+        },
         Target::Key(workflow, key) => {
             let ty = key_type(workflow, key);
             let _ = writeln!(
@@ -78,7 +79,10 @@ pub fn markdown(db: &Database, target: &Target) -> Option<String> {
             }
             let writers = nodes_where(workflow, |n| n.writes.iter().any(|d| &d.key == key));
             let readers = nodes_where(workflow, |n| {
-                n.reads.iter().chain(&n.interpolated_reads).any(|r| &r.key == key)
+                n.reads
+                    .iter()
+                    .chain(&n.interpolated_reads)
+                    .any(|r| &r.key == key)
             });
             let _ = writeln!(out, "- written by: {}", list(&writers));
             let _ = writeln!(out, "- read by: {}", list(&readers));
@@ -162,9 +166,12 @@ fn value(value: &Value) -> String {
             let cut = shown.len() < s.len();
             format!("{shown:?}{}", if cut { "…" } else { "" })
         }
-        Value::Duration(ms) => format!("{ms}ms"),
+        Value::Duration(ms) => duration(*ms),
         Value::Ref(r) => r.clone(),
-        Value::List(items) => format!("[{}]", items.iter().map(self::value).collect::<Vec<_>>().join(", ")),
+        Value::List(items) => format!(
+            "[{}]",
+            items.iter().map(self::value).collect::<Vec<_>>().join(", ")
+        ),
         Value::Map(entries) => format!(
             "{{{}}}",
             entries
@@ -174,4 +181,15 @@ fn value(value: &Value) -> String {
                 .join(", ")
         ),
     }
+}
+
+/// A duration in the largest unit that divides it (`15m`, `90s`).
+fn duration(ms: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [(3_600_000, "h"), (60_000, "m"), (1_000, "s"), (1, "ms")];
+    let (size, unit) = UNITS
+        .iter()
+        .find(|(size, _)| ms.is_multiple_of(*size) && ms >= *size)
+        .copied()
+        .unwrap_or((1, "ms"));
+    format!("{}{unit}", ms / size)
 }

@@ -6,6 +6,7 @@ mod edit;
 mod hover;
 mod nav;
 mod outline;
+mod rename;
 mod resolve;
 
 use tower_lsp_server::ls_types::*;
@@ -38,6 +39,12 @@ pub fn capabilities() -> ServerCapabilities {
             ..CodeActionOptions::default()
         })),
         document_formatting_provider: Some(OneOf::Left(true)),
+        document_highlight_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        })),
+        inlay_hint_provider: Some(OneOf::Left(true)),
         workspace: Some(WorkspaceServerCapabilities {
             workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                 supported: Some(true),
@@ -85,7 +92,10 @@ pub fn definition(
         .collect();
     match locations.len() {
         0 => None,
-        1 => locations.into_iter().next().map(GotoDefinitionResponse::Scalar),
+        1 => locations
+            .into_iter()
+            .next()
+            .map(GotoDefinitionResponse::Scalar),
         _ => Some(GotoDefinitionResponse::Array(locations)),
     }
 }
@@ -159,4 +169,91 @@ fn one_file(snapshot: &Snapshot, file: FileId) -> Option<FileMap> {
     let mut files = FileMap::default();
     files.insert(file, snapshot.uri(file)?, snapshot.db.file_text(file)?);
     Some(files)
+}
+
+/// `textDocument/prepareRename`: the name's range, or an error saying why
+/// it cannot be renamed (built-ins, imports, codes).
+pub fn prepare_rename(
+    snapshot: &Snapshot,
+    at: &TextDocumentPositionParams,
+) -> Result<Option<PrepareRenameResponse>, String> {
+    let Some((file, offset)) = locate(snapshot, at) else {
+        return Ok(None);
+    };
+    let (span, name) = rename::prepare(&snapshot.db, file, offset)?;
+    let files = one_file(snapshot, file).ok_or("unknown file")?;
+    Ok(files.range(span).map(|range| PrepareRenameResponse::RangeWithPlaceholder {
+        range,
+        placeholder: name,
+    }))
+}
+
+/// `textDocument/rename`: edits in every file that mentions the target.
+pub fn rename(snapshot: &Snapshot, params: &RenameParams) -> Result<Option<WorkspaceEdit>, String> {
+    let at = &params.text_document_position;
+    let Some((file, offset)) = locate(snapshot, at) else {
+        return Ok(None);
+    };
+    let spans = rename::rename(&snapshot.db, file, offset, &params.new_name)?;
+    let files = snapshot.file_map();
+    let mut changes: std::collections::HashMap<Uri, Vec<TextEdit>> = Default::default();
+    for span in spans {
+        if let Some(location) = files.location(span) {
+            changes.entry(location.uri).or_default().push(TextEdit {
+                range: location.range,
+                new_text: params.new_name.clone(),
+            });
+        }
+    }
+    Ok(Some(WorkspaceEdit {
+        changes: Some(changes),
+        ..WorkspaceEdit::default()
+    }))
+}
+
+/// `textDocument/documentHighlight`.
+pub fn document_highlight(
+    snapshot: &Snapshot,
+    at: &TextDocumentPositionParams,
+) -> Option<Vec<DocumentHighlight>> {
+    let (file, offset) = locate(snapshot, at)?;
+    let files = one_file(snapshot, file)?;
+    Some(
+        rename::highlights(&snapshot.db, file, offset)
+            .into_iter()
+            .filter_map(|span| {
+                Some(DocumentHighlight {
+                    range: files.range(span)?,
+                    kind: Some(DocumentHighlightKind::TEXT),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `textDocument/inlayHint`: `: kind` after the first mention of each
+/// implicit node in the range.
+pub fn inlay_hints(snapshot: &Snapshot, uri: &Uri, range: Range) -> Option<Vec<InlayHint>> {
+    let file = snapshot.file(uri)?;
+    let files = one_file(snapshot, file)?;
+    Some(
+        rename::implicit_kinds(&snapshot.db, file)
+            .into_iter()
+            .filter_map(|(span, kind)| {
+                let end = files.range(span)?.end;
+                (range.start <= end && end <= range.end).then(|| InlayHint {
+                    position: end,
+                    label: InlayHintLabel::String(format!(": {kind}")),
+                    kind: Some(InlayHintKind::TYPE),
+                    text_edits: None,
+                    tooltip: Some(InlayHintTooltip::String(format!(
+                        "implicit node: declared by its edges, resolved as `{kind}`"
+                    ))),
+                    padding_left: None,
+                    padding_right: None,
+                    data: None,
+                })
+            })
+            .collect(),
+    )
 }

@@ -51,10 +51,17 @@ pub fn symbols(db: &Database, files: &FileMap, file: FileId) -> Vec<DocumentSymb
 pub fn folding(db: &Database, files: &FileMap, file: FileId) -> Vec<FoldingRange> {
     let mut out = Vec::new();
     for workflow in db.file_workflows(file).iter() {
-        let spans = std::iter::once(workflow.span)
-            .chain(workflow.nodes.iter().filter(|n| !n.implicit).map(|n| n.span));
+        let spans = std::iter::once(workflow.span).chain(
+            workflow
+                .nodes
+                .iter()
+                .filter(|n| !n.implicit)
+                .map(|n| n.span),
+        );
         for span in spans {
-            let Some(range) = files.range(span) else { continue };
+            let Some(range) = files.range(span) else {
+                continue;
+            };
             if range.end.line > range.start.line {
                 out.push(FoldingRange {
                     start_line: range.start.line,

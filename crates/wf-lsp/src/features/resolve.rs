@@ -49,7 +49,8 @@ fn in_workflow(
     workflow: &Arc<Workflow>,
     offset: usize,
 ) -> Option<(Target, FileSpan)> {
-    let key = |name: &str, span: FileSpan| Some((Target::Key(workflow.clone(), name.to_string()), span));
+    let key =
+        |name: &str, span: FileSpan| Some((Target::Key(workflow.clone(), name.to_string()), span));
     if touches(workflow.name_span, offset) {
         return Some((Target::Workflow(workflow.name.clone()), workflow.name_span));
     }
@@ -65,7 +66,10 @@ fn in_workflow(
     }
     for (i, node) in workflow.nodes.iter().enumerate() {
         if touches(node.name_span, offset) {
-            return Some((Target::Node(workflow.clone(), NodeId(i as u32)), node.name_span));
+            return Some((
+                Target::Node(workflow.clone(), NodeId(i as u32)),
+                node.name_span,
+            ));
         }
         for decl in &node.writes {
             if touches(decl.span, offset) {
@@ -116,14 +120,24 @@ fn in_workflow(
 
 /// Names the guard language reserves: never keys.
 pub const BUILTIN_NAMES: &[&str] = &[
-    "outcome", "label", "success", "fail", "retry", "partial_success", "skipped", "true",
-    "false", "null",
+    "outcome",
+    "label",
+    "success",
+    "fail",
+    "retry",
+    "partial_success",
+    "skipped",
+    "true",
+    "false",
+    "null",
 ];
 
 /// The key a guard expression mentions at `offset`.
 fn key_in_expr(expr: &Expr, offset: usize) -> Option<(String, FileSpan)> {
     match expr {
-        Expr::Name(name, span) if touches(*span, offset) && !BUILTIN_NAMES.contains(&name.as_str()) => {
+        Expr::Name(name, span)
+            if touches(*span, offset) && !BUILTIN_NAMES.contains(&name.as_str()) =>
+        {
             Some((name.clone(), *span))
         }
         Expr::Key(name, span) | Expr::Exists(name, span) if touches(*span, offset) => {

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use super::step::backoff_delay;
+use super::support::backoff_delay;
 
 #[test]
 fn backoff_grows_caps_and_jitters_deterministically() {

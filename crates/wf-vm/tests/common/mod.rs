@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use wf_ir::*;
+use wf_vm::{Decision, Outcome, RunStatus, Write};
 
 /// A program under construction.
 #[derive(Default)]
@@ -311,4 +312,25 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+pub fn advance(edge: Option<&str>, writes: &[(&str, Value)]) -> Decision {
+    Decision::Advance(Outcome {
+        edge: edge.map(str::to_owned),
+        writes: writes
+            .iter()
+            .map(|(k, v)| Write {
+                key: (*k).to_owned(),
+                value: v.clone(),
+            })
+            .collect(),
+        ..Outcome::success()
+    })
+}
+
+pub fn failed_reason(status: &RunStatus) -> &str {
+    match status {
+        RunStatus::Failed { reason } => reason,
+        other => panic!("expected a failed run, got {other:?}"),
+    }
 }

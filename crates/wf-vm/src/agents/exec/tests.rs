@@ -23,11 +23,27 @@ fn quick(command: &str) -> ExecAgent {
     ExecAgent::new(command).with_default_timeout(Duration::from_secs(10))
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
+/// A scratch directory, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("wfc-exec-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 #[test]
@@ -36,7 +52,7 @@ fn sends_the_documented_context_line() {
     let mut agent = quick(
         r#"read line; printf '%s\n' "$line" > seen.json; echo '{"type":"suspend","reason":"later"}'"#,
     )
-    .in_dir(&dir);
+    .in_dir(&*dir);
     let decision = decide(&mut agent).unwrap();
     assert_eq!(
         decision,
@@ -191,7 +207,7 @@ fn after_an_error_the_next_decision_starts_a_fresh_process() {
     let mut agent = quick(
         r#"if [ -e started ]; then while read l; do echo '{"type":"complete"}'; done; else touch started; exit 1; fi"#,
     )
-    .in_dir(&dir);
+    .in_dir(&*dir);
     assert!(decide(&mut agent).is_err());
     assert_eq!(
         decide(&mut agent).unwrap(),
@@ -204,7 +220,7 @@ fn dropping_the_agent_ends_its_process() {
     let dir = scratch("drop");
     // The agent records its pid, then keeps running after stdin closes.
     let mut agent =
-        quick(r#"echo $$ > pid; read l; echo '{"type":"complete"}'; sleep 30"#).in_dir(&dir);
+        quick(r#"echo $$ > pid; read l; echo '{"type":"complete"}'; sleep 30"#).in_dir(&*dir);
     decide(&mut agent).unwrap();
     let pid = std::fs::read_to_string(dir.join("pid")).unwrap();
     drop(agent);

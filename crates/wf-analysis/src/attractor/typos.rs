@@ -1,0 +1,184 @@
+//! Two typo checks no Attractor validator has: an `outcome` compared with a
+//! near miss of a status (WF0805), and a `context.*` key used in one
+//! condition next to a near-identical key used elsewhere (WF0806).
+//!
+//! Both are tuned to stay silent on correct pipelines (checked over the
+//! whole corpus, see `docs/attractor.md`): custom outcomes far from any
+//! status are allowed, and so is a value or key the pipeline's own prompts
+//! mention, because a prompt telling the model to write `outcome=failed`
+//! declares that outcome.
+
+use std::collections::BTreeMap;
+
+use wf_diagnostics::{Diagnostic, FileSpan, codes};
+use wf_model::{BinOp, Expr, Value, Workflow};
+
+/// The statuses of spec section 5.2, as conditions see them.
+const STATUSES: &[&str] = &["success", "partial_success", "retry", "fail", "skipped"];
+/// Status spellings of peer engines (fabro writes `succeeded` and `failed`),
+/// accepted as they are.
+const PEER_STATUSES: &[&str] = &["succeeded", "failed"];
+
+/// Every typo diagnostic of `workflow`'s conditions.
+pub fn check(workflow: &Workflow) -> Vec<Diagnostic> {
+    let mut outcomes = Vec::new();
+    // Per normalized key: the conditions (edge indices) using it, and where.
+    let mut keys: BTreeMap<String, Vec<(usize, FileSpan, String)>> = BTreeMap::new();
+    for (i, edge) in workflow.edges.iter().enumerate() {
+        if let Some(guard) = &edge.guard {
+            walk(&guard.expr, &mut |e| match e {
+                Expr::Binary(lhs, BinOp::Eq | BinOp::Ne, rhs, _) => {
+                    if let (Expr::Name(n, _), Expr::Literal(Value::String(v), at)) =
+                        (&**lhs, &**rhs)
+                        && n == "outcome"
+                    {
+                        outcomes.push((v.clone(), *at));
+                    }
+                }
+                Expr::Key(k, at) => {
+                    let bare = k.strip_prefix("context.").unwrap_or(k).to_string();
+                    keys.entry(bare).or_default().push((i, *at, k.clone()));
+                }
+                _ => {}
+            });
+        }
+    }
+    if outcomes.is_empty() && keys.len() < 2 {
+        return Vec::new();
+    }
+    let prose = Prose::of(workflow);
+    let mut out = Vec::new();
+    for (value, at) in outcomes {
+        if let Some(d) = outcome_typo(&value, at, &prose) {
+            out.push(d);
+        }
+    }
+    key_typos(&keys, &prose, &mut out);
+    out
+}
+
+fn walk<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
+    f(expr);
+    match expr {
+        Expr::Binary(l, _, r, _) => {
+            walk(l, f);
+            walk(r, f);
+        }
+        Expr::Not(e, _) => walk(e, f),
+        Expr::List(items, _) => items.iter().for_each(|e| walk(e, f)),
+        _ => {}
+    }
+}
+
+/// The free text of a pipeline (string attributes and labels of nodes and
+/// of the graph), where prompts declare custom outcomes and context keys.
+struct Prose(String);
+
+impl Prose {
+    fn of(workflow: &Workflow) -> Prose {
+        let mut text = String::new();
+        let attrs = workflow
+            .attributes
+            .iter()
+            .chain(workflow.nodes.iter().flat_map(|n| &n.attributes));
+        for a in attrs {
+            if let Value::String(s) = &a.value {
+                text.push_str(s);
+                text.push('\n');
+            }
+        }
+        for label in workflow.nodes.iter().filter_map(|n| n.label.as_deref()) {
+            text.push_str(label);
+            text.push('\n');
+        }
+        Prose(text)
+    }
+
+    /// Whether `word` occurs as a whole word (not inside a longer name).
+    fn mentions(&self, word: &str) -> bool {
+        let is_name = |c: char| c.is_alphanumeric() || c == '_';
+        self.0.match_indices(word).any(|(i, _)| {
+            let before = self.0[..i].chars().next_back();
+            let after = self.0[i + word.len()..].chars().next();
+            !before.is_some_and(is_name) && !after.is_some_and(is_name)
+        })
+    }
+}
+
+/// WF0805 when `value` is not a status but a near miss of one: equal but
+/// for case, or at most two edits away (one for short values).
+fn outcome_typo(value: &str, at: FileSpan, prose: &Prose) -> Option<Diagnostic> {
+    if STATUSES.contains(&value) || PEER_STATUSES.contains(&value) {
+        return None;
+    }
+    let lower = value.to_lowercase();
+    let (status, _) = STATUSES
+        .iter()
+        .chain(PEER_STATUSES)
+        .map(|s| (*s, strsim::osa_distance(&lower, s)))
+        .filter(|(s, d)| *d <= if s.len() < 6 { 1 } else { 2 })
+        .min_by_key(|(_, d)| *d)?;
+    if prose.mentions(value) {
+        return None;
+    }
+    Some(
+        Diagnostic::new(
+            &codes::ATTRACTOR_OUTCOME_TYPO,
+            format!("`{value}` is not an outcome status; did you mean `{status}`?"),
+            at,
+        )
+        .with_primary_label("`outcome` is never this, so the condition never holds")
+        .with_note(format!("the statuses are {}", STATUSES.join(", ")))
+        .with_help(format!("write `outcome={status}`")),
+    )
+}
+
+/// How far apart two keys may be to be one key misspelled: two edits,
+/// one for keys under six characters (`mode` and `node` are not typos).
+fn near(a: &str, b: &str) -> bool {
+    let limit = if a.len().min(b.len()) < 6 { 1 } else { 2 };
+    let digitless = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+    };
+    strsim::osa_distance(a, b) <= limit && digitless(a) != digitless(b)
+}
+
+/// WF0806 for each key used in one condition while a near-identical key is
+/// used in more (or is the one the prompts mention).
+fn key_typos(
+    keys: &BTreeMap<String, Vec<(usize, FileSpan, String)>>,
+    prose: &Prose,
+    out: &mut Vec<Diagnostic>,
+) {
+    let conditions = |uses: &[(usize, FileSpan, String)]| {
+        let mut edges: Vec<usize> = uses.iter().map(|u| u.0).collect();
+        edges.dedup();
+        edges.len()
+    };
+    for (key, uses) in keys {
+        if conditions(uses) != 1 || prose.mentions(key) {
+            continue;
+        }
+        let other = keys.iter().find(|(other, other_uses)| {
+            *other != key
+                && near(key, other)
+                && (conditions(other_uses) > 1 || prose.mentions(other))
+        });
+        let Some((_, other_uses)) = other else {
+            continue;
+        };
+        let (_, at, written) = &uses[0];
+        let (_, other_at, other_written) = &other_uses[0];
+        let mut d = Diagnostic::new(
+            &codes::ATTRACTOR_CONTEXT_KEY_TYPO,
+            format!("`{written}` is used only here; did you mean `{other_written}`?"),
+            *at,
+        )
+        .with_primary_label("no other condition reads this key")
+        .with_label(*other_at, format!("`{other_written}` is used here"));
+        d = d.with_help(format!("write `{other_written}`"));
+        out.push(d);
+    }
+}

@@ -1,0 +1,367 @@
+//! The Attractor lint rules (spec section 7.2) and typo checks, one case
+//! firing and one not per rule, on `.dot` pipelines lowered by `wf-dot`.
+//! (Until `.dot` is wired into the database, these call the front end and
+//! [`wf_analysis::check_program`] directly.)
+
+use wf_diagnostics::{Diagnostic, Family, FileId, Severity, codes};
+
+/// Every diagnostic of a pipeline: the front end's (annotated with their
+/// rule ids) and the checks'.
+fn check(src: &str) -> Vec<Diagnostic> {
+    let lowered = wf_dot::parse_and_lower(src, FileId(0));
+    let mut out = lowered.diagnostics;
+    out.iter_mut().for_each(wf_analysis::attractor::annotate);
+    out.extend(wf_analysis::check_program(&lowered.program));
+    out
+}
+
+/// The diagnostics of `code` in `src`.
+fn with_code(src: &str, code: &str) -> Vec<Diagnostic> {
+    check(src)
+        .into_iter()
+        .filter(|d| d.code.code == code)
+        .collect()
+}
+
+/// Asserts `src` gets exactly one `code` at `severity` carrying the note of
+/// `rule`, and returns it.
+fn fires(src: &str, code: &str, severity: Severity, rule: Option<&str>) -> Diagnostic {
+    let found = with_code(src, code);
+    assert_eq!(found.len(), 1, "{code} in {src}: {:#?}", check(src));
+    let d = found.into_iter().next().unwrap();
+    assert_eq!(d.severity, severity, "{code}: {d:#?}");
+    if let Some(rule) = rule {
+        assert!(
+            d.notes.contains(&format!("attractor rule: {rule}")),
+            "{code} lacks its rule id: {d:#?}"
+        );
+    }
+    d
+}
+
+fn silent(src: &str, code: &str) {
+    let found = with_code(src, code);
+    assert!(found.is_empty(), "unexpected {code}: {found:#?}");
+}
+
+/// A pipeline around `body`, with a start and an exit.
+fn pipeline(body: &str) -> String {
+    format!(
+        "digraph P {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [prompt=\"do a\"]\n{body}\n}}\n"
+    )
+}
+
+const OK: &str = "  start -> a -> exit";
+
+#[test]
+fn a_correct_pipeline_has_no_findings() {
+    let found: Vec<_> = check(&pipeline(OK))
+        .into_iter()
+        .map(|d| d.code.code)
+        .collect();
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn start_node() {
+    let none = "digraph P { a [prompt=\"x\"] exit [shape=Msquare] a -> exit }";
+    fires(none, "WF0202", Severity::Error, Some("start_node"));
+    let two = pipeline("  begin [shape=Mdiamond]\n  start -> a -> exit\n  begin -> a");
+    let d = fires(&two, "WF0801", Severity::Error, Some("start_node"));
+    assert!(d.message.contains("`begin`"), "{}", d.message);
+    silent(&pipeline(OK), "WF0202");
+    silent(&pipeline(OK), "WF0801");
+    // By id, when no node has the shape.
+    let by_id = "digraph P { start exit a [prompt=\"x\"] start -> a -> exit }";
+    silent(by_id, "WF0202");
+}
+
+#[test]
+fn terminal_node() {
+    // `done` has no outgoing edges (a terminal for `.wf`) but is no exit.
+    let src = "digraph P { start [shape=Mdiamond] done [prompt=\"x\"] start -> done }";
+    fires(src, "WF0204", Severity::Error, Some("terminal_node"));
+    silent(&pipeline(OK), "WF0204");
+    silent(
+        "digraph P { start [shape=Mdiamond] end start -> end }",
+        "WF0204",
+    );
+}
+
+#[test]
+fn reachability() {
+    let src = pipeline("  b [prompt=\"orphan\"]\n  start -> a -> exit");
+    fires(&src, "WF0205", Severity::Error, Some("reachability"));
+    silent(&pipeline(OK), "WF0205");
+}
+
+#[test]
+fn edge_target_exists() {
+    let src = pipeline(
+        "  review [prompt=\"r\"]\n  start -> a -> reveiw\n  review -> exit\n  a -> review",
+    );
+    let d = fires(&src, "WF0105", Severity::Error, Some("edge_target_exists"));
+    assert!(d.message.contains("did you mean `review`"), "{}", d.message);
+    silent(
+        &pipeline("  review [prompt=\"r\"]\n  start -> a -> review -> exit"),
+        "WF0105",
+    );
+}
+
+#[test]
+fn start_no_incoming() {
+    fires(
+        &pipeline("  start -> a -> exit\n  a -> start"),
+        "WF0206",
+        Severity::Error,
+        Some("start_no_incoming"),
+    );
+    silent(&pipeline(OK), "WF0206");
+}
+
+#[test]
+fn exit_no_outgoing() {
+    fires(
+        &pipeline("  start -> a -> exit\n  exit -> a"),
+        "WF0207",
+        Severity::Error,
+        Some("exit_no_outgoing"),
+    );
+    silent(&pipeline(OK), "WF0207");
+}
+
+#[test]
+fn condition_syntax() {
+    let src = pipeline("  start -> a\n  a -> exit [condition=\"outcome=success &&\"]");
+    fires(&src, "WF0606", Severity::Error, Some("condition_syntax"));
+    silent(
+        &pipeline("  start -> a\n  a -> exit [condition=\"outcome=success\"]"),
+        "WF0606",
+    );
+}
+
+#[test]
+fn stylesheet_syntax() {
+    let bad = "digraph P { graph [model_stylesheet=\"* { llm_model gpt }\"] start [shape=Mdiamond] exit [shape=Msquare] start -> exit }";
+    fires(bad, "WF0510", Severity::Error, Some("stylesheet_syntax"));
+    // fabro's `model` property and shape selectors are the DOT dialect's.
+    let good = "digraph P { graph [model_stylesheet=\"* { model: gpt-5; } box { llm_provider: openai; }\"] start [shape=Mdiamond] exit [shape=Msquare] start -> exit }";
+    silent(good, "WF0510");
+}
+
+#[test]
+fn type_known() {
+    let d = fires(
+        &pipeline("  h [type=\"wait.humna\", label=\"ok?\"]\n  start -> a -> h -> exit"),
+        "WF0802",
+        Severity::Warning,
+        Some("type_known"),
+    );
+    assert_eq!(d.help.as_deref(), Some("did you mean `wait.human`?"));
+    silent(
+        &pipeline("  h [type=\"wait.human\", label=\"ok?\"]\n  start -> a -> h -> exit"),
+        "WF0802",
+    );
+}
+
+#[test]
+fn fidelity_valid() {
+    let src = pipeline("  start -> a -> exit [fidelity=\"summary:hihg\"]");
+    fires(&src, "WF0504", Severity::Warning, Some("fidelity_valid"));
+    silent(
+        &pipeline("  start -> a -> exit [fidelity=\"summary:high\"]"),
+        "WF0504",
+    );
+}
+
+#[test]
+fn retry_target_exists() {
+    let src = pipeline("  b [prompt=\"b\", retry_target=nope]\n  start -> a -> b -> exit");
+    fires(
+        &src,
+        "WF0505",
+        Severity::Warning,
+        Some("retry_target_exists"),
+    );
+    silent(
+        &pipeline("  b [prompt=\"b\", retry_target=a]\n  start -> a -> b -> exit"),
+        "WF0505",
+    );
+}
+
+#[test]
+fn goal_gate_has_retry() {
+    let src = pipeline("  g [prompt=\"g\", goal_gate=true]\n  start -> a -> g -> exit");
+    fires(
+        &src,
+        "WF0803",
+        Severity::Warning,
+        Some("goal_gate_has_retry"),
+    );
+    silent(
+        &pipeline("  g [prompt=\"g\", goal_gate=true, retry_target=a]\n  start -> a -> g -> exit"),
+        "WF0803",
+    );
+    // A graph-level target is where the engine goes next (spec 3.4).
+    let graph = "digraph P { graph [retry_target=a] start [shape=Mdiamond] exit [shape=Msquare] a [prompt=\"a\", goal_gate=true] start -> a -> exit }";
+    silent(graph, "WF0803");
+}
+
+#[test]
+fn prompt_on_llm_nodes() {
+    fires(
+        &pipeline("  b\n  start -> a -> b -> exit"),
+        "WF0804",
+        Severity::Warning,
+        Some("prompt_on_llm_nodes"),
+    );
+    silent(
+        &pipeline("  b [label=\"Build\"]\n  start -> a -> b -> exit"),
+        "WF0804",
+    );
+    // Not an LLM node: a tool, a conditional.
+    silent(
+        &pipeline("  b [shape=diamond]\n  start -> a -> b -> exit"),
+        "WF0804",
+    );
+}
+
+#[test]
+fn outcome_typo() {
+    let src = pipeline("  start -> a\n  a -> exit [condition=\"outcome=sucess\"]");
+    let d = fires(&src, "WF0805", Severity::Error, None);
+    assert!(
+        d.message.contains("did you mean `success`"),
+        "{}",
+        d.message
+    );
+    fires(
+        &pipeline("  start -> a\n  a -> exit [condition=\"outcome!=Fail\"]"),
+        "WF0805",
+        Severity::Error,
+        None,
+    );
+    for ok in [
+        "success",
+        "partial_success",
+        "fail",
+        "retry",
+        "skipped",
+        "succeeded",
+        "failed",
+        "port",
+        "needs_dod",
+    ] {
+        silent(
+            &pipeline(&format!(
+                "  start -> a\n  a -> exit [condition=\"outcome={ok}\"]"
+            )),
+            "WF0805",
+        );
+    }
+    // Declared by the prompt: a custom outcome, not a typo.
+    let declared = "digraph P { start [shape=Mdiamond] exit [shape=Msquare] a [prompt=\"write outcome=fails when broken\"] start -> a a -> exit [condition=\"outcome=fails\"] }";
+    silent(declared, "WF0805");
+}
+
+#[test]
+fn context_key_typo() {
+    let src = pipeline(
+        "  b [prompt=\"b\"]\n  start -> a\n  a -> exit [condition=\"context.tests_passed=true\"]\n  a -> b [condition=\"context.tests_passed!=true && context.test_passed!=skip\"]\n  b -> exit",
+    );
+    let d = fires(&src, "WF0806", Severity::Warning, None);
+    assert!(
+        d.message.contains("did you mean `context.tests_passed`"),
+        "{}",
+        d.message
+    );
+    // Numbered keys, short keys, and keys used as often are not typos.
+    for (x, y) in [
+        ("step1_done", "step2_done"),
+        ("mode", "node"),
+        ("tests_passed", "test_passed"),
+    ] {
+        let src = pipeline(&format!(
+            "  start -> a\n  a -> exit [condition=\"context.{x}=true\"]\n  a -> exit [condition=\"context.{y}=true\"]"
+        ));
+        silent(&src, "WF0806");
+    }
+}
+
+#[test]
+fn wf_only_checks_are_silent_for_dot() {
+    // A key nobody writes (WF0305) and a custom outcome (WF0403).
+    let src =
+        pipeline("  start -> a\n  a -> exit [condition=\"context.ready=true && outcome=port\"]");
+    silent(&src, "WF0305");
+    silent(&src, "WF0403");
+    // A tool with Attractor's `tool_command`.
+    silent(
+        &pipeline("  t [shape=parallelogram, tool_command=\"make\"]\n  start -> a -> t -> exit"),
+        "WF0507",
+    );
+    let d = fires(
+        &pipeline("  t [shape=parallelogram]\n  start -> a -> t -> exit"),
+        "WF0507",
+        Severity::Error,
+        None,
+    );
+    assert!(d.message.contains("`tool_command`"), "{}", d.message);
+}
+
+#[test]
+fn a_loop_is_an_info_note() {
+    let src = pipeline("  start -> a -> exit\n  a -> a [condition=\"outcome=retry\"]");
+    fires(&src, "WF0201", Severity::Info, None);
+}
+
+/// The ```dot blocks of one `## Heading` section of a Markdown text.
+fn blocks(markdown: &str, heading: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_section = false;
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        if current.is_none() && line.starts_with("## ") {
+            in_section = line.trim() == heading;
+            continue;
+        }
+        match &mut current {
+            None if in_section && line.trim() == "```dot" => current = Some(String::new()),
+            Some(_) if line.trim_start().starts_with("```") => out.push(current.take().unwrap()),
+            Some(text) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn explanations_tell_the_truth() {
+    let mut failures = Vec::new();
+    for code in codes::ALL.iter().filter(|c| c.family == Family::Attractor) {
+        let examples = blocks(code.explanation, "## Example");
+        let fixes = blocks(code.explanation, "## How to fix");
+        if examples.is_empty() || fixes.is_empty() {
+            failures.push(format!("{}: needs a ```dot example and fix", code.code));
+        }
+        for example in examples {
+            if !check(&example).iter().any(|d| d.code.code == code.code) {
+                failures.push(format!("{}: the example does not produce it", code.code));
+            }
+        }
+        for fix in fixes {
+            let found: Vec<_> = check(&fix)
+                .iter()
+                .filter(|d| d.severity != Severity::Info)
+                .map(|d| format!("{}: {}", d.code.code, d.message))
+                .collect();
+            if !found.is_empty() {
+                failures.push(format!("{}: the fix is not clean: {found:?}", code.code));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

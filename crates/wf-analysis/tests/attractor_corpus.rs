@@ -1,0 +1,92 @@
+//! Runs every check over the Attractor corpus (`../shared/corpus/attractor`,
+//! never copied into the project) and snapshots the diagnostic counts by
+//! code, so the real-world effect of a check is visible in review.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use wf_diagnostics::{FileId, Severity};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/attractor")
+}
+
+fn pipelines(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            pipelines(&path, out);
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("dot" | "fabro" | "gv")
+        ) {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn corpus_summary() {
+    let dir = corpus_dir();
+    if !dir.is_dir() {
+        eprintln!("skipped: {} is missing", dir.display());
+        return;
+    }
+    let mut files = Vec::new();
+    pipelines(&dir, &mut files);
+    files.sort();
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut clean = 0;
+    let mut without_errors = 0;
+    let mut attractor_hits = String::new();
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue; // not UTF-8: the front end's concern, not the checks'
+        };
+        let lowered = wf_dot::parse_and_lower(&text, FileId(0));
+        let mut diagnostics = lowered.diagnostics.clone();
+        diagnostics
+            .iter_mut()
+            .for_each(wf_analysis::attractor::annotate);
+        diagnostics.extend(wf_analysis::check_program(&lowered.program));
+        let rel = path.strip_prefix(&dir).unwrap().display().to_string();
+        if diagnostics.iter().all(|d| d.severity == Severity::Info) {
+            clean += 1;
+        }
+        if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            without_errors += 1;
+        }
+        let mut seen = BTreeSet::new();
+        for d in &diagnostics {
+            let key = format!("{} {} ({})", d.code.code, d.code.name, d.severity.as_str());
+            let entry = counts.entry(key.clone()).or_default();
+            entry.0 += 1;
+            if seen.insert(key) {
+                entry.1 += 1;
+            }
+            // Every finding of the typo checks is listed, for review.
+            if matches!(d.code.code, "WF0805" | "WF0806") {
+                let line = text[..d.primary.location.span.start as usize]
+                    .lines()
+                    .count();
+                attractor_hits.push_str(&format!("{rel}:{line}: {} {}\n", d.code.code, d.message));
+            }
+        }
+    }
+    let mut summary = format!(
+        "files: {}\nno warning or error: {clean}\nno error: {without_errors}\n\ndiagnostics by code (count in files):\n",
+        files.len()
+    );
+    for (code, (n, f)) in &counts {
+        summary.push_str(&format!("{code}: {n} in {f}\n"));
+    }
+    summary.push_str("\ntypo check findings (WF0805, WF0806):\n");
+    if attractor_hits.is_empty() {
+        summary.push_str("none\n");
+    }
+    summary.push_str(&attractor_hits);
+    insta::assert_snapshot!("corpus_summary", summary);
+}

@@ -1,0 +1,88 @@
+//! Durable runs: the first snapshot, resuming from a run directory, and
+//! the per-step log record and periodic snapshots.
+
+use wf_ir::IrProgram;
+
+use super::{Engine, EngineError, step};
+use crate::config::EngineConfig;
+use crate::persist::RunDir;
+use crate::report::RunStatus;
+
+impl<'p> Engine<'p> {
+    /// Makes the run durable in `dir` (see [`RunDir`]): writes the first
+    /// snapshot now, then appends one log record per step.
+    pub fn persist_to(&mut self, dir: RunDir) -> Result<(), EngineError> {
+        let snap = self.snapshot();
+        dir.write_snapshot(&snap)?;
+        self.out.log = Some(dir.open_log()?);
+        Ok(())
+    }
+
+    /// Restores the run in `dir`: its last snapshot, then the steps logged
+    /// after it (their recorded decisions are re-applied, the agent is not
+    /// asked and nothing is logged twice); a torn last log line (a process
+    /// killed mid-write) is dropped. The run continues logging to `dir`.
+    pub fn resume(
+        program: &'p IrProgram,
+        dir: RunDir,
+        config: EngineConfig,
+    ) -> Result<Self, EngineError> {
+        let snap = dir.read_snapshot()?;
+        let mut engine = Engine::restore(program, &snap, config)?;
+        let records = dir.read_log_after(snap.step)?;
+        engine.out.replaying = true;
+        for (line, record) in records {
+            if record.step != engine.step {
+                return Err(EngineError::Snapshot(format!(
+                    "log line {line} records step {} where step {} was expected",
+                    record.step, engine.step
+                )));
+            }
+            if engine.status.is_final() {
+                return Err(EngineError::Snapshot(format!(
+                    "log line {line} records a step after the run ended"
+                )));
+            }
+            if matches!(engine.status, RunStatus::Suspended { .. }) {
+                engine.status = RunStatus::Running;
+            }
+            engine
+                .do_step(step::Source::Replay(record.input))
+                .map_err(|m| EngineError::Snapshot(format!("log line {line}: {m}")))?;
+            engine.step += 1;
+        }
+        engine.out.replaying = false;
+        engine.out.log = Some(dir.open_log()?);
+        Ok(engine)
+    }
+
+    /// Writes the step's log record and, when due, a snapshot.
+    pub(super) fn finish_step(&mut self) {
+        let done = self.status != RunStatus::Running;
+        if done {
+            self.clock_mark = None;
+        }
+        let Some(log) = &mut self.out.log else { return };
+        if let Err(e) = log.commit(self.step - 1) {
+            let reason = format!("could not append to the run log: {e}");
+            self.out.log = None;
+            self.fail_run(reason);
+            return;
+        }
+        let every = self.config.snapshot_every;
+        if done || (every > 0 && self.step % every == 0) {
+            if let Err(e) = log.sync() {
+                let reason = format!("could not sync the run log: {e}");
+                self.out.log = None;
+                self.fail_run(reason);
+                return;
+            }
+            let snap = self.snapshot();
+            let result = self.out.log.as_ref().map(|l| l.dir().write_snapshot(&snap));
+            if let Some(Err(e)) = result {
+                self.out.log = None;
+                self.fail_run(format!("could not write the snapshot: {e}"));
+            }
+        }
+    }
+}
