@@ -2,8 +2,8 @@
 //! ```dot block under `## Example` produces the code when parsed and
 //! lowered, and every block under `## How to fix` produces nothing.
 //!
-//! (`crates/wfc/tests/explanations.rs` skips these codes until `wfc check`
-//! reads `.dot` files; then the whole checker should run them.)
+//! This checks them against the front end alone; `crates/wfc/tests/
+//! explanations.rs` runs them through the whole checker too.
 
 use wf_diagnostics::{Family, FileId, codes};
 

@@ -13,7 +13,7 @@ mod json;
 mod load;
 mod types;
 
-pub use compile::{CompileError, backoff_preset, compile};
+pub use compile::{CompileError, backoff_preset, compile, compile_with};
 pub use json::{schema_json, to_json};
 pub use load::{LoadError, LoadErrorKind, REGEX_SIZE_LIMIT, compile_pattern, load, verify};
 pub use types::*;

@@ -16,6 +16,7 @@ fn tiny() -> IrProgram {
         label: None,
         spec: Default::default(),
         engine: EngineAttrs::default(),
+        templates: Default::default(),
         reads: vec![],
         writes: vec![],
         call: None,
@@ -36,6 +37,7 @@ fn tiny() -> IrProgram {
             retry_target: None,
             fallback_retry_target: None,
             spec: Default::default(),
+            templates: Default::default(),
             nodes: vec![node(1, 0, 1), node(2, 1, 0)],
             edges: vec![IrEdge {
                 id: StrId(3),

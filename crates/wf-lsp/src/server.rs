@@ -314,6 +314,24 @@ impl LanguageServer for Backend {
             .await
     }
 
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        let uri = params.text_document.uri;
+        self.read("semanticTokens", move |s| features::semantic_tokens(s, &uri))
+            .await
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        let query = params.query;
+        self.read("workspaceSymbol", move |s| features::workspace_symbols(s, &query))
+            .await
+    }
+
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         let uri = params.text_document.uri;
         self.read("formatting", move |s| features::format(s, &uri))

@@ -267,3 +267,30 @@ async fn highlight_and_inlay_hints() {
     insta::assert_json_snapshot!("inlay_hints_implicit_nodes", hints);
     s.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn semantic_tokens_and_workspace_symbols() {
+    let mut s = session().await;
+    let uri = s.uri("main.wf");
+    let tokens = s
+        .request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}))
+        .await;
+    // Decode to (line, column, length, type) for a readable snapshot.
+    let data: Vec<u64> = tokens["data"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    let (mut line, mut column) = (0, 0);
+    let mut decoded = Vec::new();
+    for t in data.chunks(5) {
+        if t[0] > 0 {
+            column = 0;
+        }
+        line += t[0];
+        column += t[1];
+        let lines: Vec<&str> = MAIN.lines().collect();
+        let text: String = lines[line as usize].chars().skip(column as usize).take(t[2] as usize).collect();
+        decoded.push(format!("{line}:{column} {text} {}", t[3]));
+    }
+    insta::assert_snapshot!("semantic_tokens", decoded.join("\n"));
+    let symbols = s.request("workspace/symbol", json!({"query": "re"})).await;
+    insta::assert_json_snapshot!("workspace_symbols", s.normalize(&symbols));
+    s.shutdown().await;
+}

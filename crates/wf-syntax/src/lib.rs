@@ -15,6 +15,7 @@ mod groups;
 pub mod lexer;
 mod parser;
 mod strings;
+pub mod template;
 pub mod token;
 
 use wf_diagnostics::{Diagnostic, FileId, Span};

@@ -158,6 +158,33 @@ impl DecisionContext<'_> {
             .map(|e| &self.workflow.edges[e.0 as usize])
     }
 
+    /// The node's spec with its `$key` interpolations expanded from the
+    /// scoped blackboard (a missing key is empty): what an agent shows or
+    /// sends on.
+    pub fn spec(&self) -> serde_json::Map<String, Value> {
+        crate::template::render_spec(
+            self.program,
+            &self.node.spec,
+            &self.node.templates,
+            self.blackboard,
+        )
+    }
+
+    /// The node's label with its interpolations expanded, when it has one.
+    pub fn label(&self) -> Option<String> {
+        let label = self.node.label?;
+        Some(match self.node.templates.get("label") {
+            Some(t) => crate::template::render(
+                self.program,
+                t,
+                self.blackboard,
+                crate::template::Quoting::Text,
+            )
+            .unwrap_or_default(),
+            None => self.str(label).to_string(),
+        })
+    }
+
     /// Whether the current node has no outgoing edges at all.
     pub fn is_terminal(&self) -> bool {
         self.node.edges.len == 0

@@ -50,6 +50,7 @@ mod guard;
 pub mod persist;
 pub mod report;
 mod select;
+pub mod template;
 pub mod tools;
 
 pub use agent::{

@@ -97,7 +97,7 @@ pub fn run(args: BuildArgs) -> u8 {
     let model = db.program();
     let (text, what) = match args.emit {
         Emit::Reflex => return reflex::write(&model, &args.output, sources.len()),
-        Emit::Ir => match wf_ir::compile(&model) {
+        Emit::Ir => match wf_ir::compile_with(&model, &sources) {
             Ok(program) => (
                 wf_ir::to_json(&program),
                 plural(program.workflows.len(), "workflow"),

@@ -11,7 +11,7 @@ use wf_diagnostics::Sources;
 pub struct InputError(pub String);
 
 /// Extensions `wfc check` picks up when walking a directory.
-const SOURCE_EXTENSIONS: &[&str] = &["wf"];
+const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
 
 /// Expands paths into the list of files to check: files are taken as given,
 /// directories are walked recursively (honouring `.gitignore`) for `.wf`

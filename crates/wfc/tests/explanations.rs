@@ -1,5 +1,6 @@
 //! Every code's explanation must tell the truth: the ```wf blocks (```json
-//! for the Reflex front end's codes) under its
+//! for the Reflex front end's codes, ```dot for the DOT front end's and the
+//! Attractor rules') under its
 //! `## Example` heading must produce that code when checked, and the blocks
 //! under `## How to fix` must check clean.
 
@@ -44,19 +45,11 @@ fn check(text: &str, lang: &str) -> Vec<String> {
 fn examples_trigger_their_code_and_fixes_are_clean() {
     let mut failures = Vec::new();
     for code in codes::ALL {
-        // The DOT front end's examples are ```dot blocks, which `wfc check`
-        // cannot read yet; `crates/wf-dot/tests/explanations.rs` checks them
-        // against the DOT front end until `.dot` is wired into the checker.
-        // The Attractor rules' examples too (`wf-analysis/tests/attractor.rs`).
-        if matches!(
-            code.family,
-            wf_diagnostics::Family::Dot | wf_diagnostics::Family::Attractor
-        ) {
-            continue;
-        }
-        // The Reflex front end's examples are Reflex JSON files.
+        // The Reflex front end's examples are Reflex JSON files; those of
+        // the DOT front end and the Attractor rules are `.dot` pipelines.
         let lang = match code.family {
             wf_diagnostics::Family::Reflex => "json",
+            wf_diagnostics::Family::Dot | wf_diagnostics::Family::Attractor => "dot",
             _ => "wf",
         };
         let examples = blocks_in_section(code.explanation, "## Example", lang);

@@ -133,10 +133,21 @@ fn outcome_typo(value: &str, at: FileSpan, prose: &Prose) -> Option<Diagnostic> 
     )
 }
 
+/// Above this many distinct keys in one pipeline's conditions the key
+/// check does not run: it compares keys pairwise, and no real pipeline
+/// comes near (the corpus's largest has a handful).
+const MAX_KEYS: usize = 500;
+/// Keys longer than this (in bytes) are never compared.
+const MAX_KEY_LEN: usize = 200;
+
 /// How far apart two keys may be to be one key misspelled: two edits,
 /// one for keys under six characters (`mode` and `node` are not typos).
 fn near(a: &str, b: &str) -> bool {
     let limit = if a.len().min(b.len()) < 6 { 1 } else { 2 };
+    // Cheap rejections first: the distance is quadratic in the lengths.
+    if a.len().abs_diff(b.len()) > limit || a.len() > MAX_KEY_LEN || b.len() > MAX_KEY_LEN {
+        return false;
+    }
     let digitless = |s: &str| {
         s.chars()
             .filter(|c| !c.is_ascii_digit())
@@ -157,28 +168,36 @@ fn key_typos(
         edges.dedup();
         edges.len()
     };
+    if keys.len() > MAX_KEYS {
+        return;
+    }
     for (key, uses) in keys {
-        if conditions(uses) != 1 || prose.mentions(key) {
+        if conditions(uses) != 1 {
             continue;
         }
-        let other = keys.iter().find(|(other, other_uses)| {
-            *other != key
-                && near(key, other)
-                && (conditions(other_uses) > 1 || prose.mentions(other))
-        });
+        let mut near_keys = keys
+            .iter()
+            .filter(|(other, _)| *other != key && near(key, other))
+            .peekable();
+        if near_keys.peek().is_none() || prose.mentions(key) {
+            continue;
+        }
+        let other = near_keys
+            .find(|(other, other_uses)| conditions(other_uses) > 1 || prose.mentions(other));
         let Some((_, other_uses)) = other else {
             continue;
         };
         let (_, at, written) = &uses[0];
         let (_, other_at, other_written) = &other_uses[0];
-        let mut d = Diagnostic::new(
-            &codes::ATTRACTOR_CONTEXT_KEY_TYPO,
-            format!("`{written}` is used only here; did you mean `{other_written}`?"),
-            *at,
-        )
-        .with_primary_label("no other condition reads this key")
-        .with_label(*other_at, format!("`{other_written}` is used here"));
-        d = d.with_help(format!("write `{other_written}`"));
-        out.push(d);
+        out.push(
+            Diagnostic::new(
+                &codes::ATTRACTOR_CONTEXT_KEY_TYPO,
+                format!("`{written}` is used only here; did you mean `{other_written}`?"),
+                *at,
+            )
+            .with_primary_label("no other condition reads this key")
+            .with_label(*other_at, format!("`{other_written}` is used here"))
+            .with_help(format!("write `{other_written}`")),
+        );
     }
 }

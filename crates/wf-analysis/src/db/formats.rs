@@ -3,9 +3,10 @@
 //!
 //! `.wf` files go through `wf-syntax` and `crate::lower` (see
 //! [`super::queries::lower_file`]); `.json` files are Reflex workflow
-//! documents read by `wf-reflex`. A new front end (`.dot`) adds a
-//! [`FrontEnd`] variant, a branch in [`front_end`] and a `lower_…`
-//! function here, and the queries dispatch on it the same way.
+//! documents read by `wf-reflex`; `.dot` and `.fabro` files are Attractor
+//! pipelines read by `wf-dot`. A new front end adds a [`FrontEnd`]
+//! variant, a branch in [`front_end`] and a `lower_…` function here, and
+//! the queries dispatch on it the same way.
 //!
 //! Reflex files have no `import` items. Reflex engines register workflows
 //! in one flat registry, so a Reflex file's `invokes` may name any workflow
@@ -32,13 +33,29 @@ pub enum FrontEnd {
     Wf,
     /// Reflex workflow JSON (`.json`).
     Reflex,
+    /// Attractor DOT pipelines (`.dot`, and `.fabro`, the same dialect).
+    Dot,
 }
 
 /// The front end for the file at `path`, by its extension.
 pub fn front_end(path: &Path) -> FrontEnd {
     match path.extension().and_then(|e| e.to_str()) {
         Some("json") => FrontEnd::Reflex,
+        Some("dot" | "fabro") => FrontEnd::Dot,
         _ => FrontEnd::Wf,
+    }
+}
+
+/// A DOT file lowered by `wf-dot`: its pipeline (one workflow) and the
+/// syntax and lowering diagnostics. DOT files have no imports.
+pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {
+    let lowered = wf_dot::parse_and_lower(text, file);
+    let workflows: Vec<_> = lowered.program.workflows.into_iter().map(Arc::new).collect();
+    LoweredFile {
+        positions: positions(&workflows),
+        workflows,
+        imports: Vec::new(),
+        diagnostics: lowered.diagnostics,
     }
 }
 
@@ -83,7 +100,8 @@ fn is_file_name(id: &str) -> bool {
 /// `<workflowId>.json` beside it.
 pub fn resolve_import(importer: &Path, literal: &str, root: &Path) -> Result<PathBuf, PathProblem> {
     match front_end(importer) {
-        FrontEnd::Wf => imports::resolve(importer, literal, root),
+        // DOT files have no imports: the arm only keeps the match total.
+        FrontEnd::Wf | FrontEnd::Dot => imports::resolve(importer, literal, root),
         FrontEnd::Reflex => {
             let dir = importer.parent().unwrap_or(Path::new(""));
             let resolved = imports::normalize(&dir.join(literal));

@@ -70,6 +70,9 @@ pub fn lower_file(db: &dyn Db, file: SourceFile) -> LoweredFile {
     if front_end(file.path(db)) == FrontEnd::Reflex {
         return super::formats::lower_reflex(id, file.text(db));
     }
+    if front_end(file.path(db)) == FrontEnd::Dot {
+        return super::formats::lower_dot(id, file.text(db));
+    }
     let parsed = parse_file(db, file);
     let lowered = crate::lower::lower_parsed(&[(id, parsed)]);
     let imports = parsed
@@ -340,7 +343,7 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
     // Other front ends report their syntax errors from `lower_file`.
     let mut out = match front_end(file.path(db)) {
         FrontEnd::Wf => parse_file(db, file).diagnostics.clone(),
-        FrontEnd::Reflex => Vec::new(),
+        FrontEnd::Reflex | FrontEnd::Dot => Vec::new(),
     };
     out.extend(lower_file(db, file).diagnostics.iter().cloned());
     out.extend(import_diagnostics(db, project, file).iter().cloned());

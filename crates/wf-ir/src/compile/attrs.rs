@@ -10,13 +10,15 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+
+
 use serde_json::{Map, Value as Json};
 use wf_analysis::attributes::schema::{Place, applies_to, lookup};
 use wf_model::{Attribute, Edge, Node, Value};
 
 use super::values::to_json;
 use super::{CompileError, Cx};
-use crate::types::{Backoff, EngineAttrs, Limits, NodeIdx, StrId};
+use crate::types::{Backoff, EngineAttrs, Limits, NodeIdx, StrId, Template};
 
 /// The workflow-level fields of an [`crate::IrWorkflow`].
 pub struct Header {
@@ -26,6 +28,7 @@ pub struct Header {
     pub retry_target: Option<NodeIdx>,
     pub fallback_retry_target: Option<NodeIdx>,
     pub spec: Map<String, Json>,
+    pub templates: BTreeMap<String, Template>,
 }
 
 /// A backoff preset of Attractor's section 3.6 (docs/ir.md lists them).
@@ -90,9 +93,16 @@ pub fn workflow_attrs(cx: &mut Cx) -> Result<Header, CompileError> {
         retry_target: None,
         fallback_retry_target: None,
         spec: Map::new(),
+        templates: BTreeMap::new(),
     };
     let mut spec = Spec::default();
     for (key, a) in canonical(Place::Workflow, &cx.workflow.attributes) {
+        if matches!(key, "goal" | "label") || !is_engine(key) {
+            let reads = &cx.workflow.interpolated_reads;
+            if let Some(t) = cx.template(a, reads)? {
+                header.templates.insert(key.to_string(), t);
+            }
+        }
         let limits = &mut header.limits;
         match key {
             "goal" => header.goal = Some(cx.string(a)?),
@@ -119,6 +129,7 @@ pub struct NodeParts {
     pub label: Option<StrId>,
     pub spec: Map<String, Json>,
     pub engine: EngineAttrs,
+    pub templates: BTreeMap<String, Template>,
 }
 
 /// An edge's label, weight and spec.
@@ -133,10 +144,20 @@ pub fn node_attrs(cx: &mut Cx, node: &Node) -> Result<NodeParts, CompileError> {
     let mut label = node.label.as_deref().map(|l| cx.strings.intern(l));
     let mut engine = EngineAttrs::default();
     let mut spec = Spec::default();
+    let mut templates = BTreeMap::new();
     for (key, a) in canonical(Place::Node, &node.attributes) {
         if lookup(Place::Node, &a.key).is_some_and(|s| !applies_to(s, node.kind)) {
             spec.add(cx, &a.key, a)?;
+            if let Some(t) = cx.template(a, &node.interpolated_reads)? {
+                templates.entry(a.key.clone()).or_insert(t);
+            }
             continue;
+        }
+        let templated = matches!(key, "label" | "command") || !is_engine_node(key);
+        if templated && !(key == "label" && label.is_some()) {
+            if let Some(t) = cx.template(a, &node.interpolated_reads)? {
+                templates.entry(key.to_string()).or_insert(t);
+            }
         }
         let e = &mut engine;
         match key {
@@ -162,7 +183,48 @@ pub fn node_attrs(cx: &mut Cx, node: &Node) -> Result<NodeParts, CompileError> {
         label,
         spec: spec.finish(),
         engine,
+        templates,
     })
+}
+
+/// Whether a workflow attribute is read by the engine (not in the spec).
+fn is_engine(key: &str) -> bool {
+    matches!(
+        key,
+        "goal"
+            | "label"
+            | "max_steps"
+            | "max_visits"
+            | "max_depth"
+            | "wall_clock"
+            | "default_timeout"
+            | "default_retries"
+            | "retry_target"
+            | "fallback_retry_target"
+            | "entry"
+    )
+}
+
+/// Whether a node attribute is read by the engine (not in the spec).
+fn is_engine_node(key: &str) -> bool {
+    matches!(
+        key,
+        "label"
+            | "timeout"
+            | "retries"
+            | "backoff"
+            | "allow_partial"
+            | "auto_status"
+            | "goal_gate"
+            | "retry_target"
+            | "fallback_retry_target"
+            | "command"
+            | "default"
+            | "join_policy"
+            | "error_policy"
+            | "max_parallel"
+            | "merge"
+    )
 }
 
 /// The `id` attribute of an edge, when it has one.

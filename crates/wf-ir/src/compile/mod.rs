@@ -14,12 +14,13 @@
 mod attrs;
 mod guard;
 mod strings;
+mod templates;
 mod values;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use wf_diagnostics::FileSpan;
+use wf_diagnostics::{FileSpan, Sources};
 use wf_model::{Edge, Node, NodeId, NodeKind, Program, Workflow};
 
 use crate::types::{
@@ -49,10 +50,19 @@ impl fmt::Display for CompileError {
 
 impl std::error::Error for CompileError {}
 
+/// Compiles a checked, error-free program without its source text: like
+/// [`compile_with`], but a string with `$key` interpolations is an error,
+/// since only the source text tells them from an escaped `\$key`.
+pub fn compile(program: &Program) -> Result<IrProgram, CompileError> {
+    compile_with(program, &Sources::new())
+}
+
 /// Compiles a checked, error-free program. Workflow names must be unique
 /// (calls resolve by name), every workflow must have an entry and no
 /// cycle, and every engine attribute must have a value of its type.
-pub fn compile(program: &Program) -> Result<IrProgram, CompileError> {
+/// `sources` holds the text of the program's files (by [`FileSpan::file`]):
+/// strings with interpolations are split into templates from it.
+pub fn compile_with(program: &Program, sources: &Sources) -> Result<IrProgram, CompileError> {
     let mut by_name: HashMap<&str, WorkflowIdx> = HashMap::new();
     for (i, workflow) in program.workflows.iter().enumerate() {
         if by_name
@@ -77,6 +87,7 @@ pub fn compile(program: &Program) -> Result<IrProgram, CompileError> {
             strings: &mut strings,
             by_name: &by_name,
             nodes: workflow.node_index(),
+            sources,
         };
         workflows.push(cx.workflow()?);
     }
@@ -94,6 +105,7 @@ struct Cx<'a> {
     strings: &'a mut Interner,
     by_name: &'a HashMap<&'a str, WorkflowIdx>,
     nodes: HashMap<&'a str, NodeId>,
+    sources: &'a Sources,
 }
 
 impl<'a> Cx<'a> {
@@ -171,6 +183,7 @@ impl<'a> Cx<'a> {
             retry_target: header.retry_target,
             fallback_retry_target: header.fallback_retry_target,
             spec: header.spec,
+            templates: header.templates,
             nodes,
             edges,
         })
@@ -202,6 +215,7 @@ impl<'a> Cx<'a> {
             label,
             spec,
             engine,
+            templates,
         } = attrs::node_attrs(self, node)?;
         let reads = node
             .reads
@@ -250,6 +264,7 @@ impl<'a> Cx<'a> {
             label,
             spec,
             engine,
+            templates,
             reads,
             writes,
             call,

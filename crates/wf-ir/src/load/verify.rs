@@ -4,7 +4,8 @@ use std::collections::HashSet;
 
 use super::{LoadError, LoadErrorKind as Kind, bytecode, graph};
 use crate::types::{
-    FORMAT, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx, Opcode, StrId, VERSION,
+    FORMAT, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx, Opcode, Part, StrId, Template,
+    VERSION,
 };
 
 /// Verifies a program that did not come from [`crate::compile`] (or did,
@@ -94,6 +95,7 @@ impl<'p> Verifier<'p> {
         self.keys(&w.gives, &format!("{at}.gives"))?;
         self.opt_string(w.goal, || format!("{at}.goal"))?;
         self.opt_string(w.label, || format!("{at}.label"))?;
+        self.templates(&w.templates, &w.spec, &["goal", "label"], at)?;
         opt_node_index(w.retry_target, nodes, || format!("{at}.retry_target"))?;
         opt_node_index(w.fallback_retry_target, nodes, || {
             format!("{at}.fallback_retry_target")
@@ -136,6 +138,7 @@ impl<'p> Verifier<'p> {
         let e = &node.engine;
         let engine = |field: &str| format!("{at}.engine.{field}");
         self.opt_string(e.command, || engine("command"))?;
+        self.templates(&node.templates, &node.spec, &["label", "command"], at)?;
         self.opt_string(e.default_choice, || engine("default_choice"))?;
         self.opt_string(e.join_policy, || engine("join_policy"))?;
         self.opt_string(e.error_policy, || engine("error_policy"))?;
@@ -187,6 +190,53 @@ impl<'p> Verifier<'p> {
             )),
             (None, _) => Ok(()),
         }
+    }
+
+    /// Every template names an attribute that has a string (one of `fields`
+    /// or a top-level string of `spec`), and its pieces are in the string
+    /// table, with non-empty keys.
+    fn templates(
+        &self,
+        templates: &std::collections::BTreeMap<String, Template>,
+        spec: &serde_json::Map<String, serde_json::Value>,
+        fields: &[&str],
+        at: &str,
+    ) -> Result<(), LoadError> {
+        for (name, parts) in templates {
+            let at = format!("{at}.templates.{name}");
+            let is_spec_string = spec.get(name).is_some_and(|v| v.is_string());
+            if !fields.contains(&name.as_str()) && !is_spec_string {
+                return Err(LoadError::new(
+                    Kind::Invalid,
+                    at,
+                    format!(
+                        "a template must belong to {} or a string of `spec`; `{name}` is neither",
+                        fields
+                            .iter()
+                            .map(|f| format!("`{f}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            for (i, part) in parts.iter().enumerate() {
+                match *part {
+                    Part::Text(id) => {
+                        self.string(id, || format!("{at}[{i}].text"))?;
+                    }
+                    Part::Key(id) => {
+                        if self.string(id, || format!("{at}[{i}].key"))?.is_empty() {
+                            return Err(LoadError::new(
+                                Kind::Invalid,
+                                format!("{at}[{i}].key"),
+                                "an interpolated key must not be empty",
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Each node's range is in bounds and holds only its own edges; every

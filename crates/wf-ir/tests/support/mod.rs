@@ -22,7 +22,9 @@ pub fn model(src: &str) -> Program {
 
 /// Compiles one `.wf` source.
 pub fn compile(src: &str) -> IrProgram {
-    wf_ir::compile(&model(src)).expect("compiles")
+    let mut sources = wf_diagnostics::Sources::new();
+    sources.add("test.wf".to_string(), src.to_string());
+    wf_ir::compile_with(&model(src), &sources).expect("compiles")
 }
 
 /// A small program with a guard, a call and every kind of index.

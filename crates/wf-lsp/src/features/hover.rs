@@ -3,12 +3,13 @@
 use std::fmt::Write;
 
 use wf_analysis::Database;
+use wf_diagnostics::FileId;
 use wf_model::{Value, Workflow};
 
 use super::resolve::Target;
 
 /// The Markdown shown for a target.
-pub fn markdown(db: &Database, target: &Target) -> Option<String> {
+pub fn markdown(db: &Database, from: FileId, target: &Target) -> Option<String> {
     let mut out = String::new();
     match target {
         Target::Node(workflow, id) => {
@@ -47,11 +48,8 @@ pub fn markdown(db: &Database, target: &Target) -> Option<String> {
             }
         }
         Target::Workflow(name) => {
-            let workflow = db
-                .file_ids()
-                .into_iter()
-                .flat_map(|f| db.file_workflows(f))
-                .find(|w| &w.name == name)?;
+            // The declaration a call from this file resolves to.
+            let workflow = db.workflow_declarations(from, name).into_iter().next()?;
             out.push_str(&signature(&workflow));
             if let Some(docs) = &workflow.docs {
                 let _ = write!(out, "\n{}\n", docs.trim());

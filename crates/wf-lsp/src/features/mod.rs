@@ -8,6 +8,7 @@ mod nav;
 mod outline;
 mod rename;
 mod resolve;
+mod tokens;
 
 use tower_lsp_server::ls_types::*;
 use wf_diagnostics::FileId;
@@ -45,6 +46,14 @@ pub fn capabilities() -> ServerCapabilities {
             work_done_progress_options: WorkDoneProgressOptions::default(),
         })),
         inlay_hint_provider: Some(OneOf::Left(true)),
+        workspace_symbol_provider: Some(OneOf::Left(true)),
+        semantic_tokens_provider: Some(
+            SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
+                legend: tokens::legend(),
+                full: Some(SemanticTokensFullOptions::Bool(true)),
+                ..SemanticTokensOptions::default()
+            }),
+        ),
         workspace: Some(WorkspaceServerCapabilities {
             workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                 supported: Some(true),
@@ -68,7 +77,7 @@ fn locate(snapshot: &Snapshot, at: &TextDocumentPositionParams) -> Option<(FileI
 pub fn hover(snapshot: &Snapshot, at: &TextDocumentPositionParams) -> Option<Hover> {
     let (file, offset) = locate(snapshot, at)?;
     let (target, span) = resolve::target_at(&snapshot.db, file, offset)?;
-    let value = hover::markdown(&snapshot.db, &target)?;
+    let value = hover::markdown(&snapshot.db, file, &target)?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
@@ -256,4 +265,47 @@ pub fn inlay_hints(snapshot: &Snapshot, uri: &Uri, range: Range) -> Option<Vec<I
             })
             .collect(),
     )
+}
+
+/// `textDocument/semanticTokens/full`.
+pub fn semantic_tokens(snapshot: &Snapshot, uri: &Uri) -> Option<SemanticTokensResult> {
+    let file = snapshot.file(uri)?;
+    let data = tokens::semantic_tokens(&snapshot.db, file)?;
+    Some(SemanticTokensResult::Tokens(SemanticTokens {
+        result_id: None,
+        data,
+    }))
+}
+
+/// `workspace/symbol`: workflows and nodes whose names contain the query
+/// (ignoring case), in every file.
+#[allow(deprecated)] // `deprecated` is a required field of SymbolInformation
+pub fn workspace_symbols(snapshot: &Snapshot, query: &str) -> Option<WorkspaceSymbolResponse> {
+    let query = query.to_lowercase();
+    let files = snapshot.file_map();
+    let mut out = Vec::new();
+    for file in snapshot.db.file_ids() {
+        for workflow in snapshot.db.file_workflows(file) {
+            let named = std::iter::once((&workflow.name, workflow.name_span, SymbolKind::CLASS, None))
+                .chain(workflow.nodes.iter().map(|n| {
+                    (&n.name, n.name_span, SymbolKind::FIELD, Some(workflow.name.clone()))
+                }));
+            for (name, span, kind, container) in named {
+                if !name.to_lowercase().contains(&query) {
+                    continue;
+                }
+                if let Some(location) = files.location(span) {
+                    out.push(SymbolInformation {
+                        name: name.clone(),
+                        kind,
+                        tags: None,
+                        deprecated: None,
+                        location,
+                        container_name: container,
+                    });
+                }
+            }
+        }
+    }
+    Some(WorkspaceSymbolResponse::Flat(out))
 }

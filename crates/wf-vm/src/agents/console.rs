@@ -74,7 +74,7 @@ impl<R: BufRead, W: io::Write> ConsoleAgent<R, W> {
         let id = cx.str(cx.node.id);
         let kind = serde_json::to_value(cx.node.op).unwrap_or(Value::Null);
         let kind = kind.as_str().unwrap_or("node");
-        let label = cx.node.label.map(|l| format!(": {}", cx.str(l)));
+        let label = cx.label().map(|l| format!(": {l}"));
         let attempt = if cx.attempt > 1 {
             format!(" (attempt {})", cx.attempt)
         } else {
@@ -85,7 +85,7 @@ impl<R: BufRead, W: io::Write> ConsoleAgent<R, W> {
             cx.step,
             label.unwrap_or_default()
         ));
-        if let Some(Value::String(prompt)) = cx.node.spec.get("prompt") {
+        if let Some(Value::String(prompt)) = cx.spec().get("prompt") {
             for line in prompt.lines() {
                 self.say(&format!("  | {line}"));
             }

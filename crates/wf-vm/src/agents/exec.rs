@@ -311,8 +311,8 @@ pub fn context_json(cx: &DecisionContext<'_>) -> Value {
         "node": {
             "id": cx.str(node.id),
             "kind": node.op,
-            "label": node.label.map(name),
-            "spec": node.spec,
+            "label": cx.label(),
+            "spec": cx.spec(),
             "reads": reads,
             "writes": writes,
             "terminal": cx.is_terminal(),

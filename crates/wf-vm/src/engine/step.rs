@@ -12,6 +12,7 @@ use crate::blackboard::{Blackboard, Frame, Phase};
 use crate::event::Event;
 use crate::guard::{GuardEnv, eval};
 use crate::report::RunStatus;
+use crate::template::{Quoting, render};
 
 /// With an instant agent, the clock is read every this many steps.
 const CLOCK_EVERY: u64 = 64;
@@ -168,16 +169,25 @@ impl<'p> Engine<'p> {
             step: self.step,
         };
         if ir_node.op == Opcode::Tool {
-            let command = ir_node.engine.command.map(|c| self.program.str(c));
+            let command = ir_node.engine.command.map(|c| {
+                match ir_node.templates.get("command") {
+                    Some(t) => render(self.program, t, &view, Quoting::Shell),
+                    None => Ok(self.program.str(c).to_string()),
+                }
+            });
             let outcome = match (&mut self.tools, command) {
                 (_, None) => failed("the tool node has no `command`".into()),
-                (None, Some(cmd)) => failed(format!(
+                (_, Some(Err(key))) => failed(format!(
+                    "the command interpolates `{key}`, which has no value in scope \
+                     (write it before this node, or escape the dollar as `\\${key}`)"
+                )),
+                (None, Some(Ok(cmd))) => failed(format!(
                     "tool nodes run only with --allow-tools (node `{}` would run `{cmd}`)",
                     self.program.str(ir_node.id)
                 )),
-                (Some(runner), Some(cmd)) => runner.run(
+                (Some(runner), Some(Ok(cmd))) => runner.run(
                     &ctx,
-                    cmd,
+                    &cmd,
                     timeout.unwrap_or(self.info[wf.0 as usize].default_timeout),
                 ),
             };

@@ -181,6 +181,7 @@ fn constant_patterns_compile_once_and_bad_ones_are_errors() {
         retry_target: None,
         fallback_retry_target: None,
         spec: Default::default(),
+        templates: Default::default(),
         nodes: vec![],
         edges: vec![wf_ir::IrEdge {
             id: StrId(1),

@@ -55,6 +55,7 @@ pub(crate) fn program() -> IrProgram {
         label: label.map(StrId),
         spec,
         engine: EngineAttrs::default(),
+        templates: Default::default(),
         reads: Vec::new(),
         writes: Vec::new(),
         call: None,
@@ -88,6 +89,7 @@ pub(crate) fn program() -> IrProgram {
             retry_target: None,
             fallback_retry_target: None,
             spec: Map::new(),
+            templates: Default::default(),
             nodes: vec![
                 node(1, Opcode::Tool, None, 0, 1, run_spec),
                 node(2, Opcode::Human, Some(5), 1, 2, ask_spec),

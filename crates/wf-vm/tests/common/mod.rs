@@ -46,6 +46,7 @@ impl Prog {
             retry_target: None,
             fallback_retry_target: None,
             spec: Map::new(),
+            templates: Default::default(),
             nodes: vec![],
             edges: vec![],
         });
@@ -66,6 +67,7 @@ impl Prog {
             label: None,
             spec: Map::new(),
             engine: EngineAttrs::default(),
+            templates: Default::default(),
             reads: vec![],
             writes: vec![],
             call: None,
