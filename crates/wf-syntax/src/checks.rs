@@ -1,6 +1,6 @@
 //! WF0009: an attribute (or map key) given twice in the same block.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Diagnostic, FileId, codes};
 
@@ -45,7 +45,7 @@ fn block<'t>(
     fid: FileId,
     out: &mut Vec<Diagnostic>,
 ) {
-    let mut first: HashMap<&str, &Key> = HashMap::new();
+    let mut first: HashMap<&str, &Key> = HashMap::default();
     for attr in attrs {
         report(
             &mut first,
@@ -63,7 +63,7 @@ fn maps(value: &Value, fid: FileId, out: &mut Vec<Diagnostic>) {
     match value {
         Value::List(items, _) => items.iter().for_each(|v| maps(v, fid, out)),
         Value::Map(entries, _) => {
-            let mut first: HashMap<&str, &Key> = HashMap::new();
+            let mut first: HashMap<&str, &Key> = HashMap::default();
             for entry in entries {
                 report(
                     &mut first,

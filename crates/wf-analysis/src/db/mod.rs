@@ -37,7 +37,8 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -144,8 +145,8 @@ impl Database {
             storage: salsa::Storage::new(callback),
             project: None,
             files: Vec::new(),
-            by_path: HashMap::new(),
-            edited: HashSet::new(),
+            by_path: HashMap::default(),
+            edited: HashSet::default(),
         };
         let project = Project::builder(imports::normalize(&root), Vec::new(), BTreeMap::new())
             .durability(Durability::HIGH)
@@ -335,6 +336,15 @@ impl Database {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let project = self.project();
         let mut out: Vec<Diagnostic> = Vec::new();
+        // Every workflow's data flow reads the project-wide `call_requests`,
+        // which reads every workflow's calls: computed by the first thread
+        // to ask, they would keep the others waiting. Find them in parallel
+        // first, so that the aggregate only collects memoized results.
+        self.warm(|db, file| {
+            for &id in queries::file_workflows(db, file) {
+                flow::workflow_calls(db, id);
+            }
+        });
         self.warm(|db, file| {
             queries::file_diagnostics(db, project, file);
         });
@@ -417,6 +427,37 @@ impl Database {
         let mut sources = Sources::new();
         for &file in &self.files {
             sources.add(file.display(self).clone(), file.text(self).clone());
+        }
+        sources
+    }
+
+    /// The files as [`Sources`] for rendering `diagnostics`: like
+    /// [`Database::sources`], with every file and the same ids, but only the
+    /// files a diagnostic points into (its primary location, labels or fix)
+    /// carry their text; the others are empty. Renderers read nothing else,
+    /// and a clean check of a large project then copies no text at all.
+    pub fn sources_for(&self, diagnostics: &[Diagnostic]) -> Sources {
+        let mut wanted = vec![false; self.files.len()];
+        let mut want = |location: wf_diagnostics::FileSpan| {
+            if let Some(slot) = wanted.get_mut(location.file.0 as usize) {
+                *slot = true;
+            }
+        };
+        for d in diagnostics {
+            want(d.primary.location);
+            d.labels.iter().for_each(|l| want(l.location));
+            if let Some(fix) = &d.fix {
+                fix.edits.iter().for_each(|e| want(e.location));
+            }
+        }
+        let mut sources = Sources::new();
+        for (&file, wanted) in self.files.iter().zip(wanted) {
+            let text = if wanted {
+                file.text(self).clone()
+            } else {
+                String::new()
+            };
+            sources.add(file.display(self).clone(), text);
         }
         sources
     }

@@ -11,7 +11,8 @@
 //!   occurrence), not by position, so adding a workflow does not disturb the
 //!   others.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -69,7 +70,7 @@ pub fn lower_file(db: &dyn Db, file: SourceFile) -> LoweredFile {
     let id = file.id(db);
     let lowered = crate::lower::lower_parsed(&[(id, parsed)]);
     let mut positions = BTreeMap::new();
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut seen: HashMap<&str, u32> = HashMap::default();
     for (i, workflow) in lowered.program.workflows.iter().enumerate() {
         let n = seen.entry(&workflow.name).or_default();
         positions.insert((workflow.name.clone(), *n), i);
@@ -115,7 +116,7 @@ pub fn workflow_names(db: &dyn Db, file: SourceFile) -> Vec<String> {
 /// The ids of a file's workflows, in order.
 #[salsa::tracked(returns(ref))]
 pub fn file_workflows<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<WorkflowId<'db>> {
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut seen: HashMap<&str, u32> = HashMap::default();
     workflow_names(db, file)
         .iter()
         .map(|name| {
