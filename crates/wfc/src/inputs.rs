@@ -185,9 +185,12 @@ pub fn load_database(sources: Sources, root: Option<&Path>) -> wf_analysis::Data
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
     let mut db = wf_analysis::Database::new(&root);
     // The texts move into the database: no copy of the project.
-    for (file, path) in sources.into_files().zip(&paths) {
-        db.set_file(path, file.path, file.text);
-    }
+    db.set_files(
+        sources
+            .into_files()
+            .zip(paths)
+            .map(|(file, path)| (path, file.path, file.text)),
+    );
     db.load_imports(|path| load_import(path, &cwd, &canonical_root));
     db
 }

@@ -249,6 +249,52 @@ impl Database {
         }
     }
 
+    /// [`Database::set_file`] for many files at once: new files are added
+    /// together, with one update of the project's file list instead of one
+    /// per file (which, with a new revision each, made adding the files of
+    /// a large project quadratic). Returns the ids, in order.
+    pub fn set_files<P: AsRef<Path>>(
+        &mut self,
+        files: impl IntoIterator<Item = (P, String, String)>,
+    ) -> Vec<FileId> {
+        let mut ids = Vec::new();
+        let mut added = false;
+        for (path, display, text) in files {
+            let normalized = imports::normalize(path.as_ref());
+            if self.by_path.contains_key(&normalized) {
+                // An edit sees every file added before it, as one call at
+                // a time would.
+                if std::mem::take(&mut added) {
+                    self.publish_files();
+                }
+                ids.push(self.set_file(path, display, text));
+                continue;
+            }
+            let id = FileId(self.files.len() as u32);
+            let file = SourceFile::builder(normalized.clone(), display, id, text)
+                .durability(Durability::HIGH)
+                .new(self);
+            self.files.push(file);
+            self.by_path.insert(normalized, file);
+            ids.push(id);
+            added = true;
+        }
+        if added {
+            self.publish_files();
+        }
+        ids
+    }
+
+    /// Sets the project's file list to the files added so far.
+    fn publish_files(&mut self) {
+        self.unpublish();
+        let files = self.files.clone();
+        self.project()
+            .set_files(self)
+            .with_durability(Durability::HIGH)
+            .to(files);
+    }
+
     /// Adds a file even when one with the same path exists (which keeps
     /// resolving imports); for [`crate::check_sources`], whose ids must
     /// follow the given [`Sources`].
@@ -259,12 +305,7 @@ impl Database {
             .new(self);
         self.files.push(file);
         self.by_path.entry(path).or_insert(file);
-        self.unpublish();
-        let files = self.files.clone();
-        self.project()
-            .set_files(self)
-            .with_durability(Durability::HIGH)
-            .to(files);
+        self.publish_files();
         id
     }
 
