@@ -131,6 +131,7 @@ fn agrees_with_chumsky_on_mutations() {
             }
         }
     }
+    eprintln!("{checked} mutations, {accepted} well formed");
     assert!(checked > 5_000, "{checked} mutations");
     // Both outcomes occur, so the test exercises both directions.
     assert!(
