@@ -31,6 +31,9 @@ pub fn closeness(query: &str, candidate: &str) -> Option<usize> {
     if query == candidate {
         return None;
     }
+    if query.is_ascii() && candidate.is_ascii() && !plausible_ascii(query, candidate) {
+        return None;
+    }
     let q = query.to_lowercase();
     let c = candidate.to_lowercase();
     if q == c {
@@ -40,6 +43,30 @@ pub fn closeness(query: &str, candidate: &str) -> Option<usize> {
     let distance = strsim::osa_distance(&q, &c);
     let similarity = 1.0 - distance as f64 / longest as f64;
     (distance <= (longest / 3).max(1) && similarity >= 0.7).then_some(distance)
+}
+
+/// A cheap necessary condition for [`closeness`] on ASCII names (whose
+/// lowercase has as many characters): most candidates of a scan are far
+/// from the query, and rejecting them here saves two allocations and a
+/// quadratic distance each. An edit changes the multiset of characters by
+/// at most two (a substitution), so the distance is at least half the
+/// multiset difference; when that bound, or the length difference, exceeds
+/// the distance `closeness` allows, the candidate cannot be close.
+fn plausible_ascii(query: &str, candidate: &str) -> bool {
+    let longest = query.len().max(candidate.len());
+    let allowed = (longest / 3).max(1);
+    if query.len().abs_diff(candidate.len()) > allowed {
+        return false;
+    }
+    let mut counts = [0i32; 128];
+    for b in query.bytes() {
+        counts[usize::from(b.to_ascii_lowercase())] += 1;
+    }
+    for b in candidate.bytes() {
+        counts[usize::from(b.to_ascii_lowercase())] -= 1;
+    }
+    let difference: u32 = counts.iter().map(|c| c.unsigned_abs()).sum();
+    (difference as usize).div_ceil(2) <= allowed
 }
 
 /// The closest candidate to `query`, if any is close enough (see
@@ -238,6 +265,59 @@ pub fn name_source_text(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_filter_never_rejects_a_close_name() {
+        let words = [
+            "review",
+            "reveiw",
+            "Review",
+            "reviews",
+            "rev",
+            "build",
+            "bulid",
+            "biuld",
+            "start",
+            "stop",
+            "tsart",
+            "satrt",
+            "done",
+            "deploy",
+            "approve",
+            "aprove",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "abc",
+            "cab",
+            "end",
+            "and",
+            "x_1",
+            "x_2",
+            "deploy_prod",
+            "deploy_pord",
+            "implement",
+            "implmeent",
+            "test",
+            "tests",
+            "tset",
+            "",
+        ];
+        for q in words {
+            for c in words {
+                let slow = {
+                    let (q, c) = (q.to_lowercase(), c.to_lowercase());
+                    let longest = q.chars().count().max(c.chars().count());
+                    let distance = strsim::osa_distance(&q, &c);
+                    distance <= (longest / 3).max(1)
+                };
+                if slow {
+                    assert!(plausible_ascii(q, c), "{q} / {c}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn typos_are_close_and_short_names_are_not() {

@@ -7,7 +7,7 @@
 //! keeps the [`FileSpan`] it came from, so diagnostics point into the
 //! original text whatever its format.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{FileId, FileSpan};
 
@@ -116,7 +116,7 @@ impl Workflow {
     /// repeat (a malformed model), the first node wins, as in
     /// [`Workflow::node_by_name`].
     pub fn node_index(&self) -> HashMap<&str, NodeId> {
-        let mut index = HashMap::with_capacity(self.nodes.len());
+        let mut index = HashMap::with_capacity_and_hasher(self.nodes.len(), Default::default());
         for (i, node) in self.nodes.iter().enumerate() {
             index.entry(node.name.as_str()).or_insert(NodeId(i as u32));
         }

@@ -6,7 +6,7 @@
 //! whitespace between). Anything else in between, a plain comment included,
 //! leaves the run dangling.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Diagnostic, FileId, Span, codes};
 
@@ -60,7 +60,7 @@ pub(crate) fn attach(
         return;
     }
 
-    let mut targets: HashMap<u32, Target<'_>> = HashMap::new();
+    let mut targets: HashMap<u32, Target<'_>> = HashMap::default();
     for item in &mut file.items {
         match item {
             Item::Import(import) => {

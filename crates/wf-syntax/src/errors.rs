@@ -1,7 +1,7 @@
 //! Turns parser errors into WF diagnostics with readable messages:
 //! "expected a node name after `step`, found `{`".
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use chumsky::error::{RichPattern, RichReason};
 use wf_diagnostics::{Diagnostic, FileId, Span, codes};
@@ -19,7 +19,7 @@ pub(crate) fn to_diagnostics(
     text: &str,
     file: FileId,
 ) -> Vec<Diagnostic> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut out = Vec::new();
     let (custom, generic): (Vec<_>, Vec<_>) = errors
         .iter()

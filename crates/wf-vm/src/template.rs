@@ -3,10 +3,15 @@
 //!
 //! A string value is inserted as is; any other value as compact JSON
 //! (`3`, `true`, `["a","b"]`). For a tool `command`, every inserted value
-//! is shell-quoted (POSIX single quotes), so a value is always one word and
-//! is never run as shell syntax; a key with no value in scope fails the
-//! node. Elsewhere (labels, spec strings the agent receives) a missing key
-//! expands to the empty string, since those texts are for reading.
+//! is quoted for the POSIX shell context it lands in, so it is always
+//! literal text and never shell syntax: outside quotes it becomes one
+//! single-quoted word (`'it'\''s'`); inside `"…"` the characters `\ " $` and
+//! `` ` `` are backslash-escaped; inside `'…'` each `'` becomes `'\''`. The
+//! context is tracked through the command's literal text (quotes and
+//! backslashes; backquoted command substitution is not tracked). A key with
+//! no value in scope fails the node. Elsewhere (labels, spec strings the
+//! agent receives) a missing key expands to the empty string, since those
+//! texts are for reading.
 
 use serde_json::{Map, Value};
 use wf_ir::{IrProgram, Part, Template};
@@ -31,9 +36,14 @@ pub fn render(
     quoting: Quoting,
 ) -> Result<String, String> {
     let mut out = String::new();
+    let mut shell = ShellContext::Plain;
     for part in template {
         match *part {
-            Part::Text(id) => out.push_str(program.str(id)),
+            Part::Text(id) => {
+                let text = program.str(id);
+                shell = shell.after(text);
+                out.push_str(text);
+            }
             Part::Key(id) => {
                 let key = program.str(id);
                 let text = match view.get(key) {
@@ -44,12 +54,66 @@ pub fn render(
                 };
                 match quoting {
                     Quoting::Text => out.push_str(&text),
-                    Quoting::Shell => out.push_str(&shell_quote(&text)),
+                    Quoting::Shell => out.push_str(&shell.quote(&text)),
                 }
             }
         }
     }
     Ok(out)
+}
+
+/// Where in a POSIX shell command a position is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShellContext {
+    /// Outside quotes.
+    Plain,
+    /// Inside `'…'`.
+    Single,
+    /// Inside `"…"`.
+    Double,
+    /// Right after a backslash outside quotes or inside `"…"` (the
+    /// context to return to).
+    Escaped(bool),
+}
+
+impl ShellContext {
+    /// The context after `text`.
+    fn after(self, text: &str) -> Self {
+        text.chars().fold(self, |cx, ch| match (cx, ch) {
+            (Self::Escaped(in_double), _) => {
+                if in_double {
+                    Self::Double
+                } else {
+                    Self::Plain
+                }
+            }
+            (Self::Plain, '\'') => Self::Single,
+            (Self::Plain, '"') => Self::Double,
+            (Self::Plain, '\\') => Self::Escaped(false),
+            (Self::Single, '\'') => Self::Plain,
+            (Self::Double, '"') => Self::Plain,
+            (Self::Double, '\\') => Self::Escaped(true),
+            (cx, _) => cx,
+        })
+    }
+
+    /// `value` as literal text in this context.
+    fn quote(self, value: &str) -> String {
+        match self {
+            Self::Plain | Self::Escaped(false) => shell_quote(value),
+            Self::Single => value.replace('\'', r"'\''"),
+            Self::Double | Self::Escaped(true) => {
+                let mut out = String::with_capacity(value.len());
+                for ch in value.chars() {
+                    if matches!(ch, '\\' | '"' | '$' | '`') {
+                        out.push('\\');
+                    }
+                    out.push(ch);
+                }
+                out
+            }
+        }
+    }
 }
 
 /// `text` as one POSIX shell word: single-quoted, with each `'` written
@@ -122,6 +186,25 @@ mod tests {
         assert_eq!(
             render(&program(), &t, &view, Quoting::Text).unwrap(),
             "echo it's; rm -rf / $HOME 3"
+        );
+    }
+
+    #[test]
+    fn values_are_quoted_for_their_shell_context() {
+        let mut p = program();
+        p.strings = vec!["a \"".into(), "env".into(), ".x\" '".into(), "' ".into()];
+        let view = View(HashMap::from([("env".into(), Value::from("$'x\""))]));
+        let t = vec![
+            Part::Text(StrId(0)),
+            Part::Key(StrId(1)),
+            Part::Text(StrId(2)),
+            Part::Key(StrId(1)),
+            Part::Text(StrId(3)),
+            Part::Key(StrId(1)),
+        ];
+        assert_eq!(
+            render(&p, &t, &view, Quoting::Shell).unwrap(),
+            r#"a "\$'x\".x" '$'\''x"' '$'\''x"'"#
         );
     }
 

@@ -109,11 +109,11 @@ pub fn run(args: CheckArgs) -> u8 {
     // The database loads imported files from disk; render from its sources,
     // which include them.
     let db = inputs::load_database(sources, project.as_ref().map(|p| p.root.as_path()));
-    let sources = db.sources();
     let mut diagnostics = db.diagnostics();
     if let Some(project) = &project {
         wf_analysis::project::apply_lint_levels(&mut diagnostics, project);
     }
+    let sources = db.sources_for(&diagnostics);
     let summary = Summary::of(&diagnostics);
     let options = RenderOptions {
         color: use_color(args.color, args.format)

@@ -76,22 +76,47 @@ fn is_reflex_file(path: &Path) -> bool {
 
 /// Reads each file into `sources`; unreadable and non-UTF-8 files become
 /// input errors and are skipped, so the other files are still checked.
+/// Files are read on all cores (for a large project, reading one after the
+/// other was a tenth of a check) and added in the order given.
 pub fn read_files(files: &[PathBuf], sources: &mut Sources, errors: &mut Vec<InputError>) {
-    for path in files {
-        match std::fs::read(path) {
-            Ok(bytes) => match decode(&path.display().to_string(), bytes) {
-                Ok(text) => {
-                    sources.add(display_path(path), text);
-                }
-                Err(err) => errors.push(err),
-            },
-            Err(err) => errors.push(InputError(format!(
-                "cannot read `{}`: {}",
-                path.display(),
-                io_reason(&err)
-            ))),
+    for (path, result) in files.iter().zip(read_all(files)) {
+        match result {
+            Ok(text) => {
+                sources.add(display_path(path), text);
+            }
+            Err(err) => errors.push(err),
         }
     }
+}
+
+/// Reads and decodes every file, in parallel, in the order given.
+fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
+    let read = |path: &PathBuf| match std::fs::read(path) {
+        Ok(bytes) => decode(&path.display().to_string(), bytes),
+        Err(err) => Err(InputError(format!(
+            "cannot read `{}`: {}",
+            path.display(),
+            io_reason(&err)
+        ))),
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(files.len());
+    if threads <= 1 {
+        return files.iter().map(read).collect();
+    }
+    // Contiguous chunks keep the order without sorting afterwards.
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().expect("reading files does not panic"))
+            .collect()
+    })
 }
 
 /// Reads standard input as one source named `name`.
@@ -170,9 +195,12 @@ pub fn load_database(sources: Sources, root: Option<&Path>) -> wf_analysis::Data
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
     let mut db = wf_analysis::Database::new(&root);
     // The texts move into the database: no copy of the project.
-    for (file, path) in sources.into_files().zip(&paths) {
-        db.set_file(path, file.path, file.text);
-    }
+    db.set_files(
+        sources
+            .into_files()
+            .zip(paths)
+            .map(|(file, path)| (path, file.path, file.text)),
+    );
     db.load_imports(|path| load_import(path, &cwd, &canonical_root));
     db
 }

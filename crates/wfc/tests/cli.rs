@@ -266,3 +266,25 @@ fn build_emit_reflex_refuses_guards_reflex_lacks() {
         wfc(&["build", "--emit", "reflex", "-o", "-", "examples/refine.wf"])
     );
 }
+
+#[test]
+fn check_dot_human() {
+    cli_snapshot!(
+        "check_dot_human",
+        wfc(&["check", "tests/cli/dot-broken.dot"])
+    );
+}
+
+#[test]
+fn check_dot_and_fabro_concise() {
+    cli_snapshot!(
+        "check_dot_concise",
+        wfc(&[
+            "check",
+            "--format",
+            "concise",
+            "tests/cli/dot-broken.dot",
+            "tests/cli/dot-clean.fabro"
+        ])
+    );
+}

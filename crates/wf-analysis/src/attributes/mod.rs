@@ -16,7 +16,7 @@ pub mod schema;
 mod stylesheet;
 mod values;
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use wf_diagnostics::{Diagnostic, FileSpan};
 use wf_model::{Attribute, Node, NodeId, Workflow};
@@ -43,7 +43,7 @@ pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
     }
     // The edges of a chain `a -> b -> c { … }` share one attribute block:
     // check each block once, by the span of its first key.
-    let mut seen: HashSet<FileSpan> = HashSet::new();
+    let mut seen: HashSet<FileSpan> = HashSet::default();
     for edge in &workflow.edges {
         let Some(first) = edge.attributes.first() else {
             continue;

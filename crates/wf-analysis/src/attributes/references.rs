@@ -1,7 +1,7 @@
 //! Attributes that name something in the graph: WF0505 unknown retry target
 //! and WF0506 a `human` node's default that matches none of its choices.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{Attribute, NodeId, Value, Workflow};

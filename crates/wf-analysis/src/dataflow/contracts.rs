@@ -82,7 +82,7 @@ pub fn missing_reads(
     // Keys something provides, for "did you mean" on keys nothing writes.
     let mut provided: Vec<&str> = workflow.needs.iter().map(|k| k.key.as_str()).collect();
     provided.extend(workflow.nodes.iter().flat_map(written_keys));
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     provided.retain(|k| seen.insert(*k));
     let mut suggestions = SuggestionIndex::new(provided);
     flow.missing_reads

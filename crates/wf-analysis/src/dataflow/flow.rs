@@ -25,7 +25,7 @@
 //! or after one never have all their predecessors visited, so they are
 //! never visited and nothing is reported about them.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wf_model::{Node, NodeId, NodeKind, Workflow};
 
@@ -92,7 +92,7 @@ pub fn analyze<'w, 'a>(
     let needs: HashSet<&str> = workflow.needs.iter().map(|k| k.key.as_str()).collect();
 
     // The keys worth a bit: asked for somewhere, written somewhere, not needed.
-    let mut asked: HashSet<&str> = HashSet::new();
+    let mut asked: HashSet<&str> = HashSet::default();
     for (i, node) in workflow.nodes.iter().enumerate() {
         if !reachable[i] {
             continue;
@@ -109,7 +109,7 @@ pub fn analyze<'w, 'a>(
     }
     asked.extend(workflow.gives.iter().map(|k| k.key.as_str()));
     asked.extend(requested.iter().copied());
-    let mut bits: HashMap<&str, u32> = HashMap::new();
+    let mut bits: HashMap<&str, u32> = HashMap::default();
     let mut gen_bits: Vec<Vec<u32>> = vec![Vec::new(); workflow.nodes.len()];
     for (i, node) in workflow.nodes.iter().enumerate() {
         for key in written_keys(node) {

@@ -36,7 +36,7 @@ mod types;
 mod unwritten;
 mod witness;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wf_diagnostics::Diagnostic;
 use wf_model::{NodeId, Program, Workflow};
@@ -164,7 +164,7 @@ pub struct Guarantees {
 pub fn guarantees(workflow: &Workflow, flow: &FlowFacts, requested: &[&str]) -> Guarantees {
     let completion = flow.result.as_ref().and_then(|r| r.completion.clone());
     let written = if requested.is_empty() {
-        HashSet::new()
+        HashSet::default()
     } else {
         let all: HashSet<&str> = workflow.nodes.iter().flat_map(written_keys).collect();
         requested
@@ -235,7 +235,7 @@ pub fn check_program(program: &Program) -> Vec<Diagnostic> {
 /// computed (`facts[i]` for `program.workflows[i]`).
 pub fn check_program_with_facts(program: &Program, facts: &[GraphFacts]) -> Vec<Diagnostic> {
     // The first workflow of each name is the one calls invoke.
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut index: HashMap<&str, usize> = HashMap::default();
     for (i, w) in program.workflows.iter().enumerate() {
         index.entry(w.name.as_str()).or_insert(i);
     }

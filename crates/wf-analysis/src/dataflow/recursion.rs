@@ -11,7 +11,8 @@
 //! reported when it is on a cycle of such calls (the recursive chain is
 //! shown); its callers are not, as their problem is the callee.
 
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{NodeId, Program, Workflow};
@@ -210,7 +211,7 @@ pub fn recursive_chain(
     completable: &[bool],
     w: usize,
 ) -> Option<Vec<(usize, NodeId)>> {
-    let mut parent: HashMap<usize, (usize, NodeId)> = HashMap::new();
+    let mut parent: HashMap<usize, (usize, NodeId)> = HashMap::default();
     let mut queue = VecDeque::from([w]);
     while let Some(x) = queue.pop_front() {
         for &(v, c) in &calls[x] {

@@ -1,7 +1,7 @@
 //! WF0306 type mismatches and WF0307 unknown type names. Linear in the
 //! number of declarations (hash maps keyed by key).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Applicability, Diagnostic, Fix, codes};
 use wf_model::{KeyDecl, NodeId, Workflow};
@@ -46,7 +46,7 @@ fn declarations(workflow: &Workflow) -> Vec<(&KeyDecl, String)> {
 /// The first typed declaration of every key of `workflow` (in source
 /// order), with its description: the type the key has in that workflow.
 pub fn key_types(workflow: &Workflow) -> HashMap<&str, (&KeyDecl, String)> {
-    let mut types = HashMap::new();
+    let mut types = HashMap::default();
     for (decl, what) in declarations(workflow) {
         types.entry(decl.key.as_str()).or_insert((decl, what));
     }
@@ -100,7 +100,7 @@ pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
         });
     }
 
-    let mut first: HashMap<&str, (&KeyDecl, String)> = HashMap::new();
+    let mut first: HashMap<&str, (&KeyDecl, String)> = HashMap::default();
     for (decl, what) in declarations(workflow) {
         let Some((reference, ref_what)) = first.get(decl.key.as_str()) else {
             first.insert(decl.key.as_str(), (decl, what));

@@ -2,7 +2,7 @@
 //! the workflow provides. O(size of the workflow) plus the suggestion
 //! index's near-linear look-ups.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{Expr, Workflow};
@@ -46,7 +46,7 @@ pub fn unwritten_keys(workflow: &Workflow) -> Vec<Diagnostic> {
         provided.extend(written_keys(node));
     }
     let known: HashSet<&str> = provided.iter().copied().collect();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     provided.retain(|k| seen.insert(*k));
     let mut index = SuggestionIndex::new(provided.iter().copied());
     let mut out = Vec::new();
@@ -60,7 +60,7 @@ pub fn unwritten_keys(workflow: &Workflow) -> Vec<Diagnostic> {
     }
     // A chain `a -> b -> c when …` copies its guard to each edge: report
     // each written key once.
-    let mut reported = HashSet::new();
+    let mut reported = HashSet::default();
     for (key, span, replaceable) in guard_reads {
         if known.contains(key) || !reported.insert(span) {
             continue;

@@ -1,7 +1,8 @@
 //! Witness paths: one concrete route from the entry on which a key is
 //! never written, for the message of a data-flow error.
 
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 use wf_model::{NodeId, Workflow};
 
@@ -34,7 +35,7 @@ impl<'a> Witnesses<'a> {
         Witnesses {
             workflow,
             facts,
-            parents: HashMap::new(),
+            parents: HashMap::default(),
             budget: VISIT_BUDGET,
         }
     }

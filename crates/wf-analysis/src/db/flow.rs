@@ -13,7 +13,8 @@
 //! graphs of only the workflows reachable from a call cycle, so an edit
 //! that changes no call does not re-run it.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use salsa::Database as Db;
@@ -112,7 +113,7 @@ fn all_workflows(db: &dyn Db, project: Project) -> impl Iterator<Item = Workflow
 /// a call changes; validated in O(workflows) otherwise.
 #[salsa::tracked(returns(ref))]
 pub fn call_requests(db: &dyn Db, project: Project) -> RequestMap {
-    let mut out = RequestMap::new();
+    let mut out = RequestMap::default();
     for id in all_workflows(db, project) {
         for site in workflow_calls(db, id) {
             if let Some(callee) = site.callee {
@@ -320,7 +321,7 @@ fn reachable_from_cycles<'db>(
             .unwrap_or_default()
     };
     let mut order = Vec::new();
-    let mut seen: HashSet<WorkflowId<'db>> = HashSet::new();
+    let mut seen: HashSet<WorkflowId<'db>> = HashSet::default();
     for (root, _) in graph {
         if !seen.insert(*root) {
             continue;
@@ -339,13 +340,13 @@ fn reachable_from_cycles<'db>(
             }
         }
     }
-    let mut reverse: HashMap<WorkflowId<'db>, Vec<WorkflowId<'db>>> = HashMap::new();
+    let mut reverse: HashMap<WorkflowId<'db>, Vec<WorkflowId<'db>>> = HashMap::default();
     for (w, calls) in graph {
         for &(_, c) in calls {
             reverse.entry(c).or_default().push(*w);
         }
     }
-    let mut component: HashMap<WorkflowId<'db>, usize> = HashMap::new();
+    let mut component: HashMap<WorkflowId<'db>, usize> = HashMap::default();
     let mut sizes = Vec::new();
     for &root in order.iter().rev() {
         if component.contains_key(&root) {
@@ -368,7 +369,7 @@ fn reachable_from_cycles<'db>(
     }
     let on_cycle = |w: &WorkflowId<'db>| sizes[component[w]] > 1 || successors(w).contains(w);
     // Everything reachable from a workflow on a cycle.
-    let mut relevant: HashSet<WorkflowId<'db>> = HashSet::new();
+    let mut relevant: HashSet<WorkflowId<'db>> = HashSet::default();
     let mut queue: VecDeque<WorkflowId<'db>> = VecDeque::new();
     for (w, _) in graph {
         if on_cycle(w) && relevant.insert(*w) {

@@ -39,7 +39,8 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -146,8 +147,8 @@ impl Database {
             storage: salsa::Storage::new(callback),
             project: None,
             files: Vec::new(),
-            by_path: HashMap::new(),
-            edited: HashSet::new(),
+            by_path: HashMap::default(),
+            edited: HashSet::default(),
         };
         let project = Project::builder(imports::normalize(&root), Vec::new(), BTreeMap::new())
             .durability(Durability::HIGH)
@@ -250,6 +251,52 @@ impl Database {
         }
     }
 
+    /// [`Database::set_file`] for many files at once: new files are added
+    /// together, with one update of the project's file list instead of one
+    /// per file (which, with a new revision each, made adding the files of
+    /// a large project quadratic). Returns the ids, in order.
+    pub fn set_files<P: AsRef<Path>>(
+        &mut self,
+        files: impl IntoIterator<Item = (P, String, String)>,
+    ) -> Vec<FileId> {
+        let mut ids = Vec::new();
+        let mut added = false;
+        for (path, display, text) in files {
+            let normalized = imports::normalize(path.as_ref());
+            if self.by_path.contains_key(&normalized) {
+                // An edit sees every file added before it, as one call at
+                // a time would.
+                if std::mem::take(&mut added) {
+                    self.publish_files();
+                }
+                ids.push(self.set_file(path, display, text));
+                continue;
+            }
+            let id = FileId(self.files.len() as u32);
+            let file = SourceFile::builder(normalized.clone(), display, id, text)
+                .durability(Durability::HIGH)
+                .new(self);
+            self.files.push(file);
+            self.by_path.insert(normalized, file);
+            ids.push(id);
+            added = true;
+        }
+        if added {
+            self.publish_files();
+        }
+        ids
+    }
+
+    /// Sets the project's file list to the files added so far.
+    fn publish_files(&mut self) {
+        self.unpublish();
+        let files = self.files.clone();
+        self.project()
+            .set_files(self)
+            .with_durability(Durability::HIGH)
+            .to(files);
+    }
+
     /// Adds a file even when one with the same path exists (which keeps
     /// resolving imports); for [`crate::check_sources`], whose ids must
     /// follow the given [`Sources`].
@@ -260,12 +307,7 @@ impl Database {
             .new(self);
         self.files.push(file);
         self.by_path.entry(path).or_insert(file);
-        self.unpublish();
-        let files = self.files.clone();
-        self.project()
-            .set_files(self)
-            .with_durability(Durability::HIGH)
-            .to(files);
+        self.publish_files();
         id
     }
 
@@ -337,6 +379,15 @@ impl Database {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let project = self.project();
         let mut out: Vec<Diagnostic> = Vec::new();
+        // Every workflow's data flow reads the project-wide `call_requests`,
+        // which reads every workflow's calls: computed by the first thread
+        // to ask, they would keep the others waiting. Find them in parallel
+        // first, so that the aggregate only collects memoized results.
+        self.warm(|db, file| {
+            for &id in queries::file_workflows(db, file) {
+                flow::workflow_calls(db, id);
+            }
+        });
         self.warm(|db, file| {
             queries::file_diagnostics(db, project, file);
         });
@@ -419,6 +470,37 @@ impl Database {
         let mut sources = Sources::new();
         for &file in &self.files {
             sources.add(file.display(self).clone(), file.text(self).clone());
+        }
+        sources
+    }
+
+    /// The files as [`Sources`] for rendering `diagnostics`: like
+    /// [`Database::sources`], with every file and the same ids, but only the
+    /// files a diagnostic points into (its primary location, labels or fix)
+    /// carry their text; the others are empty. Renderers read nothing else,
+    /// and a clean check of a large project then copies no text at all.
+    pub fn sources_for(&self, diagnostics: &[Diagnostic]) -> Sources {
+        let mut wanted = vec![false; self.files.len()];
+        let mut want = |location: wf_diagnostics::FileSpan| {
+            if let Some(slot) = wanted.get_mut(location.file.0 as usize) {
+                *slot = true;
+            }
+        };
+        for d in diagnostics {
+            want(d.primary.location);
+            d.labels.iter().for_each(|l| want(l.location));
+            if let Some(fix) = &d.fix {
+                fix.edits.iter().for_each(|e| want(e.location));
+            }
+        }
+        let mut sources = Sources::new();
+        for (&file, wanted) in self.files.iter().zip(wanted) {
+            let text = if wanted {
+                file.text(self).clone()
+            } else {
+                String::new()
+            };
+            sources.add(file.display(self).clone(), text);
         }
         sources
     }

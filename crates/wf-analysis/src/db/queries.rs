@@ -11,7 +11,8 @@
 //!   occurrence), not by position, so adding a workflow does not disturb the
 //!   others.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -105,7 +106,7 @@ pub fn lower_file(db: &dyn Db, file: SourceFile) -> LoweredFile {
 /// [`LoweredFile::positions`] for a file's workflows.
 pub(super) fn positions(workflows: &[Arc<Workflow>]) -> BTreeMap<(String, u32), usize> {
     let mut positions = BTreeMap::new();
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut seen: HashMap<&str, u32> = HashMap::default();
     for (i, workflow) in workflows.iter().enumerate() {
         let n = seen.entry(&workflow.name).or_default();
         positions.insert((workflow.name.clone(), *n), i);
@@ -128,7 +129,7 @@ pub fn workflow_names(db: &dyn Db, file: SourceFile) -> Vec<String> {
 /// The ids of a file's workflows, in order.
 #[salsa::tracked(returns(ref))]
 pub fn file_workflows<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<WorkflowId<'db>> {
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut seen: HashMap<&str, u32> = HashMap::default();
     workflow_names(db, file)
         .iter()
         .map(|name| {

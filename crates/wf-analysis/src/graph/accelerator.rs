@@ -1,6 +1,6 @@
 //! WF0209: two choices of a `human` node with the same accelerator key.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{EdgeId, NodeKind, Workflow};
@@ -44,7 +44,7 @@ pub fn duplicate_accelerators(workflow: &Workflow, adjacency: &Adjacency) -> Vec
             })
             .collect();
         let used: HashSet<&str> = keyed.iter().map(|(_, _, key)| key.as_str()).collect();
-        let mut first_use: HashMap<&str, (EdgeId, &str)> = HashMap::new();
+        let mut first_use: HashMap<&str, (EdgeId, &str)> = HashMap::default();
         for (e, label, key) in &keyed {
             let Some(&(earlier, earlier_label)) = first_use.get(key.as_str()) else {
                 first_use.insert(key, (*e, label));

@@ -74,7 +74,7 @@ pub fn cycle(workflow: &Workflow, cycle: &Cycle) -> Diagnostic {
         ));
     }
     if cycle.component.len() > cycle.path.len() {
-        let on_path: std::collections::HashSet<_> =
+        let on_path: rustc_hash::FxHashSet<_> =
             cycle.path.iter().map(|&e| workflow.edge(e).from).collect();
         let tangle = cycle
             .component

@@ -1,6 +1,6 @@
 //! Which node a workflow starts at.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_model::{NodeId, Workflow};
 

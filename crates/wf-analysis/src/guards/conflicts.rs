@@ -14,7 +14,7 @@
 //! analysis is O(guard size). `||` alternatives are analysed separately; the
 //! guard never holds when every alternative never holds.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wf_diagnostics::FileSpan;
 use wf_model::{BinOp, Expr};
@@ -410,7 +410,7 @@ fn other_bound(state: &State, j: usize) -> usize {
 
 /// Clauses that constrain the same subject inconsistently.
 fn subject_conflict<'e>(clauses: &[&'e Expr]) -> Option<Never<'e>> {
-    let mut states: HashMap<Subject<'_>, State> = HashMap::new();
+    let mut states: HashMap<Subject<'_>, State> = HashMap::default();
     for (j, clause) in clauses.iter().enumerate() {
         let Some((subject, c)) = constraint(clause) else {
             continue;

@@ -11,7 +11,7 @@
 //! size). It ignores correlations between blackboard clauses; those are the
 //! business of [`super::conflicts`].
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_model::{BinOp, Expr, Value};
 

@@ -67,7 +67,7 @@ mod status;
 mod typeck;
 pub mod types;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wf_diagnostics::{Diagnostic, FileSpan, codes};
 use wf_model::{Edge, Expr, Workflow};
@@ -100,9 +100,9 @@ pub fn check_workflow_with(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     // A chain's edges share one guard (same span): check it once.
-    let mut checked: HashMap<FileSpan, Truth> = HashMap::new();
+    let mut checked: HashMap<FileSpan, Truth> = HashMap::default();
     let mut truths: Vec<Option<Truth>> = vec![None; workflow.edges.len()];
-    let mut valid_patterns = HashSet::new();
+    let mut valid_patterns = HashSet::default();
     for (e, edge) in workflow.edges.iter().enumerate() {
         let Some(guard) = &edge.guard else { continue };
         if let Some(&truth) = checked.get(&guard.span) {

@@ -6,7 +6,7 @@
 //! an error, or of unknown type, is [`Ty::Any`] and accepted everywhere,
 //! so one mistake is reported once.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{BinOp, Expr, Value};

@@ -1,6 +1,6 @@
 //! The types of guard operands, and the declared types of blackboard keys.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use wf_diagnostics::FileSpan;

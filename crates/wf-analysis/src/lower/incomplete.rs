@@ -1,6 +1,6 @@
 //! Marking workflows that syntax errors may have truncated.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Diagnostic, FileId, Severity, codes};
 use wf_syntax::{Parsed, ast};
@@ -15,7 +15,7 @@ use super::{Lowered, lower_files};
 pub fn lower_parsed(files: &[(FileId, &Parsed)]) -> Lowered {
     let trees: Vec<(FileId, &ast::File)> = files.iter().map(|&(id, p)| (id, &p.file)).collect();
     let mut lowered = lower_files(&trees);
-    let mut errors: HashMap<FileId, Vec<u32>> = HashMap::new();
+    let mut errors: HashMap<FileId, Vec<u32>> = HashMap::default();
     for &(_, parsed) in files {
         // Labels count too: an unclosed `{` is reported at the end of the
         // file, with a label on the brace.

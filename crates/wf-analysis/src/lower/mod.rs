@@ -10,7 +10,7 @@ mod incomplete;
 mod interpolations;
 mod values;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Diagnostic, FileId, FileSpan};
 use wf_model::{self as model, Program, SourceFormat};
@@ -71,7 +71,7 @@ pub fn lower_workflow(
     };
     // Declared nodes first (so a node declared after the edges that use it
     // is still declared), then edges, which add implicit nodes.
-    let mut index: HashMap<String, model::NodeId> = HashMap::new();
+    let mut index: HashMap<String, model::NodeId> = HashMap::default();
     for statement in &wf.body {
         match statement {
             ast::Statement::Attribute(attr) => {

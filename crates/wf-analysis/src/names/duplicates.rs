@@ -1,6 +1,6 @@
 //! WF0101 duplicate workflows and WF0102 duplicate nodes.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Diagnostic, FileSpan, codes};
 use wf_model::Program;
@@ -8,7 +8,7 @@ use wf_model::Program;
 /// WF0101: one error per workflow whose name an earlier workflow (in any
 /// file of the program) already uses, pointing back at the first.
 pub fn duplicate_workflows(program: &Program) -> Vec<Diagnostic> {
-    let mut first: HashMap<&str, FileSpan> = HashMap::new();
+    let mut first: HashMap<&str, FileSpan> = HashMap::default();
     let mut out = Vec::new();
     for workflow in &program.workflows {
         match first.get(workflow.name.as_str()) {

@@ -1,7 +1,8 @@
 //! References to things that do not exist: WF0103 unknown entry, WF0104
 //! unknown workflow, WF0105 undeclared node that looks like a typo.
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
 use wf_model::{NodeId, Program, Workflow};
@@ -109,7 +110,7 @@ pub fn undeclared_nodes(workflow: &Workflow) -> Vec<Diagnostic> {
             .filter(|n| !n.implicit)
             .map(|n| n.name.as_str()),
     );
-    let mut flagged: HashMap<NodeId, (&str, Vec<FileSpan>)> = HashMap::new();
+    let mut flagged: HashMap<NodeId, (&str, Vec<FileSpan>)> = HashMap::default();
     for id in workflow.node_ids() {
         let node = workflow.node(id);
         let suggestion = if node.implicit {

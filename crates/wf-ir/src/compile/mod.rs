@@ -104,7 +104,7 @@ struct Cx<'a> {
     workflow: &'a Workflow,
     strings: &'a mut Interner,
     by_name: &'a HashMap<&'a str, WorkflowIdx>,
-    nodes: HashMap<&'a str, NodeId>,
+    nodes: rustc_hash::FxHashMap<&'a str, NodeId>,
     sources: &'a Sources,
 }
 
