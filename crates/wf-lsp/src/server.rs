@@ -61,7 +61,10 @@ impl Backend {
             }
             Err(join) => {
                 self.client
-                    .log_message(MessageType::ERROR, format!("wfc lsp: {what} failed: {join}"))
+                    .log_message(
+                        MessageType::ERROR,
+                        format!("wfc lsp: {what} failed: {join}"),
+                    )
                     .await;
                 Err(Error::internal_error())
             }
@@ -97,20 +100,27 @@ async fn publish(
     let Some(snapshot) = lock().as_ref().map(Workspace::snapshot) else {
         return;
     };
-    let computed = tokio::task::spawn_blocking(move || guarded(|| snapshot.all_diagnostics())).await;
+    let computed =
+        tokio::task::spawn_blocking(move || guarded(|| snapshot.all_diagnostics())).await;
     let all = match computed {
         Ok(Guarded::Done(all)) => all,
         // A newer edit cancelled it; its own publish follows.
         Ok(Guarded::Cancelled) => return,
         Ok(Guarded::Panicked(why)) => {
             client
-                .log_message(MessageType::ERROR, format!("wfc lsp: diagnostics failed: {why}"))
+                .log_message(
+                    MessageType::ERROR,
+                    format!("wfc lsp: diagnostics failed: {why}"),
+                )
                 .await;
             return;
         }
         Err(join) => {
             client
-                .log_message(MessageType::ERROR, format!("wfc lsp: diagnostics failed: {join}"))
+                .log_message(
+                    MessageType::ERROR,
+                    format!("wfc lsp: diagnostics failed: {join}"),
+                )
                 .await;
             return;
         }
@@ -285,19 +295,23 @@ impl LanguageServer for Backend {
         params: DocumentHighlightParams,
     ) -> Result<Option<Vec<DocumentHighlight>>> {
         let at = params.text_document_position_params;
-        self.read("documentHighlight", move |s| features::document_highlight(s, &at))
-            .await
+        self.read("documentHighlight", move |s| {
+            features::document_highlight(s, &at)
+        })
+        .await
     }
 
     async fn prepare_rename(
         &self,
         params: TextDocumentPositionParams,
     ) -> Result<Option<PrepareRenameResponse>> {
-        self.read("prepareRename", move |s| Some(features::prepare_rename(s, &params)))
-            .await?
-            .transpose()
-            .map_err(Error::invalid_params)
-            .map(Option::flatten)
+        self.read("prepareRename", move |s| {
+            Some(features::prepare_rename(s, &params))
+        })
+        .await?
+        .transpose()
+        .map_err(Error::invalid_params)
+        .map(Option::flatten)
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
@@ -319,8 +333,10 @@ impl LanguageServer for Backend {
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
         let uri = params.text_document.uri;
-        self.read("semanticTokens", move |s| features::semantic_tokens(s, &uri))
-            .await
+        self.read("semanticTokens", move |s| {
+            features::semantic_tokens(s, &uri)
+        })
+        .await
     }
 
     async fn symbol(
@@ -328,8 +344,10 @@ impl LanguageServer for Backend {
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
         let query = params.query;
-        self.read("workspaceSymbol", move |s| features::workspace_symbols(s, &query))
-            .await
+        self.read("workspaceSymbol", move |s| {
+            features::workspace_symbols(s, &query)
+        })
+        .await
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {

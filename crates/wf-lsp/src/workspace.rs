@@ -23,6 +23,10 @@ use crate::convert::{self, FileMap};
 /// such as a home directory must not stall the editor).
 const MAX_SCANNED_FILES: usize = 5_000;
 
+/// The extensions loaded from the workspace: what `wfc check` collects
+/// from a directory (`.wf`, and Attractor DOT pipelines).
+const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
+
 /// An open document.
 #[derive(Debug, Clone)]
 pub struct OpenDoc {
@@ -246,7 +250,7 @@ impl Workspace {
     }
 }
 
-/// Collects the `.wf` files under `dir`, skipping hidden directories and
+/// Collects the source files under `dir`, skipping hidden directories and
 /// build output.
 fn scan(dir: &Path, found: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -266,7 +270,11 @@ fn scan(dir: &Path, found: &mut Vec<PathBuf>) {
             if !name.starts_with('.') && name != "target" && name != "node_modules" {
                 scan(&path, found);
             }
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "wf") {
+        } else if kind.is_file()
+            && path
+                .extension()
+                .is_some_and(|e| SOURCE_EXTENSIONS.iter().any(|s| e == *s))
+        {
             found.push(path);
         }
     }
@@ -298,7 +306,11 @@ mod tests {
             }
         });
         // Blocks until the reader has been cancelled and dropped its clone.
-        db.set_file("/p/a.wf", "a.wf", "workflow A {\n  step x { reads k }\n  start -> x -> done\n}\n");
+        db.set_file(
+            "/p/a.wf",
+            "a.wf",
+            "workflow A {\n  step x { reads k }\n  start -> x -> done\n}\n",
+        );
         assert!(reader.join().unwrap());
         let fresh = db.clone();
         assert_eq!(fresh.file_diagnostics(id)[0].code.code, "WF0301");

@@ -75,3 +75,14 @@ async fn utf16_incremental_edits_land_where_the_client_meant() {
     insta::assert_json_snapshot!("utf16", s.normalize(&diagnostics));
     s.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attractor_dot_files_get_diagnostics_too() {
+    let dot = "digraph Pipeline {\n  start [shape=Mdiamond]\n  again [shape=Mdiamond]\n  done [shape=Msquare]\n  start -> done\n  again -> done\n}\n";
+    let mut s = Session::start(&[]).await;
+    s.open("p.dot", dot).await;
+    let diagnostics = s.diagnostics("p.dot").await;
+    insta::assert_json_snapshot!("attractor_dot", s.normalize(&diagnostics));
+    assert!(!diagnostics.as_array().unwrap().is_empty());
+    s.shutdown().await;
+}

@@ -231,7 +231,13 @@ async fn rename_across_files_and_prepare_rename_refusals() {
             json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}),
         )
         .await;
-    assert!(start["error"]["message"].as_str().unwrap().contains("built-in entry"), "{start}");
+    assert!(
+        start["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("built-in entry"),
+        "{start}"
+    );
     let (line, col) = cursor(MAIN, "lib.wf", 1);
     let import = s
         .request(
@@ -247,7 +253,13 @@ async fn rename_across_files_and_prepare_rename_refusals() {
             json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": col}, "newName": "outcome"}),
         )
         .await;
-    assert!(reserved["error"]["message"].as_str().unwrap().contains("reserved"), "{reserved}");
+    assert!(
+        reserved["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("reserved"),
+        "{reserved}"
+    );
     s.shutdown().await;
 }
 
@@ -273,10 +285,18 @@ async fn semantic_tokens_and_workspace_symbols() {
     let mut s = session().await;
     let uri = s.uri("main.wf");
     let tokens = s
-        .request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}))
+        .request(
+            "textDocument/semanticTokens/full",
+            json!({"textDocument": {"uri": uri}}),
+        )
         .await;
     // Decode to (line, column, length, type) for a readable snapshot.
-    let data: Vec<u64> = tokens["data"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    let data: Vec<u64> = tokens["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
     let (mut line, mut column) = (0, 0);
     let mut decoded = Vec::new();
     for t in data.chunks(5) {
@@ -286,7 +306,11 @@ async fn semantic_tokens_and_workspace_symbols() {
         line += t[0];
         column += t[1];
         let lines: Vec<&str> = MAIN.lines().collect();
-        let text: String = lines[line as usize].chars().skip(column as usize).take(t[2] as usize).collect();
+        let text: String = lines[line as usize]
+            .chars()
+            .skip(column as usize)
+            .take(t[2] as usize)
+            .collect();
         decoded.push(format!("{line}:{column} {text} {}", t[3]));
     }
     insta::assert_snapshot!("semantic_tokens", decoded.join("\n"));

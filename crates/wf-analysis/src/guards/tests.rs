@@ -1,7 +1,6 @@
 //! Unit tests of the guard checks; the annotated files under
 //! `tests/check/conditions/` cover the rendered diagnostics.
 
-use std::time::{Duration, Instant};
 
 use wf_diagnostics::FileId;
 use wf_model::{Expr, SourceFormat};
@@ -189,10 +188,11 @@ fn success_and_fail_must_be_covered_and_branches_only_succeed() {
     assert_eq!(guard_codes(&branch), ["WF0406"]);
 }
 
-/// A guard of 20,000 clauses and a fan-out of 20,000 edges are checked in
-/// linear time (a quadratic pass would take seconds).
+/// A guard of 20,000 clauses and a fan-out of 20,000 edges are checked
+/// without overflowing the stack and with the right findings. Their speed is
+/// measured by benchmarks (`bench/check_scaling.sh`), not here.
 #[test]
-fn large_guards_and_fan_outs_are_linear() {
+fn large_guards_and_fan_outs_are_checked() {
     let clauses = 20_000;
     let big_list: Vec<String> = (0..20_000).map(|i| i.to_string()).collect();
     // Built by hand, as a balanced `&&` tree: the parser bounds guard depth
@@ -220,17 +220,12 @@ fn large_guards_and_fan_outs_are_linear() {
         level = next;
     }
     let expr = level.pop().unwrap();
-    let start = Instant::now();
     let (truths, _) = Truths::of(&expr);
     let _ = conflicts::never(&expr, &truths);
     let keys = KeyTypes::default();
     let mut out = Vec::new();
     typeck::check_guard(&expr, &keys, &mut Default::default(), &mut out);
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(out.is_empty(), "{out:?}");
 
     let mut src = String::from("workflow W {\n  step s\n  start -> s\n");
     for i in 0..20_000 {
@@ -242,13 +237,7 @@ fn large_guards_and_fan_outs_are_linear() {
     let lowered = lower(&src);
     let workflow = &lowered.program.workflows[0];
     let adjacency = crate::graph::Adjacency::new(workflow);
-    let start = Instant::now();
     let found = check_workflow(workflow, &adjacency);
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
     assert_eq!(codes(&found), ["WF0406"]);
     assert!(found[0].notes.iter().any(|n| n.contains("19992 more")));
 }

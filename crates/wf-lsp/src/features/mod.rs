@@ -47,13 +47,13 @@ pub fn capabilities() -> ServerCapabilities {
         })),
         inlay_hint_provider: Some(OneOf::Left(true)),
         workspace_symbol_provider: Some(OneOf::Left(true)),
-        semantic_tokens_provider: Some(
-            SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
+        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+            SemanticTokensOptions {
                 legend: tokens::legend(),
                 full: Some(SemanticTokensFullOptions::Bool(true)),
                 ..SemanticTokensOptions::default()
-            }),
-        ),
+            },
+        )),
         workspace: Some(WorkspaceServerCapabilities {
             workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                 supported: Some(true),
@@ -191,10 +191,12 @@ pub fn prepare_rename(
     };
     let (span, name) = rename::prepare(&snapshot.db, file, offset)?;
     let files = one_file(snapshot, file).ok_or("unknown file")?;
-    Ok(files.range(span).map(|range| PrepareRenameResponse::RangeWithPlaceholder {
-        range,
-        placeholder: name,
-    }))
+    Ok(files
+        .range(span)
+        .map(|range| PrepareRenameResponse::RangeWithPlaceholder {
+            range,
+            placeholder: name,
+        }))
 }
 
 /// `textDocument/rename`: edits in every file that mentions the target.
@@ -286,10 +288,16 @@ pub fn workspace_symbols(snapshot: &Snapshot, query: &str) -> Option<WorkspaceSy
     let mut out = Vec::new();
     for file in snapshot.db.file_ids() {
         for workflow in snapshot.db.file_workflows(file) {
-            let named = std::iter::once((&workflow.name, workflow.name_span, SymbolKind::CLASS, None))
-                .chain(workflow.nodes.iter().map(|n| {
-                    (&n.name, n.name_span, SymbolKind::FIELD, Some(workflow.name.clone()))
-                }));
+            let named =
+                std::iter::once((&workflow.name, workflow.name_span, SymbolKind::CLASS, None))
+                    .chain(workflow.nodes.iter().map(|n| {
+                        (
+                            &n.name,
+                            n.name_span,
+                            SymbolKind::FIELD,
+                            Some(workflow.name.clone()),
+                        )
+                    }));
             for (name, span, kind, container) in named {
                 if !name.to_lowercase().contains(&query) {
                     continue;

@@ -10,8 +10,8 @@ use super::resolve::{BUILTIN_NAMES, Target, target_at};
 /// Words that cannot be names.
 const KEYWORDS: &[&str] = &[
     "workflow", "import", "as", "needs", "gives", "reads", "writes", "when", "step", "human",
-    "tool", "call", "branch", "parallel", "join", "exit", "true", "false", "null", "in",
-    "matches", "exists",
+    "tool", "call", "branch", "parallel", "join", "exit", "true", "false", "null", "in", "matches",
+    "exists",
 ];
 
 /// What can be renamed at `offset`: the span and current name, or why not.
@@ -51,13 +51,16 @@ pub fn rename(
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic())
-        && new_name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || (c == '.' && matches!(target, Target::Key(..))));
+        && new_name.chars().all(|c| {
+            c.is_ascii_alphanumeric() || c == '_' || (c == '.' && matches!(target, Target::Key(..)))
+        });
     if !valid {
         return Err(format!("`{new_name}` is not a valid name"));
     }
-    if KEYWORDS.contains(&new_name) || BUILTIN_NAMES.contains(&new_name) || new_name.starts_with("internal") {
+    if KEYWORDS.contains(&new_name)
+        || BUILTIN_NAMES.contains(&new_name)
+        || new_name.starts_with("internal")
+    {
         return Err(format!("`{new_name}` is reserved"));
     }
     let mentions = nav::references(db, &target);

@@ -59,9 +59,12 @@ pub fn semantic_tokens(db: &Database, file: FileId) -> Option<Vec<SemanticToken>
             Token::Str(_) | Token::TextBlock(_) => Some(STRING),
             Token::Int(_) | Token::Float(_) | Token::Duration(_) => Some(NUMBER),
             Token::True | Token::False | Token::Null => Some(KEYWORD),
-            Token::Arrow | Token::LArrow | Token::EqEq | Token::NotEq | Token::AndAnd | Token::OrOr => {
-                Some(OPERATOR)
-            }
+            Token::Arrow
+            | Token::LArrow
+            | Token::EqEq
+            | Token::NotEq
+            | Token::AndAnd
+            | Token::OrOr => Some(OPERATOR),
             t if is_keyword(t) => Some(KEYWORD),
             _ => None,
         };
@@ -71,7 +74,11 @@ pub fn semantic_tokens(db: &Database, file: FileId) -> Option<Vec<SemanticToken>
     }
     for trivia in &lexed.trivia {
         if trivia.kind != TriviaKind::BlankLines {
-            raw.push((trivia.span.start as usize, trivia.span.end as usize, COMMENT));
+            raw.push((
+                trivia.span.start as usize,
+                trivia.span.end as usize,
+                COMMENT,
+            ));
         }
     }
     raw.sort();
