@@ -148,15 +148,25 @@ impl Cond<'_> {
     }
 
     fn clause(&mut self, range: std::ops::Range<usize>) -> Expr {
-        let text = self.d.text.clone();
-        let r = trim(&text, range.clone());
+        // `self.d` outlives `self`'s borrow: no copy of the text per clause.
+        let d = self.d;
+        let text = &d.text;
+        let r = trim(text, range.clone());
         let s = &text[r.clone()];
         if s.is_empty() {
-            let at = range.start..range.end;
+            // Point at the `&&` next to the missing clause.
+            let bytes = text.as_bytes();
+            let at = if range.start >= 2 && &bytes[range.start - 2..range.start] == b"&&" {
+                range.start - 2..range.start
+            } else if bytes[range.end..].starts_with(b"&&") {
+                range.end..range.end + 2
+            } else {
+                range
+            };
             return self.error(
                 at,
                 "empty clause in a condition".into(),
-                "nothing between the `&&`s",
+                "no clause next to this `&&`",
             );
         }
         if s.starts_with('!') && !s.starts_with("!=") && !s.starts_with("!contains") {
@@ -172,7 +182,7 @@ impl Cond<'_> {
                 inner
             };
         }
-        let Some((op, op_range)) = find_op(&text, r.clone()) else {
+        let Some((op, op_range)) = find_op(text, r.clone()) else {
             if is_key(s) {
                 // A bare key is truthy: not the empty string.
                 let key = self.key(s, r.clone());
@@ -186,7 +196,7 @@ impl Cond<'_> {
                 "expected `key=value`, `key!=value` or a key",
             );
         };
-        let key_range = trim(&text, r.start..op_range.start);
+        let key_range = trim(text, r.start..op_range.start);
         let key_text = &text[key_range.clone()];
         if key_text.is_empty() {
             return self.error(
@@ -214,10 +224,10 @@ impl Cond<'_> {
             _ => BinOp::Contains,
         };
         if !matches!(written.trim(), "=" | "!=") {
-            let op_span = trim(&text, op_range.clone());
+            let op_span = trim(text, op_range.clone());
             self.extension(op_span, op);
         }
-        let value_range = trim(&text, op_range.end..r.end);
+        let value_range = trim(text, op_range.end..r.end);
         if value_range.is_empty() {
             return self.error(
                 r,

@@ -330,3 +330,47 @@ fn deep_guards_compile_and_verify() {
     assert_eq!(code.len(), 1 + 2_500 + 2 * 2_500);
     load(&to_json(&p)).unwrap();
 }
+
+/// Interpolated strings get templates; an escaped `\$` stays literal text,
+/// and a string without interpolations gets none.
+#[test]
+fn interpolations_become_templates() {
+    use wf_ir::Part::{Key, Text};
+    let p = compile(
+        r#"
+workflow W {
+  goal = "Ship $ticket"
+  needs ticket: string, env: string
+  tool run {
+    command = "deploy ${env} \$HOME"
+    prompt = "plain \$text"
+    label = "Run for $env"
+  }
+  step ask { prompt = "Review ${ticket}." }
+  run -> ask
+}
+"#,
+    );
+    let w = &p.workflows[0];
+    assert_eq!(
+        w.templates["goal"],
+        vec![Text(id(&p, "Ship ")), Key(id(&p, "ticket"))]
+    );
+    let (_, run) = node(&p, w, "run");
+    assert_eq!(
+        run.templates["command"],
+        vec![Text(id(&p, "deploy ")), Key(id(&p, "env")), Text(id(&p, " $HOME"))]
+    );
+    assert_eq!(p.str(run.engine.command.unwrap()), "deploy ${env} $HOME");
+    assert_eq!(
+        run.templates["label"],
+        vec![Text(id(&p, "Run for ")), Key(id(&p, "env"))]
+    );
+    assert!(!run.templates.contains_key("prompt"));
+    let (_, ask) = node(&p, w, "ask");
+    assert_eq!(
+        ask.templates["prompt"],
+        vec![Text(id(&p, "Review ")), Key(id(&p, "ticket")), Text(id(&p, "."))]
+    );
+    assert_eq!(load(&to_json(&p)).unwrap(), p);
+}

@@ -135,6 +135,36 @@ fn shape_errors_have_a_path() {
     assert_error(&refuse_json(&v), Kind::Shape, "$.workflows[0].entry", "");
 }
 
+/// A template must belong to a string attribute and name strings that exist.
+#[test]
+fn templates_are_verified() {
+    let mut p = tiny();
+    p.workflows[0].nodes[0].templates.insert("prompt".into(), vec![wf_ir::Part::Key(StrId(4))]);
+    assert_error(
+        &refuse(&p),
+        Kind::Invalid,
+        "$.workflows[0].nodes[0].templates.prompt",
+        "`prompt` is neither",
+    );
+    let mut p = tiny();
+    p.workflows[0].nodes[0].templates.insert("label".into(), vec![wf_ir::Part::Text(StrId(9))]);
+    assert_error(
+        &refuse(&p),
+        Kind::Index,
+        "$.workflows[0].nodes[0].templates.label[0].text",
+        "string index 9",
+    );
+    let mut p = tiny();
+    p.strings.push(String::new());
+    p.workflows[0].templates.insert("goal".into(), vec![wf_ir::Part::Key(StrId(5))]);
+    assert_error(
+        &refuse(&p),
+        Kind::Invalid,
+        "$.workflows[0].templates.goal[0].key",
+        "must not be empty",
+    );
+}
+
 #[test]
 fn string_indices_are_in_range() {
     let mut p = tiny();

@@ -84,5 +84,17 @@ async fn attractor_dot_files_get_diagnostics_too() {
     let diagnostics = s.diagnostics("p.dot").await;
     insta::assert_json_snapshot!("attractor_dot", s.normalize(&diagnostics));
     assert!(!diagnostics.as_array().unwrap().is_empty());
+    // The model is format-neutral: navigation works on DOT too.
+    let (line, col) = cursor(dot, "again -> done", 1);
+    let definition = s.at("textDocument/definition", "p.dot", line, col).await;
+    insta::assert_json_snapshot!("attractor_dot_definition", s.normalize(&definition));
+    let hover = s.at("textDocument/hover", "p.dot", line, col).await;
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("again"),
+        "{hover}"
+    );
     s.shutdown().await;
 }

@@ -272,15 +272,17 @@ impl EdgeIds {
         if let Some(Value::String(id)) = attribute(edge, "id") {
             return id.clone();
         }
+        // The IR's scheme (`from->to`, then `#2`, `#3`, …), so a run of the
+        // Reflex file reports the same edge ids as a run of the source.
         let base = format!(
-            "e-{}-{}",
+            "{}->{}",
             workflow.node(edge.from).name,
             workflow.node(edge.to).name
         );
         let mut id = base.clone();
         let mut n = 2;
         while !self.taken.insert(id.clone()) {
-            id = format!("{base}-{n}");
+            id = format!("{base}#{n}");
             n += 1;
         }
         id

@@ -296,6 +296,49 @@ fn tools_run_only_when_allowed() {
     run_snapshot!("tools_refused", wfc(&["run", "tests/run/tools.wf"]));
 }
 
+/// `${key}` in a tool command is substituted and shell-quoted (a value with
+/// quotes and a dollar reaches the command intact); `\$NAME` reaches the
+/// shell as a literal `$NAME`; a key with no value fails the node.
+#[test]
+fn tool_commands_interpolate_keys() {
+    let value = "it's \"a\" $x";
+    let set = format!("env={value}");
+    let mut cmd = wfc(&[
+        "run",
+        "tests/run/interpolate.wf",
+        "--allow-tools",
+        "--set",
+        &set,
+        "--format",
+        "json",
+    ]);
+    cmd.env("WFC_TEST_HOME", "/home/test");
+    let out = cmd.output().unwrap();
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert_eq!(
+        summary["blackboard"]["show.stdout"],
+        format!("{value}|{value}.|/home/test"),
+        "{summary}"
+    );
+
+    let (out, summary) = run_json(&[
+        "run",
+        "tests/run/interpolate.wf",
+        "--workflow",
+        "Missing",
+        "--allow-tools",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{summary}");
+    let reason = summary["failures"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("interpolates `nowhere`, which has no value in scope"),
+        "{summary}"
+    );
+}
+
 #[test]
 fn the_python_example_agent_drives_a_run() {
     if !Command::new("python3")
@@ -386,6 +429,78 @@ fn runs_from_ir_equal_runs_from_source() {
         };
         let a = events(&from_source, &format!("{i}-source.jsonl"));
         let b = events(&from_ir, &format!("{i}-ir.jsonl"));
+        assert_eq!(a, b, "{file}");
+    }
+}
+
+/// `.wf` → `wfc build --emit reflex` → Reflex JSON: `wfc check` is clean
+/// and `wfc run` gives the same summary and events as running the `.wf`.
+/// The cases use guards Reflex expresses (or none).
+#[test]
+fn runs_from_reflex_json_equal_runs_from_source() {
+    let dir = scratch("reflex-round-trip");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("examples/hello.wf", "Hello", &["--agent", "auto"]),
+        (
+            "tests/run/chain.wf",
+            "Chain",
+            &["--agent", "auto", "--set", "name=Ada"],
+        ),
+        (
+            "tests/run/approve.wf",
+            "Approve",
+            &["--agent", "script:tests/run/approve.json"],
+        ),
+    ];
+    for (i, (file, workflow, args)) in cases.iter().enumerate() {
+        let out_dir = dir.join(format!("{i}"));
+        let build = wfc(&[
+            "build",
+            file,
+            "--emit",
+            "reflex",
+            "-o",
+            out_dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+        assert!(
+            build.status.success(),
+            "wfc build --emit reflex {file}: {}",
+            String::from_utf8_lossy(&build.stderr)
+        );
+        let json = out_dir.join(format!("{workflow}.json"));
+        let json = json.to_str().unwrap();
+        let check = wfc(&["check", json]).output().unwrap();
+        assert!(
+            check.status.success(),
+            "wfc check {json}: {}{}",
+            String::from_utf8_lossy(&check.stdout),
+            String::from_utf8_lossy(&check.stderr)
+        );
+        let events = |run: &[&str], name: &str| {
+            let path = dir.join(name);
+            let with = [run, &["--events", path.to_str().unwrap()][..]].concat();
+            let (out, mut summary) = run_json(&with);
+            summary.as_object_mut().unwrap().remove("elapsed_ms");
+            for failure in summary["failures"].as_array_mut().unwrap() {
+                failure.as_object_mut().unwrap().remove("time_ms");
+            }
+            (
+                out.status.code(),
+                summary,
+                std::fs::read_to_string(path).unwrap(),
+            )
+        };
+        let a = events(
+            &[&["run", *file][..], args].concat(),
+            &format!("{i}-source.jsonl"),
+        );
+        let b = events(
+            &[&["run", json][..], args].concat(),
+            &format!("{i}-reflex.jsonl"),
+        );
         assert_eq!(a, b, "{file}");
     }
 }

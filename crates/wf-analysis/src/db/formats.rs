@@ -33,7 +33,7 @@ pub enum FrontEnd {
     Wf,
     /// Reflex workflow JSON (`.json`).
     Reflex,
-    /// Attractor DOT pipelines (`.dot`, and `.fabro`, the same dialect).
+    /// Attractor DOT pipelines (`.dot`, `.gv`, and `.fabro`, the same dialect).
     Dot,
 }
 
@@ -41,7 +41,9 @@ pub enum FrontEnd {
 pub fn front_end(path: &Path) -> FrontEnd {
     match path.extension().and_then(|e| e.to_str()) {
         Some("json") => FrontEnd::Reflex,
-        Some("dot" | "fabro") => FrontEnd::Dot,
+        // `.gv` is Graphviz's other extension: read as DOT when named, though
+        // directory walks only pick up `.dot` and `.fabro`.
+        Some("dot" | "fabro" | "gv") => FrontEnd::Dot,
         _ => FrontEnd::Wf,
     }
 }
@@ -50,7 +52,12 @@ pub fn front_end(path: &Path) -> FrontEnd {
 /// syntax and lowering diagnostics. DOT files have no imports.
 pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {
     let lowered = wf_dot::parse_and_lower(text, file);
-    let workflows: Vec<_> = lowered.program.workflows.into_iter().map(Arc::new).collect();
+    let workflows: Vec<_> = lowered
+        .program
+        .workflows
+        .into_iter()
+        .map(Arc::new)
+        .collect();
     LoweredFile {
         positions: positions(&workflows),
         workflows,

@@ -24,6 +24,7 @@ const MAX_LISTED_WORKFLOWS: usize = 8;
 /// spans only when there is a duplicate.
 pub fn duplicates(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
     let all = super::queries::published_names(db, project);
+    let is_dot = |f: SourceFile| super::formats::front_end(f.path(db)) == FrontEnd::Dot;
     let mut out = Vec::new();
     for &id in file_workflows(db, file) {
         let name = id.name(db);
@@ -31,7 +32,14 @@ pub fn duplicates(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagno
             // A workflow whose name failed to parse: already a syntax error.
             continue;
         }
-        let definers = &all[name];
+        // An Attractor pipeline is a program of its own: nothing calls it and
+        // it calls nothing, so its graph name only has to be unique in its
+        // file, and it never clashes with other files' workflows.
+        let definers: Vec<SourceFile> = if is_dot(file) {
+            vec![file]
+        } else {
+            all[name].iter().copied().filter(|&f| !is_dot(f)).collect()
+        };
         // Definitions of `name` in files before this one, plus the earlier
         // ones in this file.
         let before = definers.iter().take_while(|&&f| f != file).count() as u32;

@@ -347,20 +347,20 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
         FrontEnd::Reflex | FrontEnd::Dot => Vec::new(),
     };
     out.extend(lower_file(db, file).diagnostics.iter().cloned());
+    // Everything before this index comes from the file's own front end.
+    let front_end_end = out.len();
     out.extend(import_diagnostics(db, project, file).iter().cloned());
     out.extend(name_diagnostics(db, project, file).iter().cloned());
     for &id in file_workflows(db, file) {
         out.extend(workflow_diagnostics(db, id).iter().cloned());
         out.extend(super::flow::workflow_dataflow(db, id).iter().cloned());
     }
-    let (suppressions, problems) = file_suppressions(db, file);
-    out.extend(problems.iter().cloned());
-    suppress::apply(&mut out, suppressions);
     if front_end(file.path(db)) != FrontEnd::Wf {
         // The checks write their fixes in `.wf` syntax: never offer one
-        // that would edit another format's text.
+        // that would edit another format's text. The front end's own
+        // diagnostics speak its format, so their fixes stay.
         let id = file.id(db);
-        for diagnostic in &mut out {
+        for diagnostic in &mut out[front_end_end..] {
             if diagnostic
                 .fix
                 .as_ref()
@@ -370,6 +370,9 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
             }
         }
     }
+    let (suppressions, problems) = file_suppressions(db, file);
+    out.extend(problems.iter().cloned());
+    suppress::apply(&mut out, suppressions);
     crate::sort_diagnostics(&mut out);
     out
 }

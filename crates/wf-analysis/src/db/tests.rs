@@ -662,3 +662,30 @@ fn a_new_return_map_key_reaches_the_callee_through_the_published_requests() {
         ])
     );
 }
+
+/// Attractor pipelines are programs of their own: two `.dot` files may use
+/// the same graph name, and a `.wf` workflow may share it too, while two
+/// `.wf` files still may not.
+#[test]
+fn dot_graph_names_do_not_clash_across_files() {
+    let dot =
+        "digraph Review {\n  start [shape=Mdiamond]\n  done [shape=Msquare]\n  start -> done\n}\n";
+    let wf = "workflow Review {\n  start -> done\n  exit done\n}\n";
+    let found = fresh(&[("p/a.dot", dot), ("p/b.dot", dot), ("p/c.wf", wf)]);
+    assert!(!codes(&found).contains(&"WF0101"), "{:?}", codes(&found));
+    let found = fresh(&[("p/c.wf", wf), ("p/d.wf", wf)]);
+    assert_eq!(codes(&found), ["WF0101"]);
+}
+
+/// A front end's own fix speaks its format and survives; the analysis's
+/// `.wf`-syntax fixes are dropped on other formats.
+#[test]
+fn dot_front_end_fixes_survive() {
+    let dot = "digraph P {\n  start [shape=Mdiamond]\n  work [timeout=300, prompt=\"x\"]\n  done [shape=Msquare]\n  start -> work -> done\n}\n";
+    let found = fresh(&[("p/a.dot", dot)]);
+    let unit = found
+        .iter()
+        .find(|d| d.code.code == "WF0605")
+        .expect("a bare-number timeout is WF0605");
+    assert!(unit.fix.is_some(), "{unit:?}");
+}

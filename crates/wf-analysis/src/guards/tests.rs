@@ -1,7 +1,6 @@
 //! Unit tests of the guard checks; the annotated files under
 //! `tests/check/conditions/` cover the rendered diagnostics.
 
-
 use wf_diagnostics::FileId;
 use wf_model::{Expr, SourceFormat};
 

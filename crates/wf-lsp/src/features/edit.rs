@@ -79,6 +79,33 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
             })
             .unwrap_or_default();
     }
+    // After `reads` or in a guard: the workflow's keys.
+    if let Some(w) = enclosing
+        && (last == "reads"
+            || last.ends_with(',') && words.contains(&"reads")
+            || words.contains(&"when"))
+    {
+        let mut keys: Vec<(&str, Option<&str>)> = w
+            .needs
+            .iter()
+            .chain(w.nodes.iter().flat_map(|n| &n.writes))
+            .map(|d| (d.key.as_str(), d.ty.as_deref()))
+            .collect();
+        keys.sort();
+        keys.dedup_by(|a, b| a.0 == b.0);
+        let mut out: Vec<CompletionItem> = keys
+            .iter()
+            .map(|(key, ty)| item(key, CompletionItemKind::PROPERTY, ty.unwrap_or("key")))
+            .collect();
+        if words.contains(&"when") {
+            out.push(item(
+                "outcome",
+                CompletionItemKind::KEYWORD,
+                "the node's outcome",
+            ));
+        }
+        return out;
+    }
     let mut out: Vec<CompletionItem> = Vec::new();
     if enclosing.is_some() {
         out.extend(

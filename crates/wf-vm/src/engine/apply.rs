@@ -337,7 +337,8 @@ impl Engine<'_> {
                     self.node_name(wf, node),
                     self.wf_name(wf)
                 );
-                self.fail_run(reason);
+                // The failure itself is already in the trace.
+                self.end_failed(reason);
             }
         }
     }

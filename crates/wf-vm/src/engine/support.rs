@@ -16,6 +16,14 @@ impl<'p> Engine<'p> {
         let f = self.frames.last().expect("the root frame is never popped");
         let (wf, node) = (f.workflow, f.node);
         self.record_failure(wf, node, reason.clone());
+        self.end_failed(reason);
+    }
+
+    /// Ends the run as failed without a new trace entry: for a node
+    /// failure the trace already holds (one entry per failure).
+    pub(crate) fn end_failed(&mut self, reason: String) {
+        let f = self.frames.last().expect("the root frame is never popped");
+        let (wf, node) = (f.workflow, f.node);
         if self.out.on() {
             let ev = Event::EngineError {
                 step: self.step,
