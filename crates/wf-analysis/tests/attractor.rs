@@ -230,6 +230,9 @@ fn prompt_on_llm_nodes() {
 fn outcome_typo() {
     let src = pipeline("  start -> a\n  a -> exit [condition=\"outcome=sucess\"]");
     let d = fires(&src, "WF0805", Severity::Error, None);
+    let fix = d.fix.as_ref().expect("a fix");
+    assert_eq!(fix.edits[0].replacement, "success");
+    assert_eq!(&src[fix.edits[0].location.span.range()], "sucess");
     assert!(
         d.message.contains("did you mean `success`"),
         "{}",
@@ -241,6 +244,12 @@ fn outcome_typo() {
         Severity::Error,
         None,
     );
+    // A quoted value: the span covers the quotes, so no fix is offered.
+    let quoted = pipeline("  start -> a\n  a -> exit [condition=\"outcome=\\\"sucess\\\"\"]");
+    let d = fires(&quoted, "WF0805", Severity::Error, None);
+    if let Some(fix) = &d.fix {
+        assert_eq!(&quoted[fix.edits[0].location.span.range()], "sucess");
+    }
     for ok in [
         "success",
         "partial_success",
@@ -270,6 +279,12 @@ fn context_key_typo() {
         "  b [prompt=\"b\"]\n  start -> a\n  a -> exit [condition=\"context.tests_passed=true\"]\n  a -> b [condition=\"context.tests_passed!=true && context.test_passed!=skip\"]\n  b -> exit",
     );
     let d = fires(&src, "WF0806", Severity::Warning, None);
+    let fix = d.fix.as_ref().expect("a fix");
+    assert_eq!(
+        &src[fix.edits[0].location.span.range()],
+        "context.test_passed"
+    );
+    assert_eq!(fix.edits[0].replacement, "context.tests_passed");
     assert!(
         d.message.contains("did you mean `context.tests_passed`"),
         "{}",

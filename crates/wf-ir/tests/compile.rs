@@ -359,7 +359,11 @@ workflow W {
     let (_, run) = node(&p, w, "run");
     assert_eq!(
         run.templates["command"],
-        vec![Text(id(&p, "deploy ")), Key(id(&p, "env")), Text(id(&p, " $HOME"))]
+        vec![
+            Text(id(&p, "deploy ")),
+            Key(id(&p, "env")),
+            Text(id(&p, " $HOME"))
+        ]
     );
     assert_eq!(p.str(run.engine.command.unwrap()), "deploy ${env} $HOME");
     assert_eq!(
@@ -370,7 +374,11 @@ workflow W {
     let (_, ask) = node(&p, w, "ask");
     assert_eq!(
         ask.templates["prompt"],
-        vec![Text(id(&p, "Review ")), Key(id(&p, "ticket")), Text(id(&p, "."))]
+        vec![
+            Text(id(&p, "Review ")),
+            Key(id(&p, "ticket")),
+            Text(id(&p, "."))
+        ]
     );
     assert_eq!(load(&to_json(&p)).unwrap(), p);
 }

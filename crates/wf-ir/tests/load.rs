@@ -81,7 +81,10 @@ fn a_well_formed_file_loads() {
     // Optional fields may be left out; they read as null.
     let mut v = serde_json::to_value(&p).unwrap();
     v["workflows"][0].as_object_mut().unwrap().remove("goal");
-    v["workflows"][0]["nodes"][0].as_object_mut().unwrap().remove("call");
+    v["workflows"][0]["nodes"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("call");
     assert_eq!(load(&v.to_string()).unwrap(), p);
 }
 
@@ -139,7 +142,9 @@ fn shape_errors_have_a_path() {
 #[test]
 fn templates_are_verified() {
     let mut p = tiny();
-    p.workflows[0].nodes[0].templates.insert("prompt".into(), vec![wf_ir::Part::Key(StrId(4))]);
+    p.workflows[0].nodes[0]
+        .templates
+        .insert("prompt".into(), vec![wf_ir::Part::Key(StrId(4))]);
     assert_error(
         &refuse(&p),
         Kind::Invalid,
@@ -147,7 +152,9 @@ fn templates_are_verified() {
         "`prompt` is neither",
     );
     let mut p = tiny();
-    p.workflows[0].nodes[0].templates.insert("label".into(), vec![wf_ir::Part::Text(StrId(9))]);
+    p.workflows[0].nodes[0]
+        .templates
+        .insert("label".into(), vec![wf_ir::Part::Text(StrId(9))]);
     assert_error(
         &refuse(&p),
         Kind::Index,
@@ -156,7 +163,9 @@ fn templates_are_verified() {
     );
     let mut p = tiny();
     p.strings.push(String::new());
-    p.workflows[0].templates.insert("goal".into(), vec![wf_ir::Part::Key(StrId(5))]);
+    p.workflows[0]
+        .templates
+        .insert("goal".into(), vec![wf_ir::Part::Key(StrId(5))]);
     assert_error(
         &refuse(&p),
         Kind::Invalid,

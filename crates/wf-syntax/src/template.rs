@@ -109,7 +109,11 @@ mod tests {
     fn a_sentinel_in_the_text_is_skipped() {
         assert_eq!(
             template("\"\u{E000}$k\\u{E001}\""),
-            vec![Text("\u{E000}".into()), Key("k".into()), Text("\u{E001}".into())]
+            vec![
+                Text("\u{E000}".into()),
+                Key("k".into()),
+                Text("\u{E001}".into())
+            ]
         );
     }
 }

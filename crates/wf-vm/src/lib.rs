@@ -65,6 +65,6 @@ pub use engine::{
 };
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
 pub use persist::{LogRecord, PersistError, RunDir};
-pub use report::{FailureRecord, Report, RunStatus};
+pub use report::{Entries, FailureRecord, Report, RunStatus};
 pub use select::normalize_label;
 pub use tools::ProcessToolRunner;

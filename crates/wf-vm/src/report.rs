@@ -73,8 +73,99 @@ pub struct Report {
     /// Active running time in milliseconds.
     pub elapsed_ms: u64,
     /// The root frame's blackboard: each key's latest value, in the order
-    /// keys were first written.
-    pub blackboard: Map<String, Value>,
+    /// keys were first written (a JSON object in that order).
+    pub blackboard: Entries,
     /// Every failure, oldest first.
     pub failures: Vec<FailureRecord>,
+}
+
+/// Keys with their latest values, in first-written order. Serialised as one
+/// JSON object whose members keep that order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Entries(pub Vec<(String, Value)>);
+
+impl Entries {
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The entries in first-written order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The entries as a [`Map`] (whose order is serde_json's, sorted).
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.0.iter().cloned().collect()
+    }
+}
+
+/// Order-insensitive, for comparing with a `json!` object.
+impl PartialEq<Map<String, Value>> for Entries {
+    fn eq(&self, other: &Map<String, Value>) -> bool {
+        self.0.len() == other.len() && self.0.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl std::ops::Index<&str> for Entries {
+    type Output = Value;
+
+    /// The value of `key`, or `null` when it has none (like indexing a
+    /// [`Value`]).
+    fn index(&self, key: &str) -> &Value {
+        static NULL: Value = Value::Null;
+        self.get(key).unwrap_or(&NULL)
+    }
+}
+
+impl<'a> IntoIterator for &'a Entries {
+    type Item = (&'a String, &'a Value);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, Value)>,
+        fn(&'a (String, Value)) -> (&'a String, &'a Value),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl Serialize for Entries {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of blackboard entries")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    out.push((k, v));
+                }
+                Ok(Entries(out))
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
 }

@@ -216,6 +216,9 @@ mod tests {
             render(&program(), &t, &view, Quoting::Shell),
             Err("env".into())
         );
-        assert_eq!(render(&program(), &t, &view, Quoting::Text).unwrap(), "echo ");
+        assert_eq!(
+            render(&program(), &t, &view, Quoting::Text).unwrap(),
+            "echo "
+        );
     }
 }

@@ -70,7 +70,7 @@ fn fixtures_run_with_the_rules_agent_as_the_seed_defines() {
         let events: Vec<String> = sink.events().iter().map(common::brief).collect();
         assert_eq!(events, expected_events(name), "{name}");
         assert_eq!(
-            Value::Object(report.blackboard),
+            Value::Object(report.blackboard.to_map()),
             blackboards[name],
             "{name}"
         );

@@ -66,7 +66,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME", conflicts_with = "resume")]
     workflow: Option<String>,
     /// Seed the root frame: `KEY=VALUE`, the value read as JSON, else as
-    /// a string (`--set n=3`, `--set 'tags=["a"]'`, `--set name=Ada`).
+    /// a string (`--set n=3`, `--set 'tags=["a"]'`, `--set name=Ada`);
+    /// always the text when the workflow needs the key as a `string`.
     #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
     set: Vec<String>,
     /// The decision agent: rules, auto, script:FILE, console or
@@ -246,8 +247,18 @@ fn start<'p>(
         .ok_or_else(|| format!("error: no workflow `{workflow}`"))?;
     let mut engine =
         Engine::new(program, root, config).map_err(|e| format!("error: cannot run: {e}"))?;
+    let needs = &program.workflows[root.0 as usize].needs;
     for item in &args.set {
-        let (key, value) = parse_set(item)?;
+        let (key, mut value) = parse_set(item)?;
+        // A key the workflow needs as a string keeps the text as written
+        // (`--set version=1.2` is the string "1.2", not a number).
+        let wants_string = needs
+            .iter()
+            .any(|k| k.ty == wf_ir::ValueType::String && program.str(k.key) == key);
+        if wants_string && !value.is_string() {
+            let text = item.split_once('=').map(|(_, t)| t).unwrap_or_default();
+            value = Value::String(text.to_string());
+        }
         engine
             .set_input(&key, value)
             .map_err(|e| format!("error: --set {item}: {e}"))?;

@@ -112,7 +112,6 @@ fn stdio_session_publishes_and_clears_diagnostics() {
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
     assert_eq!(next(&rx, |m| m["id"] == 2)["result"], Value::Null);
     send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    drop(send);
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status}");

@@ -339,6 +339,23 @@ fn tool_commands_interpolate_keys() {
     );
 }
 
+/// The root workflow's `needs` must be given; a string need keeps the text.
+#[test]
+fn needs_are_checked_and_string_needs_keep_their_text() {
+    let (out, summary) = run_json(&["run", "examples/deploy_runbook.wf", "--agent", "auto"]);
+    assert_eq!(out.status.code(), Some(1), "{summary}");
+    assert!(
+        summary["reason"]
+            .as_str()
+            .unwrap()
+            .contains("needs `service`, `version`, `env`, which the run was not given"),
+        "{summary}"
+    );
+
+    let (_, summary) = run_json(&["run", "tests/run/interpolate.wf", "--set", "env=1.2"]);
+    assert_eq!(summary["blackboard"]["env"], "1.2", "{summary}");
+}
+
 #[test]
 fn the_python_example_agent_drives_a_run() {
     if !Command::new("python3")
@@ -448,11 +465,6 @@ fn runs_from_reflex_json_equal_runs_from_source() {
             "tests/run/routes.wf",
             "Routes",
             &["--agent", "auto", "--set", "mode=slow"],
-        ),
-        (
-            "tests/run/approve.wf",
-            "Approve",
-            &["--agent", "script:tests/run/approve.json"],
         ),
     ];
     for (i, (file, workflow, args)) in cases.iter().enumerate() {

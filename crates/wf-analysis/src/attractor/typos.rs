@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use wf_diagnostics::{Diagnostic, FileSpan, codes};
+use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{BinOp, Expr, Value, Workflow};
 
 /// The statuses of spec section 5.2, as conditions see them.
@@ -121,16 +121,29 @@ fn outcome_typo(value: &str, at: FileSpan, prose: &Prose) -> Option<Diagnostic> 
     if prose.mentions(value) {
         return None;
     }
-    Some(
-        Diagnostic::new(
-            &codes::ATTRACTOR_OUTCOME_TYPO,
-            format!("`{value}` is not an outcome status; did you mean `{status}`?"),
-            at,
-        )
-        .with_primary_label("`outcome` is never this, so the condition never holds")
-        .with_note(format!("the statuses are {}", STATUSES.join(", ")))
-        .with_help(format!("write `outcome={status}`")),
+    let d = Diagnostic::new(
+        &codes::ATTRACTOR_OUTCOME_TYPO,
+        format!("`{value}` is not an outcome status; did you mean `{status}`?"),
+        at,
     )
+    .with_primary_label("`outcome` is never this, so the condition never holds")
+    .with_note(format!("the statuses are {}", STATUSES.join(", ")))
+    .with_help(format!("write `outcome={status}`"));
+    Some(with_fix(d, at, value, status))
+}
+
+/// Adds the fix replacing `written` at `at` by `by`, when the span covers
+/// exactly the text (no quotes or escapes around it in the source).
+fn with_fix(d: Diagnostic, at: FileSpan, written: &str, by: &str) -> Diagnostic {
+    if at.span.len() as usize != written.len() {
+        return d;
+    }
+    d.with_fix(Fix::replace(
+        format!("replace with `{by}`"),
+        at,
+        by,
+        Applicability::MaybeIncorrect,
+    ))
 }
 
 /// Above this many distinct keys in one pipeline's conditions the key
@@ -189,15 +202,14 @@ fn key_typos(
         };
         let (_, at, written) = &uses[0];
         let (_, other_at, other_written) = &other_uses[0];
-        out.push(
-            Diagnostic::new(
-                &codes::ATTRACTOR_CONTEXT_KEY_TYPO,
-                format!("`{written}` is used only here; did you mean `{other_written}`?"),
-                *at,
-            )
-            .with_primary_label("no other condition reads this key")
-            .with_label(*other_at, format!("`{other_written}` is used here"))
-            .with_help(format!("write `{other_written}`")),
-        );
+        let d = Diagnostic::new(
+            &codes::ATTRACTOR_CONTEXT_KEY_TYPO,
+            format!("`{written}` is used only here; did you mean `{other_written}`?"),
+            *at,
+        )
+        .with_primary_label("no other condition reads this key")
+        .with_label(*other_at, format!("`{other_written}` is used here"))
+        .with_help(format!("write `{other_written}`"));
+        out.push(with_fix(d, *at, written, other_written));
     }
 }

@@ -51,7 +51,13 @@ pub fn front_end(path: &Path) -> FrontEnd {
 /// A DOT file lowered by `wf-dot`: its pipeline (one workflow) and the
 /// syntax and lowering diagnostics. DOT files have no imports.
 pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {
-    let lowered = wf_dot::parse_and_lower(text, file);
+    let mut lowered = wf_dot::parse_and_lower(text, file);
+    // The front end reports two Attractor lint rules itself
+    // (`condition_syntax`, `stylesheet_syntax`): name the rule on them too.
+    lowered
+        .diagnostics
+        .iter_mut()
+        .for_each(crate::attractor::annotate);
     let workflows: Vec<_> = lowered
         .program
         .workflows

@@ -10,8 +10,6 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-
-
 use serde_json::{Map, Value as Json};
 use wf_analysis::attributes::schema::{Place, applies_to, lookup};
 use wf_model::{Attribute, Edge, Node, Value};

@@ -24,7 +24,9 @@ impl Cx<'_> {
         };
         let at = a.value_span;
         let inside = |r: &ReadDecl| {
-            r.span.file == at.file && r.span.span.start >= at.span.start && r.span.span.end <= at.span.end
+            r.span.file == at.file
+                && r.span.span.start >= at.span.start
+                && r.span.span.end <= at.span.end
         };
         if !reads.iter().any(inside) {
             return Ok(None);

@@ -4,8 +4,7 @@ use std::collections::HashSet;
 
 use super::{LoadError, LoadErrorKind as Kind, bytecode, graph};
 use crate::types::{
-    FORMAT, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx, Opcode, Part, StrId, Template,
-    VERSION,
+    FORMAT, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx, Opcode, Part, StrId, Template, VERSION,
 };
 
 /// Verifies a program that did not come from [`crate::compile`] (or did,

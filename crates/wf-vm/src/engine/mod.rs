@@ -10,10 +10,11 @@ mod support;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use wf_ir::{EdgeIdx, IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
 use crate::agent::{Decision, DecisionAgent, Outcome, ToolRunner};
@@ -363,10 +364,20 @@ impl<'p> Engine<'p> {
     /// value per key) and the failure trace.
     pub fn report(&self) -> Report {
         let root = &self.frames[0];
-        let mut blackboard = Map::new();
+        // Latest value per key, at the key's first-written position.
+        let mut blackboard: Vec<(String, Value)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
         for e in &root.entries {
-            blackboard.insert(self.keys.name(e.key).to_owned(), e.value.clone());
+            let name = self.keys.name(e.key);
+            match at.get(name) {
+                Some(&i) => blackboard[i].1 = e.value.clone(),
+                None => {
+                    at.insert(name, blackboard.len());
+                    blackboard.push((name.to_owned(), e.value.clone()));
+                }
+            }
         }
+        let blackboard = crate::report::Entries(blackboard);
         Report {
             status: self.status.clone(),
             steps: self.step,

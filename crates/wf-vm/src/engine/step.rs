@@ -7,7 +7,7 @@ use wf_ir::{NodeIdx, Opcode, WorkflowIdx};
 
 use super::support::failed;
 use super::{Engine, StepInput};
-use crate::agent::{Decision, DecisionAgent, DecisionContext, Status};
+use crate::agent::{BlackboardView, Decision, DecisionAgent, DecisionContext, Status};
 use crate::blackboard::{Blackboard, Frame, Phase};
 use crate::event::Event;
 use crate::guard::{GuardEnv, eval};
@@ -53,6 +53,10 @@ impl<'p> Engine<'p> {
         }
         if !self.started {
             self.started = true;
+            if let Some(reason) = self.missing_needs() {
+                self.fail_run(reason);
+                return Ok(());
+            }
             self.enter_node();
             if self.status != RunStatus::Running {
                 return Ok(());
@@ -169,12 +173,13 @@ impl<'p> Engine<'p> {
             step: self.step,
         };
         if ir_node.op == Opcode::Tool {
-            let command = ir_node.engine.command.map(|c| {
-                match ir_node.templates.get("command") {
+            let command = ir_node
+                .engine
+                .command
+                .map(|c| match ir_node.templates.get("command") {
                     Some(t) => render(self.program, t, &view, Quoting::Shell),
                     None => Ok(self.program.str(c).to_string()),
-                }
-            });
+                });
             let outcome = match (&mut self.tools, command) {
                 (_, None) => failed("the tool node has no `command`".into()),
                 (_, Some(Err(key))) => failed(format!(
@@ -319,6 +324,34 @@ impl<'p> Engine<'p> {
 
     /// Emits `node:enter` for the current node and counts the visit; fails
     /// the run when the node's visit limit is exceeded.
+    /// The root workflow's `needs` keys the run was not given, as a
+    /// failure reason (the checker proves callees' needs; only the root's
+    /// come from outside).
+    fn missing_needs(&self) -> Option<String> {
+        let wf = self.frames[0].workflow;
+        let workflow = &self.program.workflows[wf.0 as usize];
+        let view = Blackboard {
+            program: self.program,
+            frames: &self.frames,
+            visible: &self.visible,
+            keys: &self.keys,
+        };
+        let missing: Vec<String> = workflow
+            .needs
+            .iter()
+            .map(|k| self.program.str(k.key))
+            .filter(|k| view.get(k).is_none())
+            .map(|k| format!("`{k}`"))
+            .collect();
+        (!missing.is_empty()).then(|| {
+            format!(
+                "workflow `{}` needs {}, which the run was not given (`wfc run --set KEY=VALUE`)",
+                self.wf_name(wf),
+                missing.join(", ")
+            )
+        })
+    }
+
     pub(crate) fn enter_node(&mut self) {
         let f = self.frames.last().expect("the root frame is never popped");
         let (wf, node) = (f.workflow, f.node);
