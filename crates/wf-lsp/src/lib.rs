@@ -19,8 +19,21 @@ pub use server::Backend;
 
 use tower_lsp_server::{LspService, Server};
 
-/// How long after the last edit diagnostics are recomputed and published.
+/// How long after the last edit diagnostics are recomputed and published,
+/// unless the `WFC_LSP_DEBOUNCE_MS` environment variable or the
+/// `debounceMs` initialization option says otherwise.
 pub const DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// The debounce delay: `WFC_LSP_DEBOUNCE_MS` (milliseconds, `0` publishes
+/// as soon as an edit lands, as the latency benchmark does) when set to a
+/// number, else [`DEBOUNCE`]. The `debounceMs` initialization option
+/// overrides both.
+pub fn debounce_from_env() -> std::time::Duration {
+    std::env::var("WFC_LSP_DEBOUNCE_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(DEBOUNCE, std::time::Duration::from_millis)
+}
 
 /// Serves the protocol on `input`/`output` until the client sends `exit`
 /// (or closes the input).

@@ -20,6 +20,9 @@ pub struct Backend {
     /// Bumped on every edit; a debounced publish runs only if no edit came
     /// after the one that scheduled it.
     generation: Arc<AtomicU64>,
+    /// The debounce delay in milliseconds (see [`crate::debounce_from_env`]
+    /// and the `debounceMs` initialization option).
+    debounce_ms: Arc<AtomicU64>,
 }
 
 impl Backend {
@@ -29,6 +32,7 @@ impl Backend {
             client,
             workspace: Arc::new(Mutex::new(None)),
             generation: Arc::new(AtomicU64::new(0)),
+            debounce_ms: Arc::new(AtomicU64::new(crate::debounce_from_env().as_millis() as u64)),
         }
     }
 
@@ -79,8 +83,11 @@ impl Backend {
             self.workspace.clone(),
             self.generation.clone(),
         );
+        let delay = std::time::Duration::from_millis(self.debounce_ms.load(Ordering::Relaxed));
         tokio::spawn(async move {
-            tokio::time::sleep(crate::DEBOUNCE).await;
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
             if counter.load(Ordering::SeqCst) == generation {
                 publish(client, workspace, counter, generation).await;
             }
@@ -192,6 +199,14 @@ fn workspace_folder(params: &InitializeParams) -> Option<std::path::PathBuf> {
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let folder = workspace_folder(&params);
+        if let Some(ms) = params
+            .initialization_options
+            .as_ref()
+            .and_then(|options| options.get("debounceMs"))
+            .and_then(serde_json::Value::as_u64)
+        {
+            self.debounce_ms.store(ms, Ordering::Relaxed);
+        }
         let (workspace, problem) = tokio::task::spawn_blocking(move || Workspace::new(folder))
             .await
             .map_err(|_| Error::internal_error())?;

@@ -28,6 +28,12 @@ impl Session {
     /// Writes `files` (path, text) into a fresh directory, starts a server
     /// and initializes it with that directory as the workspace folder.
     pub async fn start(files: &[(&str, &str)]) -> Session {
+        Session::start_with(files, Value::Null).await
+    }
+
+    /// [`Session::start`] with `initializationOptions` (such as
+    /// `{"debounceMs": 0}`).
+    pub async fn start_with(files: &[(&str, &str)], options: Value) -> Session {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().canonicalize().expect("canonical temp dir");
         for (path, text) in files {
@@ -54,6 +60,7 @@ impl Session {
                     "processId": null,
                     "capabilities": {},
                     "workspaceFolders": [{"uri": root_uri.trim_end_matches('/'), "name": "ws"}],
+                    "initializationOptions": options,
                 }),
             )
             .await;
