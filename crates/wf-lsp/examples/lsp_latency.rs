@@ -67,29 +67,38 @@ async fn main() {
     let started = Instant::now();
     let mut s = common::Session::start_with(&files, json!({"debounceMs": 0})).await;
     s.open(BIG, &big).await;
-    // The first publish after opening: the project checks clean.
-    let first = s.diagnostics(BIG).await;
-    assert_eq!(first, json!([]), "the generated project should check clean");
-    println!(
-        "initialize + open + first diagnostics: {:.0} ms",
-        started.elapsed().as_secs_f64() * 1e3
-    );
-
     let (line, column) = edit_point(&big);
     let mut times = Vec::with_capacity(edits);
-    for i in 0..edits {
+    // Two unmeasured edits first: the server publishes only diagnostics
+    // that changed, so a clean file's first check sends nothing; the first
+    // typed character waits for it.
+    for i in 0..edits + 2 {
         let version = i as i32 + 2;
         let typed = i % 2 == 0;
         let t = Instant::now();
         if typed {
-            s.edit(BIG, version, (line, column), (line, column), "x").await;
+            s.edit(BIG, version, (line, column), (line, column), "x")
+                .await;
         } else {
-            s.edit(BIG, version, (line, column), (line, column + 1), "").await;
+            s.edit(BIG, version, (line, column), (line, column + 1), "")
+                .await;
         }
         let diagnostics = s.diagnostics(BIG).await;
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
         let count = diagnostics.as_array().map_or(0, Vec::len);
-        assert_eq!(count > 0, typed, "edit {i}: unexpected diagnostics {diagnostics}");
+        assert_eq!(
+            count > 0,
+            typed,
+            "edit {i}: unexpected diagnostics {diagnostics}"
+        );
+        if i == 1 {
+            println!(
+                "initialize + open + first check + two edits: {:.0} ms",
+                started.elapsed().as_secs_f64() * 1e3
+            );
+        } else if i >= 2 {
+            times.push(ms);
+        }
     }
     times.sort_by(f64::total_cmp);
     let pct = |p: f64| times[((times.len() as f64 * p).ceil() as usize).clamp(1, times.len()) - 1];
@@ -123,7 +132,10 @@ fn edit_point(text: &str) -> (u32, u32) {
 
 /// The project's files (sources and `wf.toml`), relative to `root`.
 fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    for entry in std::fs::read_dir(dir).expect("readable project directory").flatten() {
+    for entry in std::fs::read_dir(dir)
+        .expect("readable project directory")
+        .flatten()
+    {
         let path = entry.path();
         if path.is_dir() {
             collect(root, &path, out);

@@ -2,6 +2,12 @@
 //! completion: the server must answer every request (a result or "content
 //! modified", never an internal error), and its final diagnostics must
 //! equal what the database `wfc check` uses says of the same text.
+//!
+//! Edits are deletions, insertions of syntax fragments and pastes of
+//! slices of other files (the imported library and the repository's
+//! examples). `WFC_LSP_EDITS` sets the number of edits (default
+//! [`DEFAULT_EDITS`], quick in a debug build); issue 6 asks for 5,000:
+//! `WFC_LSP_EDITS=5000 cargo test --release -p wf-lsp --test robustness`.
 
 mod common;
 
@@ -41,6 +47,35 @@ const PASTES: &[&str] = &[
     "`key`",
 ];
 
+/// Edits per run unless `WFC_LSP_EDITS` says otherwise.
+const DEFAULT_EDITS: usize = 300;
+
+fn edit_count() -> usize {
+    std::env::var("WFC_LSP_EDITS")
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(DEFAULT_EDITS)
+}
+
+/// Texts of other files to paste slices of: the library, and the
+/// repository's examples when they are there.
+fn other_files() -> Vec<String> {
+    let mut texts = vec![LIB.to_string()];
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    if let Ok(entries) = std::fs::read_dir(examples) {
+        let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            if path.extension().is_some_and(|e| e == "wf")
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                texts.push(text);
+            }
+        }
+    }
+    texts
+}
+
 /// A small deterministic generator (xorshift), so failures reproduce.
 struct Rng(u64);
 
@@ -74,13 +109,23 @@ async fn random_edits_never_break_the_server() {
     s.open("main.wf", SEED_TEXT).await;
     let mut text = SEED_TEXT.to_string();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for version in 2..302 {
+    let others = other_files();
+    let edits = edit_count();
+    for version in 2..edits as i32 + 2 {
         let start = boundary(&text, rng.next(text.len() + 1));
         let end = boundary(&text, (start + rng.next(12)).min(text.len()));
-        let insert = if rng.next(3) == 0 {
-            ""
-        } else {
-            PASTES[rng.next(PASTES.len())]
+        let pasted;
+        let insert = match rng.next(6) {
+            0 | 1 => "",
+            2 => {
+                // A paste of up to 400 bytes of another file.
+                let other = &others[rng.next(others.len())];
+                let from = boundary(other, rng.next(other.len() + 1));
+                let to = boundary(other, (from + rng.next(400)).min(other.len()));
+                pasted = other[from..to].to_string();
+                pasted.as_str()
+            }
+            _ => PASTES[rng.next(PASTES.len())],
         };
         let (from, to) = (position(&text, start), position(&text, end));
         s.edit("main.wf", version, from, to, insert).await;
@@ -127,5 +172,19 @@ async fn random_edits_never_break_the_server() {
         .map(|(c, m)| (c, m.lines().next().unwrap_or("").to_string()))
         .collect();
     assert_eq!(got, expected_first, "final text:\n{text}");
+    s.shutdown().await;
+}
+
+/// Found by 5,000 random edits: hovering a code in a comment right after a
+/// multi-byte character sliced inside it and answered an internal error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_on_a_code_after_a_multibyte_character() {
+    let text = "workflow A {\n  start -> done // é·WF0301\n}\n";
+    let mut s = Session::start(&[("main.wf", text)]).await;
+    s.open("main.wf", text).await;
+    let (line, column) = common::cursor(text, "WF0301", 2);
+    let reply = s.at("textDocument/hover", "main.wf", line, column).await;
+    assert!(reply.get("error").is_none(), "{reply}");
+    assert!(reply.to_string().contains("WF0301"), "{reply}");
     s.shutdown().await;
 }

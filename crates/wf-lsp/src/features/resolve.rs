@@ -181,9 +181,11 @@ fn code_at(db: &Database, file: FileId, offset: usize) -> Option<(Target, FileSp
         return None;
     }
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    // The byte after the last non-word character (which may be multi-byte).
     let start = text[comment..offset]
-        .rfind(|c: char| !is_word(c))
-        .map_or(comment, |i| comment + i + 1);
+        .char_indices()
+        .rfind(|&(_, c)| !is_word(c))
+        .map_or(comment, |(i, c)| comment + i + c.len_utf8());
     let end = text[offset..line_end]
         .find(|c: char| !is_word(c))
         .map_or(line_end, |i| offset + i);
