@@ -141,7 +141,7 @@ async fn random_edits_never_break_the_server() {
     }
     // The server's final word equals a fresh database's: wait past the
     // debounce, then a round trip makes sure every publish has been read.
-    tokio::time::sleep(wf_lsp::DEBOUNCE * 6).await;
+    tokio::time::sleep(wf_lsp::debounce_from_env() * 6).await;
     s.request(
         "textDocument/hover",
         json!({"textDocument": {"uri": s.uri("main.wf")},

@@ -451,16 +451,27 @@ impl Database {
         }
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
-            for _ in 0..threads {
-                let db = self.clone();
-                let (next, query) = (&next, &query);
-                scope.spawn(move || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&file) = db.files.get(i) else { break };
-                        query(&db, file);
-                    }
-                });
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let db = self.clone();
+                    let (next, query) = (&next, &query);
+                    scope.spawn(move || {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&file) = db.files.get(i) else { break };
+                            query(&db, file);
+                        }
+                    })
+                })
+                .collect();
+            // Re-raise a worker's own panic payload: an edit cancelling the
+            // pass unwinds with salsa's `Cancelled`, which callers (the
+            // language server) catch; `scope` alone would turn it into a
+            // generic "a scoped thread panicked".
+            for worker in workers {
+                if let Err(payload) = worker.join() {
+                    std::panic::resume_unwind(payload);
+                }
             }
         });
     }
