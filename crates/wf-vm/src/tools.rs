@@ -220,7 +220,7 @@ pub(crate) fn human_duration(d: Duration) -> String {
     if ms < 1000 {
         format!("{ms}ms")
     } else if ms < 60_000 {
-        if ms % 1000 == 0 {
+        if ms.is_multiple_of(1000) {
             format!("{}s", ms / 1000)
         } else {
             format!("{:.1}s", d.as_secs_f64())

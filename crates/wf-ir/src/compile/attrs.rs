@@ -152,10 +152,11 @@ pub fn node_attrs(cx: &mut Cx, node: &Node) -> Result<NodeParts, CompileError> {
             continue;
         }
         let templated = matches!(key, "label" | "command") || !is_engine_node(key);
-        if templated && !(key == "label" && label.is_some()) {
-            if let Some(t) = cx.template(a, &node.interpolated_reads)? {
-                templates.entry(key.to_string()).or_insert(t);
-            }
+        if templated
+            && !(key == "label" && label.is_some())
+            && let Some(t) = cx.template(a, &node.interpolated_reads)?
+        {
+            templates.entry(key.to_string()).or_insert(t);
         }
         let e = &mut engine;
         match key {

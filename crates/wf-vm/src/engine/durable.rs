@@ -70,7 +70,7 @@ impl<'p> Engine<'p> {
             return;
         }
         let every = self.config.snapshot_every;
-        if done || (every > 0 && self.step % every == 0) {
+        if done || (every > 0 && self.step.is_multiple_of(every)) {
             if let Err(e) = log.sync() {
                 let reason = format!("could not sync the run log: {e}");
                 self.out.log = None;

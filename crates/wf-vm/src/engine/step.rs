@@ -34,7 +34,10 @@ impl<'p> Engine<'p> {
         let (now, instant) = match &src {
             Source::Live(agent) => {
                 let instant = agent.is_instant();
-                let now = if !instant || self.clock_mark.is_none() || self.step % CLOCK_EVERY == 0 {
+                let now = if !instant
+                    || self.clock_mark.is_none()
+                    || self.step.is_multiple_of(CLOCK_EVERY)
+                {
                     let now = Instant::now();
                     if let Some(mark) = self.clock_mark {
                         self.elapsed += now - mark;

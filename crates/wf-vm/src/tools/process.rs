@@ -234,10 +234,10 @@ pub(crate) fn captured_text(c: &Captured) -> String {
     if truncated {
         // The cut may fall inside a multi-byte character: keep it out
         // rather than show a replacement character that was never sent.
-        if let Err(e) = std::str::from_utf8(bytes) {
-            if e.error_len().is_none() {
-                bytes = &bytes[..e.valid_up_to()];
-            }
+        if let Err(e) = std::str::from_utf8(bytes)
+            && e.error_len().is_none()
+        {
+            bytes = &bytes[..e.valid_up_to()];
         }
     }
     let mut text = String::from_utf8_lossy(bytes).into_owned();
