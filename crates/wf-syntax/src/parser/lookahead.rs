@@ -9,43 +9,9 @@ use super::recovery::{expected, pos};
 use super::{CSpan, Extra, In, P};
 use crate::token::Token;
 
+pub(super) use crate::parser::token_lookahead::{is_edge_start, key_followed_by};
+
 type Inp<'a, 'p> = InputRef<'a, 'p, In<'a>, Extra<'a>>;
-
-/// The index just past a key (`a.b.c` or `"quoted"`) starting at `index`.
-fn key_end(tokens: &[(Token<'_>, CSpan)], index: usize) -> Option<usize> {
-    match tokens.get(index)?.0 {
-        Token::Str(_) => Some(index + 1),
-        Token::Ident(_) => {
-            let mut i = index + 1;
-            while matches!(tokens.get(i), Some((Token::Dot, _)))
-                && matches!(tokens.get(i + 1), Some((Token::Ident(_), _)))
-            {
-                i += 2;
-            }
-            Some(i)
-        }
-        _ => None,
-    }
-}
-
-/// Whether a key starting at `index` is followed by one of `next`.
-pub(super) fn key_followed_by(
-    tokens: &[(Token<'_>, CSpan)],
-    index: usize,
-    next: &[Token<'_>],
-) -> bool {
-    key_end(tokens, index)
-        .and_then(|end| tokens.get(end))
-        .is_some_and(|(t, _)| next.contains(t))
-}
-
-/// Whether the tokens at `index` are a name followed by `->`.
-pub(super) fn is_edge_start(tokens: &[(Token<'_>, CSpan)], index: usize) -> bool {
-    matches!(
-        tokens.get(index),
-        Some((Token::Ident(_) | Token::Str(_), _))
-    ) && matches!(tokens.get(index + 1), Some((Token::Arrow, _)))
-}
 
 /// A comma between the keys of a `reads`, `writes`, `needs` or `gives` list.
 /// It is not taken when the next key starts an attribute or a return entry

@@ -135,6 +135,7 @@ mod fast;
 
 /// The hand-written parser for well-formed input.
 mod hand;
+mod token_lookahead;
 
 #[cfg(test)]
 mod hand_tests;

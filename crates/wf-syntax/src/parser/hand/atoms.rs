@@ -5,6 +5,7 @@ use wf_diagnostics::Span;
 
 use super::{Hand, R, Stop};
 use crate::ast::{Attribute, Key, MapEntry, Name, ReadKey, StrLit, TypeName, TypedKey, Value};
+use crate::parser::token_lookahead::{is_edge_start, key_followed_by};
 use crate::parser::{CSpan, sp};
 use crate::strings::{decode_backtick, decode_str, decode_text_block, interpolations};
 use crate::token::Token;
@@ -266,41 +267,4 @@ pub(super) fn str_lit(raw: &str, span: CSpan, multiline: bool) -> StrLit {
         multiline,
         interpolations: interpolations(raw, span.start),
     }
-}
-
-/// The index just past a key (`a.b.c` or `"quoted"`) starting at `index`
-/// (as in `lookahead.rs`).
-pub(super) fn key_end(tokens: &[(Token<'_>, CSpan)], index: usize) -> Option<usize> {
-    match tokens.get(index)?.0 {
-        Token::Str(_) => Some(index + 1),
-        Token::Ident(_) => {
-            let mut i = index + 1;
-            while matches!(tokens.get(i), Some((Token::Dot, _)))
-                && matches!(tokens.get(i + 1), Some((Token::Ident(_), _)))
-            {
-                i += 2;
-            }
-            Some(i)
-        }
-        _ => None,
-    }
-}
-
-/// Whether a key starting at `index` is followed by one of `next`.
-pub(super) fn key_followed_by(
-    tokens: &[(Token<'_>, CSpan)],
-    index: usize,
-    next: &[Token<'_>],
-) -> bool {
-    key_end(tokens, index)
-        .and_then(|end| tokens.get(end))
-        .is_some_and(|(t, _)| next.contains(t))
-}
-
-/// Whether the tokens at `index` are a name followed by `->`.
-pub(super) fn is_edge_start(tokens: &[(Token<'_>, CSpan)], index: usize) -> bool {
-    matches!(
-        tokens.get(index),
-        Some((Token::Ident(_) | Token::Str(_), _))
-    ) && matches!(tokens.get(index + 1), Some((Token::Arrow, _)))
 }
