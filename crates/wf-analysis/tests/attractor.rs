@@ -380,3 +380,19 @@ fn explanations_tell_the_truth() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Attractor defines a gate without choices (the run fails there), and
+/// real pipelines use one on purpose to halt loudly: a warning, not an
+/// error as in `.wf`.
+#[test]
+fn a_human_gate_without_choices_is_a_warning() {
+    let src = pipeline(
+        "  halt [shape=hexagon, label=\"Stop\"]\n  start -> a -> exit\n  a -> halt [condition=\"outcome=fail\"]",
+    );
+    let d = fires(&src, "WF0208", Severity::Warning, None);
+    assert!(d.notes.iter().any(|n| n.contains("fails")), "{d:#?}");
+    silent(
+        &pipeline("  ask [shape=hexagon]\n  start -> a -> ask\n  ask -> exit [label=\"[O] OK\"]"),
+        "WF0208",
+    );
+}

@@ -14,10 +14,12 @@ pub struct InputError(pub String);
 const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
 
 /// Expands paths into the list of files to check: files are taken as given,
-/// directories are walked recursively (honouring `.gitignore`) for `.wf`
-/// files and for `.json` files that look like Reflex workflows (a top-level
-/// object with `entry` and `nodes`: other JSON, such as package manifests
-/// or IR files, is skipped), sorted so output is deterministic.
+/// directories are walked recursively (honouring `.gitignore`) for `.wf`,
+/// `.dot` and `.fabro` files and for `.json` files that look like Reflex
+/// workflows (a top-level object with `entry` and `nodes`: other JSON, such
+/// as package manifests or IR files, is skipped), sorted so output is
+/// deterministic. `.gv` files are checked only when named: the extension is
+/// Graphviz's own, and most `.gv` files are diagrams, not pipelines.
 pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for path in paths {

@@ -1,7 +1,7 @@
 //! Entry, terminal, reachability and node-kind rules: WF0202 to WF0208.
 
-use wf_diagnostics::{Diagnostic, codes};
-use wf_model::{EdgeId, NodeId, NodeKind, Workflow};
+use wf_diagnostics::{Diagnostic, Severity, codes};
+use wf_model::{EdgeId, NodeId, NodeKind, SourceFormat, Workflow};
 
 use super::{Entry, EntryReason, GraphFacts};
 use crate::suggest::name_source_text;
@@ -262,7 +262,7 @@ pub fn humans_without_choices(workflow: &Workflow, facts: &GraphFacts) -> Vec<Di
         .map(|n| {
             let node = workflow.node(n);
             let written = name_source_text(&node.name);
-            Diagnostic::new(
+            let diagnostic = Diagnostic::new(
                 &codes::HUMAN_WITHOUT_CHOICES,
                 format!(
                     "human node `{}` has no outgoing edges to choose from",
@@ -273,7 +273,16 @@ pub fn humans_without_choices(workflow: &Workflow, facts: &GraphFacts) -> Vec<Di
             .with_primary_label("a person asked here would have no choices")
             .with_help(format!(
                 "add one labelled edge per choice, for example `{written} -> next \"[A] Approve\"`"
-            ))
+            ));
+            // Attractor defines the outcome (the gate fails the run), and
+            // pipelines use such a gate on purpose to halt loudly.
+            if workflow.format == SourceFormat::Dot {
+                diagnostic
+                    .with_severity(Severity::Warning)
+                    .with_note("in an Attractor pipeline a run that reaches this gate fails (\"No outgoing edges for human gate\"); if that is the intent, an `exit` node after a failing step says it plainer")
+            } else {
+                diagnostic
+            }
         })
         .collect()
 }
