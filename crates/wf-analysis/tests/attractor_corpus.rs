@@ -7,8 +7,13 @@ use std::path::{Path, PathBuf};
 
 use wf_diagnostics::{FileId, Severity};
 
+/// `../shared/corpus/attractor` next to the repository, or
+/// `$WFC_CORPUS/attractor`.
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/attractor")
+    std::env::var_os("WFC_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
+        .join("attractor")
 }
 
 fn pipelines(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -32,6 +37,11 @@ fn pipelines(dir: &Path, out: &mut Vec<PathBuf>) {
 fn corpus_summary() {
     let dir = corpus_dir();
     if !dir.is_dir() {
+        assert!(
+            std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
+            "the Attractor corpus is missing at {}",
+            dir.display()
+        );
         eprintln!("skipped: {} is missing", dir.display());
         return;
     }

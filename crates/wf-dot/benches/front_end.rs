@@ -2,7 +2,7 @@
 //!
 //! `cargo bench -p wf-dot --bench front_end` reads the shared Attractor
 //! corpus where it is (`../shared/corpus/attractor/`, or the directory in
-//! `WFC_ATTRACTOR_CORPUS`) and measures `wf_dot::parse_and_lower` of:
+//! `$WFC_CORPUS/attractor`) and measures `wf_dot::parse_and_lower` of:
 //!
 //! - `kitchen-sink`: `2389-research+tracker/examples/kitchen-sink.dot`
 //!   (1,524 lines), one file;
@@ -20,8 +20,8 @@ use wf_diagnostics::FileId;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn corpus_dir() -> PathBuf {
-    match std::env::var_os("WFC_ATTRACTOR_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
+    match std::env::var_os("WFC_CORPUS") {
+        Some(dir) => PathBuf::from(dir).join("attractor"),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/attractor"),
     }
 }

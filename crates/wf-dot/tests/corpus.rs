@@ -5,7 +5,7 @@
 //!
 //! Without the corpus the test prints that it was skipped, unless
 //! `WFC_REQUIRE_CORPUS` is set (CI sets it), in which case it fails.
-//! `WFC_ATTRACTOR_CORPUS` points at another copy.
+//! `WFC_CORPUS` points at another copy of the corpus folder.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use wf_diagnostics::{FileId, Severity};
 
 fn corpus_dir() -> PathBuf {
-    match std::env::var_os("WFC_ATTRACTOR_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
+    match std::env::var_os("WFC_CORPUS") {
+        Some(dir) => PathBuf::from(dir).join("attractor"),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/attractor"),
     }
 }

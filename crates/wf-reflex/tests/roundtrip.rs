@@ -2,8 +2,9 @@
 //! and survive emit -> parse unchanged; emitted documents validate against
 //! the Reflex schema; `.wf` workflows written as Reflex JSON check clean.
 //!
-//! The corpus (`/work/shared/corpus/reflex/`, or `$WFC_REFLEX_CORPUS`) is
-//! read where it is; the tests that need it skip when it is missing.
+//! The corpus (`../shared/corpus/reflex/` next to the repository, or
+//! `$WFC_CORPUS/reflex`) is read where it is; the tests that need it skip
+//! when it is missing, unless `WFC_REQUIRE_CORPUS` is set (`.ci/run`).
 
 use std::path::{Path, PathBuf};
 
@@ -11,14 +12,18 @@ use wf_diagnostics::{FileId, Sources};
 use wf_model::{BinOp, Expr, NodeKind, Value, Workflow};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WFC_REFLEX_CORPUS")
+    let dir = std::env::var_os("WFC_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/reflex")
-        });
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
+        .join("reflex");
     if dir.join("workflow-schema.json").is_file() {
         Some(dir)
     } else {
+        assert!(
+            std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
+            "the Reflex corpus is missing at {}",
+            dir.display()
+        );
         eprintln!("skipped: no Reflex corpus at {}", dir.display());
         None
     }

@@ -14,7 +14,15 @@ use wf_vm::{CollectSink, Engine, EngineConfig, RunStatus};
 const FIXTURES: [&str; 3] = ["define-physical-object", "define-part-object", "greeting"];
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/reflex");
+    let dir = std::env::var_os("WFC_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
+        .join("reflex");
+    assert!(
+        dir.is_dir() || std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
+        "the Reflex corpus is missing at {}",
+        dir.display()
+    );
     dir.is_dir().then_some(dir)
 }
 
