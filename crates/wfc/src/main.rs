@@ -7,6 +7,7 @@ mod build;
 mod check;
 mod explain;
 mod fmt;
+mod graph;
 mod inputs;
 mod lsp;
 mod run;
@@ -46,6 +47,8 @@ enum Command {
     Explain(explain::ExplainArgs),
     /// Format `.wf` files in place (`--check` to verify, `--diff` to preview).
     Fmt(fmt::FmtArgs),
+    /// Draw the workflows of a file as Graphviz DOT, Mermaid or SVG (docs/graph.md).
+    Graph(graph::GraphArgs),
     /// Run the language server on standard input and output.
     Lsp(lsp::LspArgs),
     /// Run a workflow with a decision agent (exit 0 completed, 1 failed, 3 suspended).
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Build(args) => build::run(args),
         Command::Explain(args) => explain::run(args),
         Command::Fmt(args) => fmt::run(args),
+        Command::Graph(args) => graph::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Run(args) => run::run(args),
     };
