@@ -1,4 +1,6 @@
-//! The canonical formatter of `.wf` files.
+//! The canonical formatter of `.wf` files, and a conservative one for
+//! Attractor DOT files ([`format_source`] with [`SourceKind::Dot`]), with
+//! range formatting for both ([`format_range`]).
 //!
 //! The layout is computed from the syntax tree ([`wf_syntax::ast`]); the
 //! comments and blank lines come from the lexer's side table
@@ -20,12 +22,16 @@
 #![warn(missing_docs)]
 
 mod align;
+mod dot;
 mod edges;
 mod items;
 mod printer;
+mod range;
 mod source;
 mod values;
 mod verify;
+
+pub use range::{TextEdit, diff_edits, format_range};
 
 use wf_diagnostics::{Diagnostic, FileId, Span};
 use wf_syntax::Parsed;
@@ -107,6 +113,54 @@ pub fn format_forced(text: &str, options: &Options) -> Result<String, FormatErro
     let out = printer::print(text, &parsed, options, &errors, true);
     verify::same_program(text, &parsed, &out)?;
     Ok(out)
+}
+
+/// Which language a source text is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// The `.wf` language.
+    Wf,
+    /// The Attractor dialect of Graphviz DOT (`.dot`, `.gv`, `.fabro`).
+    Dot,
+}
+
+impl SourceKind {
+    /// The language of a file by its extension: `wf`, or `dot`, `gv` and
+    /// `fabro` for DOT; `None` for anything else.
+    pub fn from_path(path: &std::path::Path) -> Option<SourceKind> {
+        match path.extension()?.to_str()? {
+            "wf" => Some(SourceKind::Wf),
+            "dot" | "gv" | "fabro" => Some(SourceKind::Dot),
+            _ => None,
+        }
+    }
+}
+
+/// Formats a whole file in either language; a file with syntax errors is
+/// refused with [`FormatError::Syntax`].
+pub fn format_source(
+    source: &str,
+    kind: SourceKind,
+    options: &Options,
+) -> Result<String, FormatError> {
+    match kind {
+        SourceKind::Wf => format(source, options),
+        SourceKind::Dot => dot::format(source, options, false),
+    }
+}
+
+/// Formats a whole file in either language even when it has syntax
+/// errors: what parsed is formatted, what contains an error is kept as
+/// written (see [`format_forced`] for `.wf`).
+pub fn format_source_forced(
+    source: &str,
+    kind: SourceKind,
+    options: &Options,
+) -> Result<String, FormatError> {
+    match kind {
+        SourceKind::Wf => format_forced(source, options),
+        SourceKind::Dot => dot::format(source, options, true),
+    }
 }
 
 /// The error-severity diagnostics of a parse (warnings such as a dangling

@@ -96,6 +96,31 @@ pub struct IrWorkflow {
     /// The edge table, grouped by source node: node `n`'s outgoing edges are
     /// `edges[n.edges.start .. n.edges.start + n.edges.len]`, in source order.
     pub edges: Vec<IrEdge>,
+    /// The semantics the workflow runs with: `wf` (the default, left out of
+    /// the file) or `attractor` (compiled from an Attractor `.dot`
+    /// pipeline: cycles allowed, each node runs its Attractor handler).
+    #[serde(default, skip_serializing_if = "Dialect::is_wf")]
+    pub dialect: Dialect,
+}
+
+/// Which semantics a workflow runs with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// The `.wf` / Reflex semantics: a DAG, the decision agent at every node.
+    #[default]
+    Wf,
+    /// An Attractor pipeline (`.dot`): loops are allowed (bounded at run time
+    /// by `max_visits` and `max_steps`), nodes run Attractor handlers
+    /// ([`IrNode::handler`]), edges may `loop_restart`.
+    Attractor,
+}
+
+impl Dialect {
+    /// Whether this is the default dialect (for serde).
+    pub fn is_wf(&self) -> bool {
+        *self == Dialect::Wf
+    }
 }
 
 /// Run limits set on a workflow; `None` means the engine's default.
@@ -201,6 +226,12 @@ pub struct IrNode {
     pub call: Option<IrCall>,
     /// The node's outgoing edges in [`IrWorkflow::edges`].
     pub edges: EdgeRange,
+    /// Attractor workflows only: the handler type the node runs (`start`,
+    /// `exit`, `codergen`, `wait.human`, `conditional`, `parallel`,
+    /// `parallel.fan_in`, `tool`, `stack.manager_loop` or a custom type),
+    /// resolved from `type`, else `shape`. Left out when null.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handler: Option<StrId>,
 }
 
 /// A string with interpolations: its pieces in order. Rendering

@@ -21,6 +21,7 @@ fn tiny() -> IrProgram {
         writes: vec![],
         call: None,
         edges: EdgeRange { start, len },
+        handler: None,
     };
     IrProgram {
         format: FORMAT.into(),
@@ -48,6 +49,7 @@ fn tiny() -> IrProgram {
                 guard: None,
                 spec: Default::default(),
             }],
+            dialect: Default::default(),
         }],
     }
 }
@@ -394,6 +396,24 @@ fn cycles_are_refused_with_their_path() {
     let mut p = tiny();
     p.workflows[0].edges[0].to = NodeIdx(0);
     assert_error(&refuse(&p), Kind::Cycle, "$.workflows[0].edges", "(a -> a)");
+}
+
+#[test]
+fn attractor_workflows_may_loop_and_name_their_handlers() {
+    let mut p = tiny();
+    p.workflows[0].edges[0].to = NodeIdx(0);
+    p.workflows[0].dialect = wf_ir::Dialect::Attractor;
+    p.workflows[0].nodes[0].handler = Some(StrId(1));
+    let json = wf_ir::to_json(&p);
+    assert!(json.contains("\"dialect\": \"attractor\""), "{json}");
+    wf_ir::load(&json).expect("a pipeline's loop is allowed");
+    // The same loop in the default dialect is refused; a handler out of
+    // the string table is refused in any dialect.
+    p.workflows[0].dialect = wf_ir::Dialect::Wf;
+    assert_error(&refuse(&p), Kind::Cycle, "$.workflows[0].edges", "(a -> a)");
+    p.workflows[0].dialect = wf_ir::Dialect::Attractor;
+    p.workflows[0].nodes[0].handler = Some(StrId(999));
+    assert_eq!(refuse(&p).path, "$.workflows[0].nodes[0].handler");
 }
 
 fn guard_error(code: Vec<Insn>) -> LoadError {

@@ -11,7 +11,10 @@
 
 mod convert;
 mod features;
+mod guard;
+mod publish;
 mod server;
+mod watch;
 mod workspace;
 
 pub use convert::{LineIndex, apply_change};

@@ -1,16 +1,16 @@
 //! The [`LanguageServer`] implementation: capabilities, document sync,
 //! debounced diagnostics, and request dispatch onto snapshots.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
-use wf_analysis::db::ide::catch_cancellation;
 
 use crate::features;
+use crate::guard::{Guarded, guarded};
+use crate::publish::publish;
 use crate::workspace::{Snapshot, Workspace};
 
 /// The server: the client handle and the shared workspace.
@@ -23,6 +23,8 @@ pub struct Backend {
     /// The debounce delay in milliseconds (see [`crate::debounce_from_env`]
     /// and the `debounceMs` initialization option).
     debounce_ms: Arc<AtomicU64>,
+    /// Whether the client lets the server register file watchers.
+    watch: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Backend {
@@ -33,6 +35,7 @@ impl Backend {
             workspace: Arc::new(Mutex::new(None)),
             generation: Arc::new(AtomicU64::new(0)),
             debounce_ms: Arc::new(AtomicU64::new(crate::debounce_from_env().as_millis() as u64)),
+            watch: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
     }
 
@@ -75,6 +78,31 @@ impl Backend {
         }
     }
 
+    /// Loads the workspace again with `folders` (off the async threads),
+    /// keeping the open documents, then publishes.
+    async fn reload(&self, folders: Vec<std::path::PathBuf>) {
+        let built = tokio::task::spawn_blocking(move || Workspace::new(folders)).await;
+        let Ok((mut fresh, problems)) = built else {
+            return;
+        };
+        {
+            let mut guard = self.lock();
+            if let Some(old) = guard.as_ref() {
+                // Documents as they are now (edits may have landed while
+                // the new workspace was loading).
+                for doc in old.open.values() {
+                    fresh.open(doc.uri.clone(), doc.version, doc.text.clone());
+                }
+                fresh.published = old.published.clone();
+            }
+            *guard = Some(fresh);
+        }
+        for problem in problems {
+            self.client.log_message(MessageType::WARNING, problem).await;
+        }
+        self.schedule_publish();
+    }
+
     /// Schedules a publish of the diagnostics after the debounce delay.
     fn schedule_publish(&self) {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
@@ -95,110 +123,35 @@ impl Backend {
     }
 }
 
-/// Computes every file's diagnostics on a snapshot and publishes those
-/// that changed since the last publish (an empty list clears a file).
-async fn publish(
-    client: Client,
-    workspace: Arc<Mutex<Option<Workspace>>>,
-    counter: Arc<AtomicU64>,
-    generation: u64,
-) {
-    let lock = || workspace.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(snapshot) = lock().as_ref().map(Workspace::snapshot) else {
-        return;
-    };
-    let computed =
-        tokio::task::spawn_blocking(move || guarded(|| snapshot.all_diagnostics())).await;
-    let all = match computed {
-        Ok(Guarded::Done(all)) => all,
-        // A newer edit cancelled it; its own publish follows.
-        Ok(Guarded::Cancelled) => return,
-        Ok(Guarded::Panicked(why)) => {
-            client
-                .log_message(
-                    MessageType::ERROR,
-                    format!("wfc lsp: diagnostics failed: {why}"),
-                )
-                .await;
-            return;
-        }
-        Err(join) => {
-            client
-                .log_message(
-                    MessageType::ERROR,
-                    format!("wfc lsp: diagnostics failed: {join}"),
-                )
-                .await;
-            return;
-        }
-    };
-    let mut changed = Vec::new();
-    {
-        let mut guard = lock();
-        let Some(ws) = guard.as_mut() else { return };
-        if counter.load(Ordering::SeqCst) != generation {
-            return; // stale: a newer publish is scheduled
-        }
-        for (uri, diagnostics) in all {
-            let before = ws.published.get(&uri).map_or(&[][..], Vec::as_slice);
-            if before != diagnostics.as_slice() {
-                let version = ws.version(&uri);
-                ws.published.insert(uri.clone(), diagnostics.clone());
-                changed.push((uri, diagnostics, version));
-            }
-        }
-    }
-    for (uri, diagnostics, version) in changed {
-        client.publish_diagnostics(uri, diagnostics, version).await;
-    }
-}
-
-/// How a guarded read ended.
-#[derive(Debug, PartialEq)]
-enum Guarded<T> {
-    /// It returned.
-    Done(T),
-    /// An edit cancelled it (salsa unwound it).
-    Cancelled,
-    /// It panicked, with this message.
-    Panicked(String),
-}
-
-/// Runs a read of a snapshot, catching salsa's cancellation and any panic
-/// (a bug in one request must not end the server).
-fn guarded<T>(read: impl FnOnce() -> T) -> Guarded<T> {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| {
-        catch_cancellation(AssertUnwindSafe(read))
-    })) {
-        Ok(Ok(value)) => Guarded::Done(value),
-        Ok(Err(_cancelled)) => Guarded::Cancelled,
-        Err(payload) => Guarded::Panicked(panic_message(payload.as_ref())),
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".to_string())
-}
-
-/// The first workspace folder (or the root URI) as a path.
-fn workspace_folder(params: &InitializeParams) -> Option<std::path::PathBuf> {
-    let folder = params
+/// Every workspace folder (or the root URI) as a path.
+fn workspace_folders(params: &InitializeParams) -> Vec<std::path::PathBuf> {
+    let folders: Vec<std::path::PathBuf> = params
         .workspace_folders
-        .as_ref()
-        .and_then(|folders| folders.first())
-        .map(|f| f.uri.clone());
+        .iter()
+        .flatten()
+        .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+        .collect();
+    if !folders.is_empty() {
+        return folders;
+    }
     #[allow(deprecated)] // root_uri is what older clients send
-    let uri = folder.or_else(|| params.root_uri.clone())?;
-    uri.to_file_path().map(|p| p.into_owned())
+    let root = params.root_uri.as_ref();
+    root.and_then(|uri| uri.to_file_path().map(|p| p.into_owned()))
+        .into_iter()
+        .collect()
 }
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
-        let folder = workspace_folder(&params);
+        let folders = workspace_folders(&params);
+        let watch = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false);
+        self.watch.store(watch, Ordering::Relaxed);
         if let Some(ms) = params
             .initialization_options
             .as_ref()
@@ -207,11 +160,11 @@ impl LanguageServer for Backend {
         {
             self.debounce_ms.store(ms, Ordering::Relaxed);
         }
-        let (workspace, problem) = tokio::task::spawn_blocking(move || Workspace::new(folder))
+        let (workspace, problems) = tokio::task::spawn_blocking(move || Workspace::new(folders))
             .await
             .map_err(|_| Error::internal_error())?;
         *self.lock() = Some(workspace);
-        if let Some(problem) = problem {
+        for problem in problems {
             self.client.log_message(MessageType::WARNING, problem).await;
         }
         Ok(InitializeResult {
@@ -225,7 +178,52 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        if self.watch.load(Ordering::Relaxed) {
+            // Not awaited here: the client answers after it has read this
+            // notification's successors.
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                if let Err(err) = client
+                    .register_capability(vec![crate::watch::registration()])
+                    .await
+                {
+                    client
+                        .log_message(
+                            MessageType::WARNING,
+                            format!("wfc lsp: cannot watch files: {err}"),
+                        )
+                        .await;
+                }
+            });
+        }
         self.schedule_publish();
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let Some(mut folders) = self.lock().as_ref().map(Workspace::folder_paths) else {
+            return;
+        };
+        let path = |f: &WorkspaceFolder| f.uri.to_file_path().map(|p| p.into_owned());
+        let removed: Vec<_> = params.event.removed.iter().filter_map(path).collect();
+        folders.retain(|f| !removed.contains(f));
+        for added in params.event.added.iter().filter_map(path) {
+            if !folders.contains(&added) {
+                folders.push(added);
+            }
+        }
+        self.reload(folders).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let reload = {
+            let mut guard = self.lock();
+            let Some(ws) = guard.as_mut() else { return };
+            ws.disk_changed(&params.changes).then(|| ws.folder_paths())
+        };
+        match reload {
+            Some(folders) => self.reload(folders).await,
+            None => self.schedule_publish(),
+        }
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -367,21 +365,18 @@ impl LanguageServer for Backend {
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         let uri = params.text_document.uri;
-        self.read("formatting", move |s| features::format(s, &uri))
+        self.read("formatting", move |s| features::format(s, &uri, None))
             .await
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_panicking_read_is_caught_with_its_message() {
-        assert_eq!(guarded(|| 7), Guarded::Done(7));
-        let caught: Guarded<()> = guarded(|| panic!("broken hover {}", 3));
-        assert_eq!(caught, Guarded::Panicked("broken hover 3".to_string()));
-        let caught: Guarded<()> = guarded(|| panic!("static"));
-        assert_eq!(caught, Guarded::Panicked("static".to_string()));
+    async fn range_formatting(
+        &self,
+        params: DocumentRangeFormattingParams,
+    ) -> Result<Option<Vec<TextEdit>>> {
+        let (uri, range) = (params.text_document.uri, params.range);
+        self.read("rangeFormatting", move |s| {
+            features::format(s, &uri, Some(range))
+        })
+        .await
     }
 }

@@ -1,12 +1,13 @@
 //! The server's state: the analysis database of the workspace, the open
 //! documents, and what was last published.
 //!
-//! The workspace root is the project root of the nearest `wf.toml` above
-//! the first workspace folder (or the folder itself). Every `.wf` file
-//! under it is loaded at start, so that references, renames and the
+//! Every workspace folder is loaded: its project root is the root of the
+//! nearest `wf.toml` above it (or the folder itself), and every source file
+//! under it is read at start, so that references, renames and the
 //! diagnostics of importers cover the whole project; imports of open files
 //! are loaded from disk like `wfc check` does. Open documents override the
-//! disk text.
+//! disk text. Files changed on disk while closed come in through
+//! [`Workspace::disk_changed`] (see `watch.rs`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,7 @@ const MAX_SCANNED_FILES: usize = 5_000;
 
 /// The extensions loaded from the workspace: what `wfc check` collects
 /// from a directory (`.wf`, and Attractor DOT pipelines).
-const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
+pub const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
 
 /// An open document.
 #[derive(Debug, Clone)]
@@ -38,14 +39,23 @@ pub struct OpenDoc {
     pub text: String,
 }
 
+/// One workspace folder and the project it belongs to.
+#[derive(Debug, Clone)]
+pub struct Folder {
+    /// The folder the client named.
+    pub folder: PathBuf,
+    /// Its project root (the `wf.toml`'s root, else the folder).
+    pub root: PathBuf,
+    /// The project file's settings, when there is one.
+    pub config: Option<ProjectConfig>,
+}
+
 /// The workspace state.
 pub struct Workspace {
     /// The database (the original: snapshots are clones of it).
     pub db: Database,
-    /// The project root.
-    pub root: PathBuf,
-    /// The project file's settings, when there is one.
-    pub config: Option<ProjectConfig>,
+    /// The workspace folders, in the order the client gave them.
+    pub folders: Vec<Folder>,
     /// Open documents by path.
     pub open: HashMap<PathBuf, OpenDoc>,
     /// The diagnostics last published, by URI.
@@ -58,8 +68,8 @@ pub struct Workspace {
 pub struct Snapshot {
     /// The database snapshot.
     pub db: Database,
-    /// The project settings.
-    pub config: Option<ProjectConfig>,
+    /// The project settings of each folder: (project root, settings).
+    pub configs: Vec<(PathBuf, ProjectConfig)>,
     /// URIs of the open documents, by path (others are derived).
     pub uris: HashMap<PathBuf, Uri>,
 }
@@ -79,6 +89,17 @@ impl Snapshot {
         self.db.file_id(uri.to_file_path()?)
     }
 
+    /// The settings that apply to a file: those of the innermost project
+    /// root holding it.
+    pub fn config(&self, id: FileId) -> Option<&ProjectConfig> {
+        let path = self.db.file_path(id)?;
+        self.configs
+            .iter()
+            .filter(|(root, _)| path.starts_with(root))
+            .max_by_key(|(root, _)| root.components().count())
+            .map(|(_, config)| config)
+    }
+
     /// Every file's URI, text and line index.
     pub fn file_map(&self) -> FileMap {
         let mut map = FileMap::default();
@@ -90,71 +111,101 @@ impl Snapshot {
         map
     }
 
-    /// Every file's diagnostics (lint levels of `wf.toml` applied), as
+    /// Every file's diagnostics (lint levels of its `wf.toml` applied), as
     /// published: one entry per file, empty for a clean one.
     pub fn all_diagnostics(&self) -> Vec<(Uri, Vec<lsp::Diagnostic>)> {
-        let mut diagnostics = self.db.diagnostics();
-        if let Some(config) = &self.config {
-            project::apply_lint_levels(&mut diagnostics, config);
+        let mut by_file: HashMap<FileId, Vec<wf_diagnostics::Diagnostic>> = HashMap::new();
+        for d in self.db.diagnostics() {
+            by_file.entry(d.primary.location.file).or_default().push(d);
         }
         let files = self.file_map();
-        let mut by_file: HashMap<FileId, Vec<lsp::Diagnostic>> = HashMap::new();
-        for d in &diagnostics {
-            by_file
-                .entry(d.primary.location.file)
-                .or_default()
-                .push(convert::to_lsp(d, &files));
-        }
         self.db
             .file_ids()
             .into_iter()
-            .filter_map(|id| Some((self.uri(id)?, by_file.remove(&id).unwrap_or_default())))
+            .filter_map(|id| {
+                let mut diagnostics = by_file.remove(&id).unwrap_or_default();
+                if let Some(config) = self.config(id) {
+                    project::apply_lint_levels(&mut diagnostics, config);
+                }
+                let converted = diagnostics
+                    .iter()
+                    .map(|d| convert::to_lsp(d, &files))
+                    .collect();
+                Some((self.uri(id)?, converted))
+            })
             .collect()
     }
 }
 
 impl Workspace {
-    /// The workspace of a folder (`None`: no folder, an empty project in
-    /// the current directory). Returns the problem with `wf.toml`, if any,
-    /// for the client's log.
-    pub fn new(folder: Option<PathBuf>) -> (Self, Option<String>) {
-        let folder = folder
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from("/"));
-        let (config, problem) = match project::discover(&folder) {
-            Some(path) => match project::load(&path) {
-                Ok(config) => (Some(config), None),
-                Err(err) => (None, Some(err.to_string())),
-            },
-            None => (None, None),
-        };
-        let root = config
-            .as_ref()
-            .map_or_else(|| folder.clone(), |c| c.root.clone());
-        let root = imports::normalize(&root);
+    /// The workspace of the given folders (none: the current directory).
+    /// Returns the problems with `wf.toml` files, for the client's log.
+    pub fn new(folders: Vec<PathBuf>) -> (Self, Vec<String>) {
+        let mut folders = folders;
+        if folders.is_empty() {
+            folders.push(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
+        }
+        let mut problems = Vec::new();
+        let folders: Vec<Folder> = folders
+            .into_iter()
+            .map(|folder| {
+                let config = project::discover(&folder).and_then(|path| {
+                    project::load(&path)
+                        .map_err(|err| problems.push(err.to_string()))
+                        .ok()
+                });
+                let root = config
+                    .as_ref()
+                    .map_or_else(|| folder.clone(), |c| c.root.clone());
+                let root = imports::normalize(&root);
+                Folder {
+                    folder,
+                    root,
+                    config,
+                }
+            })
+            .collect();
+        let probes: Vec<PathBuf> = folders.iter().map(|f| f.root.join("_")).collect();
+        let root = imports::common_root(probes.iter().map(PathBuf::as_path));
+        // The database's root holds every project root (each import is
+        // still loaded only from inside a project root).
         let mut workspace = Workspace {
             db: Database::new(&root),
-            root: root.clone(),
-            config,
+            folders,
             open: HashMap::new(),
             published: HashMap::new(),
         };
         let mut found = Vec::new();
-        scan(&root, &mut found);
-        found.sort();
-        for path in found {
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                let display = workspace.display(&path);
-                workspace.db.set_file(&path, display, text);
-            }
+        for folder in &workspace.folders {
+            scan(&folder.root, &mut found);
         }
+        found.sort();
+        found.dedup();
+        let files: Vec<(PathBuf, String, String)> = found
+            .into_iter()
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                Some((path.clone(), workspace.display(&path), text))
+            })
+            .collect();
+        workspace.db.set_files(files);
         workspace.load_imports();
-        (workspace, problem)
+        (workspace, problems)
     }
 
-    /// How diagnostics name a file: relative to the root when inside it.
-    fn display(&self, path: &Path) -> String {
-        imports::display(path.strip_prefix(&self.root).unwrap_or(path))
+    /// The folders' paths.
+    pub fn folder_paths(&self) -> Vec<PathBuf> {
+        self.folders.iter().map(|f| f.folder.clone()).collect()
+    }
+
+    /// How diagnostics name a file: relative to the root of its project.
+    pub fn display(&self, path: &Path) -> String {
+        let relative = self
+            .folders
+            .iter()
+            .filter_map(|f| path.strip_prefix(&f.root).ok())
+            .min_by_key(|p| p.components().count());
+        imports::display(relative.unwrap_or(path))
     }
 
     /// Opens (or re-opens) a document.
@@ -192,16 +243,25 @@ impl Workspace {
         self.load_imports();
     }
 
-    /// Closes a document: the file goes back to its text on disk.
+    /// Closes a document: the file goes back to its text on disk, or
+    /// leaves the project when it is not on disk.
     pub fn close(&mut self, uri: &Uri) {
         let Some(path) = uri.to_file_path().map(|p| imports::normalize(&p)) else {
             return;
         };
-        if self.open.remove(&path).is_some()
-            && let Ok(text) = std::fs::read_to_string(&path)
-        {
-            let display = self.display(&path);
-            self.db.set_file(&path, display, text);
+        if self.open.remove(&path).is_none() {
+            return;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let display = self.display(&path);
+                self.db.set_file(&path, display, text);
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                self.db.remove_file(&path);
+                self.load_imports();
+            }
+            Err(_) => {}
         }
     }
 
@@ -209,7 +269,11 @@ impl Workspace {
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             db: self.db.clone(),
-            config: self.config.clone(),
+            configs: self
+                .folders
+                .iter()
+                .filter_map(|f| Some((f.root.clone(), f.config.clone()?)))
+                .collect(),
             uris: self
                 .open
                 .iter()
@@ -224,19 +288,25 @@ impl Workspace {
         self.open.get(&path).map(|doc| doc.version)
     }
 
-    /// Loads imported files from disk (inside the root only).
-    fn load_imports(&mut self) {
-        let root = self
-            .root
-            .canonicalize()
-            .unwrap_or_else(|_| self.root.clone());
-        let shown_root = self.root.clone();
+    /// Whether `path` is inside one of the project roots.
+    pub fn contains(&self, path: &Path) -> bool {
+        self.folders.iter().any(|f| path.starts_with(&f.root))
+    }
+
+    /// Loads imported files from disk (inside a project root only).
+    pub fn load_imports(&mut self) {
+        let roots: Vec<PathBuf> = self
+            .folders
+            .iter()
+            .map(|f| f.root.canonicalize().unwrap_or_else(|_| f.root.clone()))
+            .collect();
+        let shown: Vec<PathBuf> = self.folders.iter().map(|f| f.root.clone()).collect();
         self.db.load_imports(|path| {
             let real = path.canonicalize().map_err(|err| match err.kind() {
                 std::io::ErrorKind::NotFound => LoadFailure::NotFound,
                 _ => LoadFailure::Unreadable(err.to_string()),
             })?;
-            if !real.starts_with(&root) {
+            if !roots.iter().any(|root| real.starts_with(root)) {
                 return Err(LoadFailure::OutsideRoot(real));
             }
             if real.is_dir() {
@@ -244,8 +314,8 @@ impl Workspace {
             }
             let text = std::fs::read_to_string(&real)
                 .map_err(|err| LoadFailure::Unreadable(err.to_string()))?;
-            let shown = imports::display(path.strip_prefix(&shown_root).unwrap_or(path));
-            Ok((shown, text))
+            let relative = shown.iter().find_map(|root| path.strip_prefix(root).ok());
+            Ok((imports::display(relative.unwrap_or(path)), text))
         });
     }
 }

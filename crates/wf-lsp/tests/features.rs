@@ -134,9 +134,10 @@ async fn completion() {
         ["success", "partial_success", "retry", "fail", "skipped"]
     );
     let in_reads = at(&mut s, "textDocument/completion", "reads ticket", 6).await;
-    assert_eq!(labels(in_reads), ["plan", "ticket"]);
+    // `decision` is written by the call's return map.
+    assert_eq!(labels(in_reads), ["decision", "plan", "ticket"]);
     let in_guard = at(&mut s, "textDocument/completion", "outcome ==", 0).await;
-    assert_eq!(labels(in_guard), ["plan", "ticket", "outcome"]);
+    assert_eq!(labels(in_guard), ["decision", "plan", "ticket", "outcome"]);
     let after_arrow = at(&mut s, "textDocument/completion", "plan -> review", 8).await;
     assert_eq!(labels(after_arrow), ["plan", "review", "start", "done"]);
     s.shutdown().await;

@@ -71,6 +71,25 @@ pub struct Outcome {
     /// Why the node failed, for `fail`.
     #[serde(default)]
     pub failure_reason: Option<String>,
+    /// Events an Attractor handler reports (seed section 9.6), emitted as
+    /// `handler:event` before the node's `node:exit`. Left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<HandlerEvent>,
+    /// A node id to continue at instead of following an edge (an
+    /// Attractor `parallel` node continues at its fan-in). Honoured for a
+    /// non-failing status: `node:exit`, then the run enters the node (no
+    /// `edge:traverse`); an id the workflow lacks fails the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jump: Option<String>,
+}
+
+/// An event reported by an Attractor handler (`InterviewStarted`, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HandlerEvent {
+    /// The event's name, e.g. `InterviewStarted`.
+    pub name: String,
+    /// Its fields.
+    pub data: Value,
 }
 
 impl Outcome {
@@ -84,6 +103,8 @@ impl Outcome {
             suggested_next: Vec::new(),
             notes: None,
             failure_reason: None,
+            events: Vec::new(),
+            jump: None,
         }
     }
 }
@@ -143,6 +164,9 @@ pub struct DecisionContext<'a> {
     pub attempt: u32,
     /// The run's step number (0-based).
     pub step: u64,
+    /// The edge the node was entered by; `None` at the start and after a
+    /// jump (retry target, goal gate). Attractor fidelity reads it.
+    pub incoming_edge: Option<EdgeIdx>,
 }
 
 impl DecisionContext<'_> {

@@ -159,6 +159,35 @@ pub enum Event<'a> {
         /// Why.
         reason: &'a str,
     },
+    /// An Attractor `loop_restart` edge: the run starts again at `node`
+    /// with a fresh context (only the `graph.*` keys are kept).
+    #[serde(rename = "engine:restart")]
+    EngineRestart {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// The edge taken.
+        edge: &'a str,
+        /// The node the run starts again at.
+        node: &'a str,
+    },
+    /// An event an Attractor handler reported (`InterviewStarted`,
+    /// `ParallelCompleted`, …; seed section 9.6), emitted before the
+    /// node's `node:exit`.
+    #[serde(rename = "handler:event")]
+    HandlerEvent {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// The event's name, e.g. `InterviewStarted`.
+        name: &'a str,
+        /// Its fields.
+        data: &'a Value,
+    },
 }
 
 impl Event<'_> {
@@ -175,6 +204,8 @@ impl Event<'_> {
             Event::EngineComplete { .. } => "engine:complete",
             Event::EngineSuspend { .. } => "engine:suspend",
             Event::EngineError { .. } => "engine:error",
+            Event::EngineRestart { .. } => "engine:restart",
+            Event::HandlerEvent { .. } => "handler:event",
         }
     }
 }

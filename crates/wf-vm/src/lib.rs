@@ -41,6 +41,7 @@
 
 pub mod agent;
 pub mod agents;
+pub mod attractor;
 mod blackboard;
 pub mod config;
 pub mod contract;
@@ -54,8 +55,8 @@ pub mod template;
 pub mod tools;
 
 pub use agent::{
-    AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, Outcome, Status,
-    ToolRunner, Write,
+    AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, HandlerEvent, Outcome,
+    Status, ToolRunner, Write,
 };
 pub use blackboard::{Blackboard, EntryRef, Source};
 pub use config::{EngineConfig, RunLimits};

@@ -1,5 +1,5 @@
-//! `wfc fmt`: format `.wf` files in place, check that they are formatted,
-//! or show the diff.
+//! `wfc fmt`: format `.wf` and DOT (`.dot`, `.gv`, `.fabro`) files in
+//! place, check that they are formatted, or show the diff.
 //!
 //! Exit status (as Ruff's `ruff format`): 0 when everything is formatted
 //! (or was reformatted); 1 with `--check` or `--diff` when some file would
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use wf_diagnostics::render::{self, Format, RenderOptions};
 use wf_diagnostics::{Diagnostic, Sources};
-use wf_fmt::{FormatError, Options};
+use wf_fmt::{FormatError, Options, SourceKind};
 
 use crate::inputs::{self, InputError};
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
@@ -23,8 +23,8 @@ use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
 #[derive(Debug, Args)]
 pub struct FmtArgs {
     /// Files or directories to format (directories are searched recursively
-    /// for `.wf` files); `-` formats standard input to standard output.
-    /// Defaults to `.`.
+    /// for `.wf`, `.dot` and `.fabro` files); `-` formats standard input to
+    /// standard output. Defaults to `.`.
     paths: Vec<PathBuf>,
     /// Write nothing; list the files that would change and exit with
     /// status 1 if there are any.
@@ -38,7 +38,9 @@ pub struct FmtArgs {
     /// every statement (or item) containing an error is kept as written.
     #[arg(long)]
     force: bool,
-    /// The file name to show for standard input (`-`).
+    /// The file name to show for standard input (`-`); its extension
+    /// picks the language (`.dot`, `.gv` or `.fabro` for DOT, `.wf`
+    /// otherwise).
     #[arg(long, value_name = "PATH")]
     stdin_filename: Option<String>,
 }
@@ -71,17 +73,23 @@ pub fn run(args: FmtArgs) -> u8 {
         } else {
             args.paths.clone()
         };
-        let files = inputs::collect_paths(&paths, &mut errors);
-        let (dot, wf): (Vec<PathBuf>, Vec<PathBuf>) = files
+        let files: Vec<PathBuf> = inputs::collect_paths(&paths, &mut errors)
             .into_iter()
-            .partition(|p| p.extension().is_some_and(|e| e == "dot"));
-        for path in dot {
-            eprintln!(
-                "note: skipping `{}`: formatting `.dot` files is not supported yet",
-                path.display()
-            );
-        }
-        inputs::read_files(&wf, &mut sources, &mut errors);
+            .filter(|p| {
+                // Directory walks also find Reflex JSON, which has no
+                // formatter; a file named explicitly is formatted as given.
+                let reflex = p.extension().is_some_and(|e| e == "json")
+                    && !args.paths.iter().any(|given| given == p);
+                if reflex {
+                    eprintln!(
+                        "note: skipping `{}`: Reflex JSON is not formatted",
+                        p.display()
+                    );
+                }
+                !reflex
+            })
+            .collect();
+        inputs::read_files(&files, &mut sources, &mut errors);
     }
     for err in &errors {
         eprintln!("error: {}", err.0);
@@ -89,7 +97,10 @@ pub fn run(args: FmtArgs) -> u8 {
     let mut tally = Tally::default();
     let mut out = std::io::stdout().lock();
     for (id, file) in sources.iter() {
-        let outcome = format_one(&file.path, &file.text, args.force, &sources, id);
+        // A file's extension picks the language (standard input's comes
+        // from `--stdin-filename`); anything else is read as `.wf`.
+        let kind = SourceKind::from_path(Path::new(&file.path)).unwrap_or(SourceKind::Wf);
+        let outcome = format_one(&file.path, &file.text, kind, args.force, &sources, id);
         match outcome {
             Outcome::Failed => tally.failed += 1,
             Outcome::Unchanged => {
@@ -138,24 +149,20 @@ pub fn run(args: FmtArgs) -> u8 {
 fn format_one(
     path: &str,
     text: &str,
+    kind: SourceKind,
     force: bool,
     sources: &Sources,
     id: wf_diagnostics::FileId,
 ) -> Outcome {
     let options = Options::default();
-    let result = if force {
-        let broken = wf_syntax::parse(text, id)
-            .diagnostics
-            .iter()
-            .any(|d| d.is_error());
-        if broken {
+    let result = match wf_fmt::format_source(text, kind, &options) {
+        Err(FormatError::Syntax(_)) if force => {
             eprintln!(
                 "warning: `{path}` has syntax errors: formatting the parts that parse, keeping the rest as written"
             );
+            wf_fmt::format_source_forced(text, kind, &options)
         }
-        wf_fmt::format_forced(text, &options)
-    } else {
-        wf_fmt::format(text, &options)
+        result => result,
     };
     match result {
         Ok(new) if new == text => Outcome::Unchanged,

@@ -1,6 +1,7 @@
 //! `wfc run`: execute a workflow with a decision agent (docs/agents.md).
 
 mod agent;
+mod attractor;
 mod load;
 mod output;
 
@@ -75,6 +76,11 @@ pub struct RunArgs {
     /// with).
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
+    /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
+    /// first choice), console (stdin) or answers:FILE (one answer per
+    /// line). Default: console with `--agent console`, else auto.
+    #[arg(long, value_name = "INTERVIEWER")]
+    interviewer: Option<String>,
     /// Run the commands of `tool` nodes (otherwise a tool node fails with
     /// a refusal). They run through `sh -c` in the current directory.
     #[arg(long)]
@@ -190,12 +196,16 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         (None, None) => return Err("error: give a workflow file, or --resume DIR".into()),
     };
     let workflow = meta["workflow"].as_str().unwrap_or("?").to_string();
+    let root = program.workflow_by_name(&workflow);
+    let pipeline = root.is_some_and(|r| attractor::is_pipeline(&program, r));
     let spec = match agent_spec {
         Some(spec) => spec,
         None => match meta["agent"].as_str() {
             Some(stored) => stored.parse().map_err(|e| {
                 format!("error: the run directory names an agent wfc cannot build: {e}")
             })?,
+            // A pipeline without an agent runs in simulation.
+            None if pipeline => AgentSpec::Auto,
             None => AgentSpec::Rules,
         },
     };
@@ -203,18 +213,50 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         timeout: args.agent_timeout,
         step_delay: args.step_delay_ms.map(Duration::from_millis),
     };
-    let mut agent = agent::build(&spec, &options).map_err(|e| format!("error: {e}"))?;
+    let run_dir = args.run_dir.as_ref().or(args.resume.as_ref());
+    let files = run_dir
+        .filter(|_| pipeline)
+        .map(wf_vm::attractor::RunFiles::new);
+    let resumed = dir.is_some();
+    let mut agent = if pipeline {
+        let human = attractor::Humans {
+            interviewer: args.interviewer.as_deref(),
+            source: meta["source"].as_str(),
+        };
+        attractor::agent(&spec, &options, files.clone(), resumed, human)
+    } else {
+        agent::build(&spec, &options)
+    }
+    .map_err(|e| format!("error: {e}"))?;
 
     let mut engine = match dir {
         Some(dir) => Engine::resume(&program, dir, config)
             .map_err(|e| format!("error: cannot resume: {e}"))?,
-        None => start(&program, &workflow, &meta, args, config)?,
+        None => start(&program, &workflow, &meta, args, config, pipeline)?,
     };
-    let sinks = event_sinks(args)?;
+    let mut sinks = event_sinks(args)?;
+    let checkpoints = match (&files, root) {
+        (Some(files), Some(root)) => {
+            let context = (!resumed).then(|| {
+                wf_vm::attractor::graph_context(&program, &program.workflows[root.0 as usize])
+            });
+            let c = attractor::Checkpoints::new(files.clone(), context.as_deref())?;
+            sinks.push(Box::new(c.clone()));
+            Some(c)
+        }
+        _ => None,
+    };
     if !sinks.is_empty() {
         engine.set_event_sink(Box::new(Tee(sinks)));
     }
-    if args.allow_tools || meta["allow_tools"] == Value::Bool(true) {
+    let allowed = args.allow_tools || meta["allow_tools"] == Value::Bool(true);
+    if pipeline {
+        engine.set_tool_runner(attractor::tool_runner(
+            allowed,
+            args.tool_output_limit,
+            files.clone(),
+        ));
+    } else if allowed {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         engine.set_tool_runner(Box::new(
             ProcessToolRunner::new(cwd).with_max_output_bytes(args.tool_output_limit),
@@ -225,7 +267,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     // before the summary.
     drop(agent);
     drop(engine);
-    let run_dir = args.run_dir.as_ref().or(args.resume.as_ref());
+    if let Some(e) = checkpoints.and_then(|c| c.error()) {
+        eprintln!("warning: {e}");
+    }
     Ok(finish(
         args,
         &workflow,
@@ -241,6 +285,7 @@ fn start<'p>(
     meta: &Value,
     args: &RunArgs,
     config: EngineConfig,
+    pipeline: bool,
 ) -> Result<Engine<'p>, String> {
     let root = program
         .workflow_by_name(workflow)
@@ -263,8 +308,15 @@ fn start<'p>(
             .set_input(&key, value)
             .map_err(|e| format!("error: --set {item}: {e}"))?;
     }
+    if pipeline {
+        attractor::seed(&mut engine, program, root)?;
+    }
     if let Some(dir) = &args.run_dir {
         let run_dir = RunDir::create(dir, program, meta).map_err(|e| format!("error: {e}"))?;
+        if pipeline {
+            let source = args.file.as_deref().unwrap_or(Path::new("?"));
+            attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
+        }
         engine
             .persist_to(run_dir)
             .map_err(|e| format!("error: {e}"))?;

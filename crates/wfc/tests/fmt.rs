@@ -288,3 +288,75 @@ fn writes_through_symbolic_links() {
     let real = std::fs::read_to_string(dir.path().join("real.wf")).unwrap();
     assert!(real.contains("workflow Messy {\n"), "{real}");
 }
+
+#[test]
+fn dot_check_lists_files_that_would_change() {
+    fmt_snapshot!("fmt_dot_check", wfc(&["fmt", "--check", "tests/fmt/dot"]));
+}
+
+#[test]
+fn dot_check_formatted() {
+    fmt_snapshot!(
+        "fmt_dot_check_clean",
+        wfc(&["fmt", "--check", "tests/fmt/dot/clean"])
+    );
+}
+
+#[test]
+fn dot_diff_shows_the_changes() {
+    fmt_snapshot!(
+        "fmt_dot_diff",
+        wfc(&["fmt", "--diff", "tests/fmt/dot/messy.dot"])
+    );
+}
+
+#[test]
+fn dot_syntax_errors_are_not_formatted() {
+    fmt_snapshot!(
+        "fmt_dot_broken",
+        wfc(&["fmt", "--diff", "tests/fmt/dot/broken.dot"])
+    );
+}
+
+#[test]
+fn dot_stdin_takes_the_language_from_the_file_name() {
+    let source = std::fs::read_to_string(repo_root().join("tests/fmt/dot/messy.dot")).unwrap();
+    let expected =
+        std::fs::read_to_string(repo_root().join("tests/fmt/dot/clean/formatted.dot")).unwrap();
+    let run = with_stdin(
+        wfc(&["fmt", "--stdin-filename", "pipeline.dot", "-"]),
+        &source,
+    );
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    assert_eq!(String::from_utf8_lossy(&run.stdout), expected);
+    // Without a DOT file name, standard input is `.wf`: DOT does not parse.
+    let run = with_stdin(wfc(&["fmt", "-"]), &source);
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+}
+
+/// Runs `cmd` with `input` on its standard input.
+fn with_stdin(mut cmd: Command, input: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn dot_force_keeps_broken_statements() {
+    fmt_snapshot!(
+        "fmt_dot_broken_forced",
+        wfc(&["fmt", "--diff", "--force", "tests/fmt/dot/broken.dot"])
+    );
+}

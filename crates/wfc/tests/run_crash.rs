@@ -26,8 +26,8 @@ fn wfc(args: &[&str]) -> Command {
     cmd
 }
 
-fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wfc-crash-test");
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -86,32 +86,18 @@ impl Lcg {
     }
 }
 
-#[cfg(unix)]
-#[test]
-fn killed_runs_resume_to_the_uninterrupted_result() {
-    let base = scratch();
-    let file = long_chain(&base);
-    let file = file.to_str().unwrap();
-
-    let reference_dir = base.join("reference");
-    let reference = wfc(&[
-        "run",
-        file,
-        "--agent",
-        "auto",
-        "--format",
-        "json",
-        "--run-dir",
-        reference_dir.to_str().unwrap(),
-    ])
-    .output()
-    .unwrap();
-    assert_eq!(reference.status.code(), Some(0));
-    let reference_summary = summary(&reference);
-    assert_eq!(reference_summary["steps"], STEPS as u64);
-    let reference_log = log(&reference_dir);
-    assert_eq!(reference_log.len(), STEPS);
-
+/// Runs `file` with `--run-dir` under `base/crashing`, killing it with
+/// SIGKILL 40 times at random points and resuming each time; returns the
+/// final run's output, the number of kills and the kill points (steps
+/// logged at each kill).
+fn crash_loop(
+    file: &str,
+    base: &Path,
+) -> (
+    std::process::Output,
+    usize,
+    std::collections::BTreeSet<usize>,
+) {
     let dir = base.join("crashing");
     let d = dir.to_str().unwrap();
     let delay = ["--step-delay-ms", "2", "--format", "json"];
@@ -169,6 +155,37 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
             String::from_utf8_lossy(&out.stderr)
         );
     };
+    (last, kills, kill_points)
+}
+
+#[cfg(unix)]
+#[test]
+fn killed_runs_resume_to_the_uninterrupted_result() {
+    let base = scratch("wfc-crash-test");
+    let file = long_chain(&base);
+    let file = file.to_str().unwrap();
+
+    let reference_dir = base.join("reference");
+    let reference = wfc(&[
+        "run",
+        file,
+        "--agent",
+        "auto",
+        "--format",
+        "json",
+        "--run-dir",
+        reference_dir.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(reference.status.code(), Some(0));
+    let reference_summary = summary(&reference);
+    assert_eq!(reference_summary["steps"], STEPS as u64);
+    let reference_log = log(&reference_dir);
+    assert_eq!(reference_log.len(), STEPS);
+
+    let dir = base.join("crashing");
+    let (last, kills, kill_points) = crash_loop(file, &base);
     eprintln!("{kills} kills, after these numbers of logged steps: {kill_points:?}");
     let inside = kill_points.iter().filter(|&&n| n > 0 && n < STEPS).count();
     assert!(
@@ -191,4 +208,79 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
         "a step is missing or recorded twice (after {kills} kills)"
     );
     assert_eq!(crashed_log, reference_log, "a step's record differs");
+}
+
+/// An Attractor pipeline of `STEPS` nodes: start, LLM stages, exit.
+fn long_pipeline(dir: &Path) -> PathBuf {
+    let mut text =
+        String::from("digraph long {\n  start [shape=Mdiamond]\n  done [shape=Msquare]\n");
+    for i in 1..STEPS - 1 {
+        text.push_str(&format!("  s{i} [prompt=\"Stage {i}\"]\n"));
+    }
+    text.push_str("  start");
+    for i in 1..STEPS - 1 {
+        text.push_str(&format!(" -> s{i}"));
+    }
+    text.push_str(" -> done\n}\n");
+    let path = dir.join("long.dot");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn checkpoint(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("checkpoint.json")).unwrap()).unwrap()
+}
+
+/// The same for a `.dot` pipeline: the run directory of seed 5.6 too must
+/// end as an uninterrupted run's (`checkpoint.json` with every node
+/// completed once, in order; a status file per stage).
+#[cfg(unix)]
+#[test]
+fn killed_pipelines_resume_to_the_uninterrupted_result() {
+    let base = scratch("wfc-crash-test-dot");
+    let file = long_pipeline(&base);
+    let file = file.to_str().unwrap();
+    let reference_dir = base.join("reference");
+    let reference = wfc(&[
+        "run",
+        file,
+        "--agent",
+        "auto",
+        "--format",
+        "json",
+        "--run-dir",
+        reference_dir.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(reference.status.code(), Some(0));
+    let reference_summary = summary(&reference);
+    assert_eq!(reference_summary["steps"], STEPS as u64);
+
+    let (last, kills, kill_points) = crash_loop(file, &base);
+    let dir = base.join("crashing");
+    let inside = kill_points.iter().filter(|&&n| n > 0 && n < STEPS).count();
+    assert!(
+        inside >= 5,
+        "only {inside} different kill points inside the run: {kill_points:?}"
+    );
+    let final_summary = summary(&last);
+    assert_eq!(final_summary["status"], "completed");
+    assert_eq!(final_summary["blackboard"], reference_summary["blackboard"]);
+    assert_eq!(
+        log(&dir),
+        log(&reference_dir),
+        "a step's record differs (after {kills} kills)"
+    );
+    let (want, got) = (checkpoint(&reference_dir), checkpoint(&dir));
+    assert_eq!(got["completed_nodes"], want["completed_nodes"]);
+    assert_eq!(got["completed_nodes"].as_array().unwrap().len(), STEPS);
+    assert_eq!(got["context"], want["context"]);
+    assert_eq!(got["current_node"], "done");
+    for i in 1..STEPS - 1 {
+        let status = dir.join(format!("s{i}/status.json"));
+        let text = std::fs::read_to_string(&status).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["outcome"], "success", "{}", status.display());
+    }
 }

@@ -30,9 +30,13 @@ impl Database {
         self.files.get(id.0 as usize).copied()
     }
 
-    /// The ids of every file, in id order.
+    /// The ids of every file, in id order (removed files left out).
     pub fn file_ids(&self) -> Vec<FileId> {
-        self.files.iter().map(|f| f.id(self)).collect()
+        self.files
+            .iter()
+            .map(|f| f.id(self))
+            .filter(|id| !self.is_removed(*id))
+            .collect()
     }
 
     /// The (normalised) path of a file.
@@ -135,4 +139,38 @@ pub fn catch_cancellation<T>(
     read: impl FnOnce() -> T + std::panic::UnwindSafe,
 ) -> Result<T, Cancelled> {
     salsa::Cancelled::catch(read).map_err(|_| Cancelled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Database;
+
+    /// A removed file leaves the project: its importers report the missing
+    /// import, it has no diagnostics, and adding it again resolves it.
+    #[test]
+    fn a_removed_file_leaves_the_project() {
+        let mut db = Database::new("/p");
+        let lib = "workflow Review {\n  gives v: string\n  step j { writes v: string }\n  start -> j -> done\n}\n";
+        db.set_file("/p/lib.wf", "lib.wf", lib);
+        let main = db.set_file(
+            "/p/main.wf",
+            "main.wf",
+            "import \"lib.wf\"\nworkflow W {\n  call r = Review\n  start -> r -> done\n}\n",
+        );
+        assert!(db.diagnostics().is_empty());
+        let removed = db.remove_file("/p/lib.wf").expect("the project has it");
+        assert!(db.is_removed(removed));
+        assert_eq!(db.file_ids(), vec![main]);
+        assert_eq!(db.file_id("/p/lib.wf"), None);
+        let codes: Vec<&str> = db.diagnostics().iter().map(|d| d.code.code).collect();
+        assert!(codes.contains(&"WF0104"), "{codes:?}");
+        assert!(
+            db.diagnostics()
+                .iter()
+                .all(|d| d.primary.location.file == main)
+        );
+        assert_eq!(db.remove_file("/p/lib.wf"), None);
+        db.set_file("/p/lib.wf", "lib.wf", lib);
+        assert!(db.diagnostics().is_empty());
+    }
 }

@@ -123,6 +123,9 @@ pub struct Database {
     by_path: HashMap<PathBuf, SourceFile>,
     /// The files whose text has low durability (edited or opened).
     edited: HashSet<PathBuf>,
+    /// Files removed with [`Database::remove_file`]: they keep their id
+    /// (ids index `files`) but leave the project.
+    removed: HashSet<FileId>,
 }
 
 #[salsa::db]
@@ -149,6 +152,7 @@ impl Database {
             files: Vec::new(),
             by_path: HashMap::default(),
             edited: HashSet::default(),
+            removed: HashSet::default(),
         };
         let project = Project::builder(imports::normalize(&root), Vec::new(), BTreeMap::new())
             .durability(Durability::HIGH)
@@ -290,7 +294,10 @@ impl Database {
     /// Sets the project's file list to the files added so far.
     fn publish_files(&mut self) {
         self.unpublish();
-        let files = self.files.clone();
+        let mut files = self.files.clone();
+        if !self.removed.is_empty() {
+            files.retain(|f| !self.removed.contains(&f.id(self)));
+        }
         self.project()
             .set_files(self)
             .with_durability(Durability::HIGH)
@@ -309,6 +316,29 @@ impl Database {
         self.by_path.entry(path).or_insert(file);
         self.publish_files();
         id
+    }
+
+    /// Removes the file at `path` from the project (it was deleted on
+    /// disk): its importers then report a missing import, and it has no
+    /// diagnostics. Its id stays reserved (ids index the files); adding
+    /// the path again gives a new id. Returns the old id, or `None` when
+    /// the project has no such file.
+    pub fn remove_file(&mut self, path: impl AsRef<Path>) -> Option<FileId> {
+        let path = imports::normalize(path.as_ref());
+        let file = self.by_path.remove(&path)?;
+        self.edited.remove(&path);
+        let id = file.id(self);
+        self.removed.insert(id);
+        file.set_text(self)
+            .with_durability(Durability::LOW)
+            .to(String::new());
+        self.publish_files();
+        Some(id)
+    }
+
+    /// Whether the file `id` was removed with [`Database::remove_file`].
+    pub fn is_removed(&self, id: FileId) -> bool {
+        self.removed.contains(&id)
     }
 
     /// The id of the file with this path, if the project has it.
@@ -392,6 +422,9 @@ impl Database {
             queries::file_diagnostics(db, project, file);
         });
         for &file in &self.files {
+            if self.removed.contains(&file.id(self)) {
+                continue;
+            }
             out.extend(
                 queries::file_diagnostics(self, project, file)
                     .iter()

@@ -34,6 +34,9 @@ enum Ty {
 fn type_of(place: Place, key: &str) -> Option<Ty> {
     Some(match (place, key) {
         (Place::Graph, "default_max_retry") => Ty::Int,
+        // wfc's run limits, which a pipeline may set like a `.wf` workflow.
+        (Place::Graph, "max_steps" | "max_visits" | "max_depth" | "default_retries") => Ty::Int,
+        (Place::Graph, "wall_clock" | "default_timeout") => Ty::Duration,
         (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles") => Ty::Int,
         (Place::Node, "goal_gate" | "auto_status" | "allow_partial") => Ty::Bool,
         (Place::Node, "timeout" | "manager.poll_interval") => Ty::Duration,

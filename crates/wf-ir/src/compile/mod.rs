@@ -11,6 +11,7 @@
 //! each edge in edge-table order), so the same program always gives the
 //! same bytes.
 
+mod attractor;
 mod attrs;
 mod guard;
 mod strings;
@@ -21,11 +22,11 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use wf_diagnostics::{FileSpan, Sources};
-use wf_model::{Edge, Node, NodeId, NodeKind, Program, Workflow};
+use wf_model::{Edge, Node, NodeId, NodeKind, Program, SourceFormat, Workflow};
 
 use crate::types::{
-    EdgeRange, FORMAT, IrCall, IrEdge, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx, Opcode,
-    ReadKey, ReturnMapping, VERSION, ValueType, WorkflowIdx,
+    Dialect, EdgeRange, FORMAT, IrCall, IrEdge, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx,
+    Opcode, ReadKey, ReturnMapping, VERSION, ValueType, WorkflowIdx,
 };
 use strings::Interner;
 
@@ -133,7 +134,8 @@ impl<'a> Cx<'a> {
                 "the workflow has no entry node (set `entry = node`, or name a node `start`)",
             ));
         };
-        if let Some(cycle) = facts.cycles.first() {
+        let attractor = w.format == SourceFormat::Dot;
+        if let Some(cycle) = facts.cycles.first().filter(|_| !attractor) {
             let mut path: Vec<&str> = cycle
                 .path
                 .iter()
@@ -159,13 +161,21 @@ impl<'a> Cx<'a> {
         order.sort_by_key(|&i| w.edges[i].from);
         let mut nodes = Vec::with_capacity(w.nodes.len());
         let mut start = 0u32;
+        let exits = attractor::exit_nodes(w);
         for (i, node) in w.nodes.iter().enumerate() {
             let len = order
                 .iter()
                 .skip(start as usize)
                 .take_while(|&&e| w.edges[e].from.index() == i)
                 .count() as u32;
-            nodes.push(self.node(node, EdgeRange { start, len })?);
+            let mut ir = self.node(node, EdgeRange { start, len })?;
+            if attractor {
+                let handler =
+                    attractor::handler_of(node, i == entry.0 as usize, exits.contains(&i));
+                ir.handler = Some(self.strings.intern(handler));
+                attractor::tool_command(self, node, &mut ir)?;
+            }
+            nodes.push(ir);
             start += len;
         }
         if start as usize != w.edges.len() {
@@ -186,6 +196,11 @@ impl<'a> Cx<'a> {
             templates: header.templates,
             nodes,
             edges,
+            dialect: if attractor {
+                Dialect::Attractor
+            } else {
+                Dialect::Wf
+            },
         })
     }
 
@@ -269,6 +284,7 @@ impl<'a> Cx<'a> {
             writes,
             call,
             edges,
+            handler: None,
         })
     }
 

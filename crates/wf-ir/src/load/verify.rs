@@ -129,11 +129,17 @@ impl<'p> Verifier<'p> {
                 bytecode::verify(self, code, &format!("{at}.guard"))?;
             }
         }
+        // Attractor pipelines loop by design; the runtime bounds them with
+        // `max_visits` and `max_steps`.
+        if w.dialect == crate::types::Dialect::Attractor {
+            return Ok(());
+        }
         graph::acyclic(self, w, at)
     }
 
     fn node(&self, node: &IrNode, nodes: usize, at: &str) -> Result<(), LoadError> {
         self.opt_string(node.label, || format!("{at}.label"))?;
+        self.opt_string(node.handler, || format!("{at}.handler"))?;
         let e = &node.engine;
         let engine = |field: &str| format!("{at}.engine.{field}");
         self.opt_string(e.command, || engine("command"))?;

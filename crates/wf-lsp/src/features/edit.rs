@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use tower_lsp_server::ls_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CompletionItem, CompletionItemKind, Range,
-    TextEdit, Uri, WorkspaceEdit,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CompletionItem, CompletionItemKind, TextEdit,
+    Uri, WorkspaceEdit,
 };
 use wf_analysis::Database;
 use wf_diagnostics::FileId;
@@ -32,6 +32,16 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
         return Vec::new();
     };
     let offset = offset.min(text.len());
+    if db.file_path(file).is_some_and(|p| {
+        p.extension()
+            .is_some_and(|e| e == "dot" || e == "fabro" || e == "gv")
+    }) {
+        return super::complete_dot::completion(db, file, &text, offset);
+    }
+    let body = match super::complete_wf::body(db, file, &text, offset) {
+        Ok(items) => return items,
+        Err(body) => body,
+    };
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..offset];
     // Drop the word being typed.
@@ -90,8 +100,17 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
             .iter()
             .chain(w.nodes.iter().flat_map(|n| &n.writes))
             .map(|d| (d.key.as_str(), d.ty.as_deref()))
+            // Keys a call's return map writes.
+            .chain(
+                w.nodes
+                    .iter()
+                    .filter_map(|n| n.call.as_ref())
+                    .flat_map(|c| &c.return_map)
+                    .map(|e| (e.parent.as_str(), None)),
+            )
             .collect();
-        keys.sort();
+        // Typed declarations first, so that the kept one shows the type.
+        keys.sort_by(|a, b| a.0.cmp(b.0).then(b.1.is_some().cmp(&a.1.is_some())));
         keys.dedup_by(|a, b| a.0 == b.0);
         let mut out: Vec<CompletionItem> = keys
             .iter()
@@ -125,6 +144,12 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
                     .map(|n| item(&n.name, CompletionItemKind::FIELD, n.kind.as_str())),
             );
         }
+        if body == super::complete_wf::Body::Workflow {
+            out.extend(super::complete_wf::attributes(
+                wf_analysis::attributes::schema::Place::Workflow,
+                None,
+            ));
+        }
     } else {
         out.extend(
             KEYWORDS[..2]
@@ -144,7 +169,7 @@ pub fn code_actions(
     range: (usize, usize),
 ) -> Vec<CodeActionOrCommand> {
     let mut diagnostics = snapshot.db.file_diagnostics(file);
-    if let Some(config) = &snapshot.config {
+    if let Some(config) = snapshot.config(file) {
         wf_analysis::project::apply_lint_levels(&mut diagnostics, config);
     }
     diagnostics
@@ -181,23 +206,35 @@ pub fn code_actions(
         .collect()
 }
 
-/// The whole-document edit that formats a `.wf` file with `wf-fmt`, or
-/// `None` when it is already formatted or does not parse (a file with
-/// syntax errors is left alone, as `wfc fmt` does).
-pub fn format(db: &Database, files: &FileMap, file: FileId) -> Option<Vec<TextEdit>> {
-    let path = db.file_path(file)?;
-    if path.extension().is_some_and(|e| e != "wf") {
-        return None;
-    }
+/// The edits that format a `.wf` or `.dot` file with `wf-fmt` (the
+/// differing middle only, so the cursor and folds survive): all of it, or
+/// the whole items the byte range `range` touches. `None` when the file
+/// does not parse (a file with syntax errors is left alone, as `wfc fmt`
+/// does) or is in another language.
+pub fn format(
+    db: &Database,
+    files: &FileMap,
+    file: FileId,
+    range: Option<std::ops::Range<usize>>,
+) -> Option<Vec<TextEdit>> {
+    let kind = wf_fmt::SourceKind::from_path(&db.file_path(file)?)?;
     let text = db.file_text(file)?;
-    let formatted = wf_fmt::format(&text, &wf_fmt::Options::default()).ok()?;
-    if formatted == text {
-        return Some(Vec::new());
-    }
-    let whole = wf_diagnostics::Span::new(0, text.len()).in_file(file);
-    let range: Range = files.range(whole)?;
-    Some(vec![TextEdit {
-        range,
-        new_text: formatted,
-    }])
+    let options = wf_fmt::Options::default();
+    let edits = match range {
+        None => {
+            let formatted = wf_fmt::format_source(&text, kind, &options).ok()?;
+            wf_fmt::diff_edits(&text, &formatted)
+        }
+        Some(range) => wf_fmt::format_range(&text, kind, range, &options).ok()?,
+    };
+    edits
+        .into_iter()
+        .map(|edit| {
+            let span = wf_diagnostics::Span::new(edit.range.start, edit.range.end).in_file(file);
+            Some(TextEdit {
+                range: files.range(span)?,
+                new_text: edit.new_text,
+            })
+        })
+        .collect()
 }

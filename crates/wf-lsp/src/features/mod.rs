@@ -2,6 +2,9 @@
 //! positions in, protocol values out. The analysis parts are in the
 //! submodules.
 
+mod complete_dot;
+mod complete_wf;
+mod context;
 mod edit;
 mod hover;
 mod nav;
@@ -9,6 +12,7 @@ mod outline;
 mod rename;
 mod resolve;
 mod tokens;
+mod tokens_dot;
 
 use tower_lsp_server::ls_types::*;
 use wf_diagnostics::FileId;
@@ -40,6 +44,7 @@ pub fn capabilities() -> ServerCapabilities {
             ..CodeActionOptions::default()
         })),
         document_formatting_provider: Some(OneOf::Left(true)),
+        document_range_formatting_provider: Some(OneOf::Left(true)),
         document_highlight_provider: Some(OneOf::Left(true)),
         rename_provider: Some(OneOf::Right(RenameOptions {
             prepare_provider: Some(true),
@@ -57,7 +62,7 @@ pub fn capabilities() -> ServerCapabilities {
         workspace: Some(WorkspaceServerCapabilities {
             workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                 supported: Some(true),
-                change_notifications: None,
+                change_notifications: Some(OneOf::Left(true)),
             }),
             file_operations: None,
         }),
@@ -166,11 +171,17 @@ pub fn code_actions(snapshot: &Snapshot, params: &CodeActionParams) -> Option<Co
     Some(edit::code_actions(snapshot, &files, file, range))
 }
 
-/// `textDocument/formatting`.
-pub fn format(snapshot: &Snapshot, uri: &Uri) -> Option<Vec<TextEdit>> {
+/// `textDocument/formatting` (`range: None`) and
+/// `textDocument/rangeFormatting`.
+pub fn format(snapshot: &Snapshot, uri: &Uri, range: Option<Range>) -> Option<Vec<TextEdit>> {
     let file = snapshot.file(uri)?;
     let files = one_file(snapshot, file)?;
-    edit::format(&snapshot.db, &files, file)
+    let bytes = range.and_then(|range| {
+        let text = snapshot.db.file_text(file)?;
+        let index = LineIndex::new(&text);
+        Some(index.offset(&text, range.start)..index.offset(&text, range.end))
+    });
+    edit::format(&snapshot.db, &files, file, bytes)
 }
 
 /// A [`FileMap`] of one file (for features that stay in it).

@@ -35,6 +35,16 @@ pub fn definitions(db: &Database, from: wf_diagnostics::FileId, target: &Target)
                     .filter(|d| &d.key == key)
                     .map(|d| d.span),
             );
+            // A call writes the parent side of its return map.
+            out.extend(
+                workflow
+                    .nodes
+                    .iter()
+                    .filter_map(|n| n.call.as_ref())
+                    .flat_map(|c| &c.return_map)
+                    .filter(|e| &e.parent == key)
+                    .map(|e| e.parent_span),
+            );
             out
         }
         Target::Code(_) => Vec::new(),
@@ -75,7 +85,11 @@ pub fn references(db: &Database, target: &Target) -> Vec<FileSpan> {
             }
             out
         }
-        Target::Key(workflow, key) => key_mentions(workflow, key),
+        Target::Key(workflow, key) => {
+            let mut out = key_mentions(workflow, key);
+            out.extend(return_map_children(db, workflow, key));
+            out
+        }
         Target::Import(_) | Target::Code(_) => Vec::new(),
     };
     out.sort_by_key(|s| (s.file, s.span.start, s.span.end));
@@ -118,6 +132,36 @@ fn key_mentions(workflow: &Workflow, key: &str) -> Vec<FileSpan> {
             let mut keys = Vec::new();
             keys_in_expr(&guard.expr, &mut keys);
             out.extend(keys.into_iter().filter(|(k, _)| k == key).map(|(_, s)| s));
+        }
+    }
+    out
+}
+
+/// The child side of `parent <- key` in the return maps of every call of
+/// `callee` (in every file), so that renaming a key a workflow gives or
+/// writes follows it into its callers.
+fn return_map_children(db: &Database, callee: &Workflow, key: &str) -> Vec<FileSpan> {
+    let mut out = Vec::new();
+    for file in db.file_ids() {
+        for workflow in db.file_workflows(file) {
+            for node in &workflow.nodes {
+                let Some(call) = &node.call else { continue };
+                if call.workflow != callee.name || !call.return_map.iter().any(|e| e.child == key) {
+                    continue;
+                }
+                // Only calls that resolve to this declaration (another
+                // file may declare a workflow of the same name).
+                let resolved = db.workflow_declarations(workflow.file, &call.workflow);
+                if resolved.first().map(|w| w.name_span) != Some(callee.name_span) {
+                    continue;
+                }
+                out.extend(
+                    call.return_map
+                        .iter()
+                        .filter(|e| e.child == key)
+                        .map(|e| e.child_span),
+                );
+            }
         }
     }
     out

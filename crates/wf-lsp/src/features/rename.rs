@@ -14,9 +14,26 @@ const KEYWORDS: &[&str] = &[
     "exists",
 ];
 
+/// The context keys the Attractor engine and its handlers set (seed
+/// section 5.1, "Built-in context keys"); `internal.*` and `graph.*` are
+/// the engine's too.
+const ENGINE_KEYS: &[&str] = &[
+    "outcome",
+    "preferred_label",
+    "current_node",
+    "last_stage",
+    "last_response",
+];
+
 /// What can be renamed at `offset`: the span and current name, or why not.
 pub fn prepare(db: &Database, file: FileId, offset: usize) -> Result<(FileSpan, String), String> {
-    let (target, span) = target_at(db, file, offset).ok_or("nothing to rename here")?;
+    let Some((target, span)) = target_at(db, file, offset) else {
+        let word = word_at(db, file, offset);
+        if BUILTIN_NAMES.contains(&word.as_str()) || KEYWORDS.contains(&word.as_str()) {
+            return Err(format!("`{word}` is built in: it cannot be renamed"));
+        }
+        return Err("nothing to rename here".into());
+    };
     let name = match &target {
         Target::Node(workflow, id) => {
             let name = &workflow.node(*id).name;
@@ -26,7 +43,19 @@ pub fn prepare(db: &Database, file: FileId, offset: usize) -> Result<(FileSpan, 
             name.clone()
         }
         Target::Workflow(name) => name.clone(),
-        Target::Key(_, key) => key.clone(),
+        Target::Key(_, key) => {
+            let bare = key.strip_prefix("context.").unwrap_or(key);
+            if ENGINE_KEYS.contains(&bare)
+                || bare.starts_with("internal.")
+                || bare.starts_with("graph.")
+                || KEYWORDS.contains(&bare)
+            {
+                return Err(format!(
+                    "`{key}` is a context key the engine sets: it cannot be renamed"
+                ));
+            }
+            key.clone()
+        }
         Target::Import(_) => return Err("an import path cannot be renamed".into()),
         Target::Code(_) => return Err("a diagnostic code cannot be renamed".into()),
     };
@@ -100,4 +129,18 @@ pub fn implicit_kinds(db: &Database, file: FileId) -> Vec<(FileSpan, &'static st
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// The identifier at `offset` (empty when there is none).
+fn word_at(db: &Database, file: FileId, offset: usize) -> String {
+    let text = db.file_text(file).unwrap_or_default();
+    let offset = offset.min(text.len());
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let start = text[..offset]
+        .rfind(|c: char| !is_word(c))
+        .map_or(0, |i| i + 1);
+    let end = text[offset..]
+        .find(|c: char| !is_word(c))
+        .map_or(text.len(), |i| offset + i);
+    text[start..end].to_string()
 }

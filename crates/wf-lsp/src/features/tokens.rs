@@ -25,14 +25,14 @@ const TYPES: [SemanticTokenType; 8] = [
     SemanticTokenType::PROPERTY, // blackboard keys
     SemanticTokenType::OPERATOR,
 ];
-const KEYWORD: u32 = 0;
-const STRING: u32 = 1;
-const NUMBER: u32 = 2;
-const COMMENT: u32 = 3;
-const WORKFLOW: u32 = 4;
-const NODE: u32 = 5;
-const KEY: u32 = 6;
-const OPERATOR: u32 = 7;
+pub(super) const KEYWORD: u32 = 0;
+pub(super) const STRING: u32 = 1;
+pub(super) const NUMBER: u32 = 2;
+pub(super) const COMMENT: u32 = 3;
+pub(super) const WORKFLOW: u32 = 4;
+pub(super) const NODE: u32 = 5;
+pub(super) const KEY: u32 = 6;
+pub(super) const OPERATOR: u32 = 7;
 
 /// The legend announced in the capabilities.
 pub fn legend() -> SemanticTokensLegend {
@@ -46,6 +46,12 @@ pub fn legend() -> SemanticTokensLegend {
 /// positions, UTF-16 lengths, one token per line).
 pub fn semantic_tokens(db: &Database, file: FileId) -> Option<Vec<SemanticToken>> {
     let path = db.file_path(file)?;
+    if path
+        .extension()
+        .is_some_and(|e| e == "dot" || e == "gv" || e == "fabro")
+    {
+        return super::tokens_dot::semantic_tokens(db, file);
+    }
     if path.extension().is_some_and(|e| e != "wf") {
         return None;
     }
@@ -113,7 +119,7 @@ fn is_keyword(token: &Token<'_>) -> bool {
 
 /// The kind of the name span that covers `start..end` (a dotted key
 /// `build.log` is one span in the model, three tokens in the lexer).
-fn name_kind(names: &[(u32, u32, u32)], start: u32, end: u32) -> Option<u32> {
+pub(super) fn name_kind(names: &[(u32, u32, u32)], start: u32, end: u32) -> Option<u32> {
     let i = names.partition_point(|&(s, _, _)| s <= start);
     names[..i]
         .iter()
@@ -124,7 +130,7 @@ fn name_kind(names: &[(u32, u32, u32)], start: u32, end: u32) -> Option<u32> {
 }
 
 /// The kind of every name span the model knows, sorted by position.
-fn classify(db: &Database, file: FileId) -> Vec<(u32, u32, u32)> {
+pub(super) fn classify(db: &Database, file: FileId) -> Vec<(u32, u32, u32)> {
     let mut out = HashMap::new();
     let mut put = |span: FileSpan, kind: u32| {
         if span.file == file {
@@ -164,7 +170,7 @@ fn classify(db: &Database, file: FileId) -> Vec<(u32, u32, u32)> {
 }
 
 /// Splits multi-line tokens per line and delta-encodes them.
-fn encode(text: &str, raw: &[(usize, usize, u32)]) -> Vec<SemanticToken> {
+pub(super) fn encode(text: &str, raw: &[(usize, usize, u32)]) -> Vec<SemanticToken> {
     let index = LineIndex::new(text);
     let mut out = Vec::new();
     let (mut last_line, mut last_start) = (0u32, 0u32);

@@ -111,6 +111,19 @@ impl Engine<'_> {
         let (wf, node, depth) = self.position();
         let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
         let writes = std::mem::take(&mut outcome.writes);
+        let events = std::mem::take(&mut outcome.events);
+        if self.out.on() {
+            for e in &events {
+                let ev = Event::HandlerEvent {
+                    step: self.step,
+                    workflow: self.wf_name(wf),
+                    node: self.node_name(wf, node),
+                    name: &e.name,
+                    data: &e.data,
+                };
+                self.out.emit(&ev);
+            }
+        }
         let staged = if writes.is_empty() {
             Vec::new()
         } else {
@@ -123,7 +136,10 @@ impl Engine<'_> {
                 }
             }
         };
-        if matches!(outcome.status, Status::Retry | Status::Fail) {
+        // Attractor retries only `retry` (seed 3.5: a `fail` is final and
+        // goes to failure routing at once); `.wf` retries both.
+        let attractor = self.program.workflows[wf.0 as usize].dialect == wf_ir::Dialect::Attractor;
+        if outcome.status == Status::Retry || (outcome.status == Status::Fail && !attractor) {
             let max = ir_node
                 .engine
                 .retries
@@ -196,6 +212,23 @@ impl Engine<'_> {
             }
             return;
         }
+        if let Some(target) = outcome.jump.as_deref().filter(|_| status != Status::Fail) {
+            let first = self.append(staged);
+            if !attractor {
+                // Only pipeline handlers may leave a node without an edge:
+                // in `.wf` every move follows an edge whose guard holds.
+                self.emit_writes(depth, first, node);
+                let reason = format!(
+                    "the agent asked to continue at `{target}` from node `{}` of workflow `{}` without an edge; only Attractor pipelines allow that",
+                    self.node_name(wf, node),
+                    self.wf_name(wf)
+                );
+                self.fail_run(reason);
+                return;
+            }
+            self.jump_to(target, status, first);
+            return;
+        }
         // The node's writes are visible to its outgoing guards.
         let first = self.append(staged);
         let label = outcome.preferred_label.as_deref();
@@ -255,6 +288,12 @@ impl Engine<'_> {
                 &outcome,
             ),
         };
+        // Attractor's last step (seed 3.3): with no condition matched and no
+        // unconditional edge, any edge, by weight then target id.
+        let chosen = match chosen {
+            None if attractor && status != Status::Fail => self.any_edge(wf, node),
+            other => other,
+        };
         let Some(edge) = chosen else {
             if status == Status::Fail {
                 self.route_failure(&outcome, first);
@@ -294,11 +333,19 @@ impl Engine<'_> {
             self.out.emit(&ev);
         }
         self.emit_writes(depth, first, node);
+        if workflow.dialect == wf_ir::Dialect::Attractor
+            && e.spec.get("loop_restart") == Some(&serde_json::Value::Bool(true))
+        {
+            self.restart_at(edge);
+            return;
+        }
         self.move_to(e.to);
+        self.incoming = Some(edge);
     }
 
     /// Moves the current frame to `target` and enters it.
     pub(super) fn move_to(&mut self, target: NodeIdx) {
+        self.incoming = None;
         let f = self
             .frames
             .last_mut()

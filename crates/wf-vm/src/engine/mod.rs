@@ -4,6 +4,7 @@
 mod apply;
 mod complete;
 mod durable;
+mod restart;
 mod snapshot;
 mod step;
 mod support;
@@ -167,6 +168,9 @@ pub struct Engine<'p> {
     pub(crate) out: Outputs<'p>,
     pub(crate) tools: Option<Box<dyn ToolRunner + 'p>>,
     pub(crate) sleeper: Box<dyn FnMut(Duration) + 'p>,
+    /// The edge the current node was entered by (`None` at the start and
+    /// after a jump): Attractor fidelity resolution reads it.
+    pub(crate) incoming: Option<EdgeIdx>,
 }
 
 impl<'p> Engine<'p> {
@@ -197,7 +201,14 @@ impl<'p> Engine<'p> {
             info.push(WfInfo {
                 labels,
                 visit_base: base,
-                max_visits: wf.limits.max_visits.unwrap_or(limits.max_visits),
+                max_visits: wf.limits.max_visits.unwrap_or(match wf.dialect {
+                    // Attractor pipelines loop; a loop that never exits
+                    // should fail early with a clear reason.
+                    wf_ir::Dialect::Attractor => {
+                        limits.max_visits.min(crate::attractor::DEFAULT_MAX_VISITS)
+                    }
+                    wf_ir::Dialect::Wf => limits.max_visits,
+                }),
                 default_retries: wf.limits.default_retries.unwrap_or(0),
                 default_timeout: wf
                     .limits
@@ -234,6 +245,7 @@ impl<'p> Engine<'p> {
             },
             tools: None,
             sleeper: Box::new(std::thread::sleep),
+            incoming: None,
             config,
         })
     }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wf_ir::{IrProgram, NodeIdx, WorkflowIdx};
+use wf_ir::{EdgeIdx, IrProgram, NodeIdx, WorkflowIdx};
 
 use super::{Engine, EngineError};
 use crate::agent::Status;
@@ -45,6 +45,11 @@ pub struct Snapshot {
     pub visits: Vec<VisitSnapshot>,
     /// The failure trace.
     pub failures: Vec<FailureRecord>,
+    /// The id of the edge the current node was entered by (Attractor
+    /// fidelity resolution); left out when the node was not entered by an
+    /// edge (the start, a retry-target jump).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incoming_edge: Option<String>,
 }
 
 /// [`RunLimits`] with durations in milliseconds.
@@ -190,6 +195,11 @@ impl<'p> Engine<'p> {
             frames,
             visits,
             failures: self.failures.clone(),
+            incoming_edge: self.incoming.map(|e| {
+                let f = self.frames.last().expect("the root frame is never popped");
+                let wf = &self.program.workflows[f.workflow.0 as usize];
+                self.program.str(wf.edges[e.0 as usize].id).to_owned()
+            }),
         }
     }
 
@@ -292,6 +302,14 @@ impl<'p> Engine<'p> {
         engine.status = snap.status.clone();
         engine.elapsed = Duration::from_millis(snap.elapsed_ms);
         engine.failures = snap.failures.clone();
+        if let Some(id) = &snap.incoming_edge {
+            let f = engine.frames.last().expect("checked above");
+            let wf = &program.workflows[f.workflow.0 as usize];
+            let found = wf.edges.iter().position(|e| program.str(e.id) == id);
+            engine.incoming = Some(EdgeIdx(
+                found.ok_or_else(|| bad(format!("no edge `{id}`")))? as u32,
+            ));
+        }
         Ok(engine)
     }
 }

@@ -103,7 +103,10 @@ impl<'p> Engine<'p> {
             self.push_call(wf, node);
             return Ok(());
         }
-        if ir_node.op == Opcode::Parallel {
+        // An Attractor `parallel` node runs its handler (the agent).
+        if ir_node.op == Opcode::Parallel
+            && self.program.workflows[wf.0 as usize].dialect != wf_ir::Dialect::Attractor
+        {
             // Fan-out with isolated scopes is not implemented: refuse
             // clearly rather than silently taking one branch.
             let reason = format!(
@@ -174,6 +177,7 @@ impl<'p> Engine<'p> {
             depth: self.frames.len(),
             attempt: frame.attempt,
             step: self.step,
+            incoming_edge: self.incoming,
         };
         if ir_node.op == Opcode::Tool {
             let command = ir_node

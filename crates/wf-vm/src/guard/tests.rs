@@ -192,6 +192,7 @@ fn constant_patterns_compile_once_and_bad_ones_are_errors() {
             guard: Some(vec![Load(StrId(3)), Push(s(2)), Matches]),
             spec: Default::default(),
         }],
+        dialect: Default::default(),
     });
     let err = Regexes::new(&p).unwrap_err();
     assert!(

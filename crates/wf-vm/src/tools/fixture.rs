@@ -60,6 +60,7 @@ pub(crate) fn program() -> IrProgram {
         writes: Vec::new(),
         call: None,
         edges: EdgeRange { start, len },
+        handler: None,
     };
     let edge = |id: u32, from, to, label: Option<u32>| IrEdge {
         id: StrId(id),
@@ -101,6 +102,7 @@ pub(crate) fn program() -> IrProgram {
                 edge(9, 1, 2, Some(6)),
                 edge(10, 1, 3, Some(7)),
             ],
+            dialect: Default::default(),
         }],
     }
 }
@@ -122,6 +124,7 @@ pub(crate) fn context<'a>(
 ) -> DecisionContext<'a> {
     let workflow = &program.workflows[0];
     DecisionContext {
+        incoming_edge: None,
         program,
         workflow_idx: WorkflowIdx(0),
         workflow,

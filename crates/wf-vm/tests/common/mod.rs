@@ -49,6 +49,7 @@ impl Prog {
             templates: Default::default(),
             nodes: vec![],
             edges: vec![],
+            dialect: Default::default(),
         });
         WorkflowIdx(self.wfs.len() as u32 - 1)
     }
@@ -72,6 +73,7 @@ impl Prog {
             writes: vec![],
             call: None,
             edges: EdgeRange::default(),
+            handler: None,
         });
         NodeIdx(wf.nodes.len() as u32 - 1)
     }

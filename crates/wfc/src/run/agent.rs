@@ -89,13 +89,21 @@ pub fn build(spec: &AgentSpec, options: &AgentOptions) -> Result<Box<dyn Decisio
             Box::new(agent)
         }
     };
-    Ok(match options.step_delay {
+    Ok(with_delay(agent, options.step_delay))
+}
+
+/// `agent`, waiting `delay` before every decision when set.
+pub fn with_delay(
+    agent: Box<dyn DecisionAgent>,
+    delay: Option<Duration>,
+) -> Box<dyn DecisionAgent> {
+    match delay {
         Some(delay) => Box::new(Delayed {
             inner: agent,
             delay,
         }),
         None => agent,
-    })
+    }
 }
 
 /// An agent that waits before every decision, so a test can kill a run at

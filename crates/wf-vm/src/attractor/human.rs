@@ -1,0 +1,341 @@
+//! The `wait.human` gate (seed 4.6): the node's outgoing edges become the
+//! choices of a multiple-choice question for an [`Interviewer`]; the
+//! chosen edge is what the run follows.
+//!
+//! The outcome names the chosen edge three ways, so every step of edge
+//! selection (seed 3.3) agrees: by edge id ([`Outcome::edge`], exact even
+//! when two edges share a label), as `preferred_label` (the DoD, 11.6) and
+//! as `suggested_next` (the pseudocode of 4.6). It writes
+//! `human.gate.selected` (the choice's accelerator key) and
+//! `human.gate.label` (its label).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::handler::{Handler, HandlerCx};
+use super::interviewer::{
+    Answer, AnswerValue, Interviewer, Question, QuestionOption, QuestionType, display_option,
+    parse_accelerator_key,
+};
+use crate::agent::{AgentError, Decision, Outcome, Status, Write};
+use crate::select::normalize_label;
+
+/// One choice of a gate: an outgoing edge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The edge's id (what [`Outcome::edge`] names).
+    pub edge: String,
+    /// The accelerator key.
+    pub key: String,
+    /// The edge's label, or its target's id when it has none.
+    pub label: String,
+    /// The target node's id.
+    pub to: String,
+}
+
+impl Choice {
+    /// The choice for an edge `id` to node `to` with an optional label.
+    pub fn new(edge: &str, label: Option<&str>, to: &str) -> Self {
+        let label = label.map(str::trim).filter(|l| !l.is_empty()).unwrap_or(to);
+        Choice {
+            edge: edge.to_owned(),
+            key: parse_accelerator_key(label),
+            label: label.to_owned(),
+            to: to.to_owned(),
+        }
+    }
+}
+
+/// What a gate node says about itself.
+#[derive(Debug, Clone, Default)]
+pub struct Gate<'a> {
+    /// The node's id.
+    pub node: &'a str,
+    /// The question text (the node's label); `Select an option:` without.
+    pub text: Option<&'a str>,
+    /// `human.default_choice`: the target id (or key, or label) chosen
+    /// when the person does not answer in time.
+    pub default_choice: Option<&'a str>,
+    /// How long to wait (the node's `timeout`); `None` waits.
+    pub timeout: Option<Duration>,
+}
+
+/// The choice `wanted` names: a target id, else a key, else a label.
+fn find<'c>(choices: &'c [Choice], wanted: &str) -> Option<&'c Choice> {
+    let w = wanted.trim();
+    choices
+        .iter()
+        .find(|c| c.to == w)
+        .or_else(|| choices.iter().find(|c| c.key.eq_ignore_ascii_case(w)))
+        .or_else(|| {
+            let n = normalize_label(w);
+            choices.iter().find(|c| normalize_label(&c.label) == n)
+        })
+}
+
+fn fail(status: Status, reason: String) -> Outcome {
+    Outcome {
+        status,
+        failure_reason: Some(reason),
+        ..Outcome::success()
+    }
+}
+
+/// Asks the gate's question and turns the answer into the node's outcome:
+///
+/// - a chosen option → `success`, routed to its edge;
+/// - a timeout → the `human.default_choice` choice when set (a default
+///   that names no choice fails the node), else `retry` ("human gate
+///   timeout, no default"), which the node's retries may ask again;
+/// - a skipped question → `fail` ("human skipped interaction");
+/// - an answer that names no choice → `fail`, naming the answer and the
+///   choices. (The seed falls back to the first choice; a scripted answer
+///   that fits nothing is a mistake better reported than guessed.)
+/// - no outgoing edges → `fail` ("No outgoing edges for human gate").
+pub fn run_gate(gate: &Gate<'_>, choices: &[Choice], interviewer: &mut dyn Interviewer) -> Outcome {
+    if choices.is_empty() {
+        return fail(Status::Fail, "No outgoing edges for human gate".into());
+    }
+    let options: Vec<QuestionOption> = choices
+        .iter()
+        .map(|c| QuestionOption {
+            key: c.key.clone(),
+            label: c.label.clone(),
+        })
+        .collect();
+    let default = gate
+        .default_choice
+        .and_then(|d| find(choices, d))
+        .map(|c| Answer::choose(&options[choices.iter().position(|x| x == c).unwrap_or(0)]));
+    let question = Question {
+        text: gate
+            .text
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or("Select an option:")
+            .to_owned(),
+        ty: QuestionType::MultipleChoice,
+        options,
+        default: default.clone(),
+        timeout: gate.timeout,
+        stage: gate.node.to_owned(),
+    };
+    let answer = interviewer.ask(&question);
+    let selected = match &answer.value {
+        AnswerValue::Timeout => match (gate.default_choice, &default) {
+            (Some(_), Some(d)) => d
+                .selected_option
+                .as_ref()
+                .and_then(|o| find(choices, &o.label)),
+            (Some(d), None) => {
+                return fail(
+                    Status::Fail,
+                    format!(
+                        "human gate timeout; human.default_choice `{d}` names none of the choices ({})",
+                        list(choices)
+                    ),
+                );
+            }
+            (None, _) => return fail(Status::Retry, "human gate timeout, no default".into()),
+        },
+        AnswerValue::Skipped => return fail(Status::Fail, "human skipped interaction".into()),
+        _ => answer
+            .selected_option
+            .as_ref()
+            .and_then(|o| {
+                choices
+                    .iter()
+                    .find(|c| c.key == o.key && c.label == o.label)
+            })
+            .or_else(|| match &answer.value {
+                AnswerValue::Value(v) => find(choices, v),
+                _ => None,
+            }),
+    };
+    let Some(selected) = selected else {
+        let said = match &answer.value {
+            AnswerValue::Value(v) => v.clone(),
+            other => format!("{other:?}").to_lowercase(),
+        };
+        return fail(
+            Status::Fail,
+            format!(
+                "the answer `{said}` names none of the choices ({})",
+                list(choices)
+            ),
+        );
+    };
+    Outcome {
+        status: Status::Success,
+        writes: vec![
+            Write {
+                key: "human.gate.selected".into(),
+                value: Value::String(selected.key.clone()),
+            },
+            Write {
+                key: "human.gate.label".into(),
+                value: Value::String(selected.label.clone()),
+            },
+        ],
+        edge: Some(selected.edge.clone()),
+        preferred_label: Some(selected.label.clone()),
+        suggested_next: vec![selected.to.clone()],
+        notes: Some(format!(
+            "human chose `{}` → {}",
+            selected.label, selected.to
+        )),
+        ..Outcome::success()
+    }
+}
+
+/// An interviewer several handlers share (the gates of a pipeline, of
+/// its parallel branches and of its child pipelines ask the same person).
+pub type SharedInterviewer = Rc<RefCell<Box<dyn Interviewer>>>;
+
+/// Wraps an interviewer for sharing.
+pub fn shared(interviewer: Box<dyn Interviewer>) -> SharedInterviewer {
+    Rc::new(RefCell::new(interviewer))
+}
+
+/// The `wait.human` handler.
+pub struct WaitHuman {
+    interviewer: SharedInterviewer,
+}
+
+impl WaitHuman {
+    /// A gate that asks `interviewer`.
+    pub fn new(interviewer: SharedInterviewer) -> Self {
+        WaitHuman { interviewer }
+    }
+}
+
+impl Default for WaitHuman {
+    /// A gate that auto-approves (the default of runs with no person).
+    fn default() -> Self {
+        WaitHuman::new(shared(Box::new(super::interviewer::AutoApprove)))
+    }
+}
+
+impl Handler for WaitHuman {
+    fn execute(&mut self, cx: &mut HandlerCx<'_, '_>) -> Result<Decision, AgentError> {
+        let d = cx.decision;
+        // Only edges whose conditions hold can be taken, so only they are
+        // offered.
+        let choices: Vec<Choice> = d
+            .valid_edge_list()
+            .map(|e| {
+                let to = d.str(d.workflow.nodes[e.to.0 as usize].id);
+                Choice::new(d.str(e.id), e.label.map(|l| d.str(l)), to)
+            })
+            .collect();
+        let default_choice = cx
+            .attrs
+            .get("human.default_choice")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| d.node.engine.default_choice.map(|s| d.str(s).to_owned()));
+        let text = d.label();
+        let gate = Gate {
+            node: cx.node_id,
+            text: text.as_deref(),
+            default_choice: default_choice.as_deref(),
+            // The question ends a little before the node's timeout, so the
+            // default choice is taken before the engine's own timing of
+            // the node would fail it.
+            timeout: d
+                .node
+                .engine
+                .timeout_ms
+                .map(|ms| Duration::from_millis(ms - ms / 20)),
+        };
+        cx.event(
+            "InterviewStarted",
+            json!({"question": gate.text.unwrap_or("Select an option:"), "stage": cx.node_id}),
+        );
+        let started = Instant::now();
+        let mut log = Recorder::default();
+        let outcome = {
+            let mut inner = self.interviewer.borrow_mut();
+            let mut rec = Recorder::wrap(&mut **inner, &mut log);
+            run_gate(&gate, &choices, &mut rec)
+        };
+        let ms = started.elapsed().as_millis() as u64;
+        // A console that timed out answers the default choice itself.
+        let timed_out = log
+            .answer
+            .as_ref()
+            .is_some_and(|a| a.value == AnswerValue::Timeout)
+            || gate.timeout.is_some_and(|t| started.elapsed() >= t);
+        if timed_out {
+            cx.event(
+                "InterviewTimeout",
+                json!({"question": gate.text, "stage": cx.node_id, "duration_ms": ms}),
+            );
+        }
+        cx.event(
+            "InterviewCompleted",
+            json!({"question": gate.text, "answer": log.answer, "duration_ms": ms}),
+        );
+        if let (Some(files), Some(q), Some(a)) = (cx.files, &log.question, &log.answer) {
+            // The exchange, for audit and replay (a resumed run replays the
+            // logged decision and does not ask again).
+            let path = files
+                .stage_dir(cx.node_id)
+                .map(|dir| dir.join("interview.json"))
+                .map_err(|e| AgentError {
+                    message: format!("cannot create the stage directory of `{}`: {e}", cx.node_id),
+                })?;
+            files
+                .write_json(&path, &json!({"question": q, "answer": a}))
+                .map_err(|e| AgentError {
+                    message: format!("cannot write {}: {e}", path.display()),
+                })?;
+        }
+        Ok(Decision::Advance(outcome))
+    }
+}
+
+/// Keeps the one exchange of a gate (for events and `interview.json`).
+#[derive(Default)]
+struct Recorder {
+    question: Option<Question>,
+    answer: Option<Answer>,
+}
+
+impl Recorder {
+    fn wrap<'r>(inner: &'r mut dyn Interviewer, log: &'r mut Recorder) -> RecordingRef<'r> {
+        RecordingRef { inner, log }
+    }
+}
+
+struct RecordingRef<'r> {
+    inner: &'r mut dyn Interviewer,
+    log: &'r mut Recorder,
+}
+
+impl Interviewer for RecordingRef<'_> {
+    fn ask(&mut self, q: &Question) -> Answer {
+        let a = self.inner.ask(q);
+        self.log.question = Some(q.clone());
+        self.log.answer = Some(a.clone());
+        a
+    }
+}
+
+fn list(choices: &[Choice]) -> String {
+    choices
+        .iter()
+        .map(|c| {
+            display_option(&QuestionOption {
+                key: c.key.clone(),
+                label: c.label.clone(),
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,315 @@
+//! `stack.manager_loop` (seed 4.11): supervises a child pipeline.
+//!
+//! The child is the `.dot` file `stack.child_dotfile` (fabro:
+//! `stack.child_workflow`) names (the node's attribute, else the graph's),
+//! relative to the parent pipeline's directory. It is loaded by the
+//! [`ChildLoader`](super::parallel::ChildLoader) the CLI provides and runs
+//! in its own engine with the same backend and interviewer; its run
+//! directory is `{run_dir}/{manager node}/child/`.
+//!
+//! The engine is single-threaded, so supervision is cooperative: one
+//! **cycle** lets the child run for up to `manager.poll_interval` (default
+//! 45 s) of wall time — at least one step, and never past its end — then
+//! the manager observes it. That is the seed's "wait" (the child's work is
+//! the wait; the manager never sleeps on top of it). After each cycle:
+//!
+//! 1. with `observe` in `manager.actions` (default `observe,wait`), the
+//!    child's telemetry is recorded: `stack.child.status` (`running`,
+//!    `completed`, `failed`), `stack.child.outcome`, `stack.child.current_node`,
+//!    `stack.child.steps`, `stack.child.cycles`;
+//! 2. a completed child whose last outcome is not `fail` → `success`; a
+//!    failed child → `fail` ("Child failed: …");
+//! 3. `manager.stop_condition` (the condition language of section 10,
+//!    against the child's context plus the `stack.child.*` keys) → `success`.
+//!
+//! After `manager.max_cycles` (default 1000) cycles: `fail` ("Max cycles
+//! exceeded"). `steer` is accepted and does nothing: there is no
+//! intervention channel into a running child yet. `stack.child_autostart=false`
+//! is refused (there is no other way to start the child).
+
+mod condition;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use condition::duration;
+pub use condition::evaluate_condition;
+
+use serde_json::{Map, Value, json};
+
+use super::handler::{Handler, HandlerCx};
+use super::parallel::branch::Lent;
+use super::parallel::{Kit, install};
+use super::{AttractorAgent, RunFiles};
+use crate::agent::{AgentError, BlackboardView, Decision, DecisionAgent, Outcome, Status, Write};
+use crate::config::EngineConfig;
+use crate::engine::Engine;
+use crate::report::RunStatus;
+
+/// How deep child pipelines and parallel branches may nest (a child
+/// naming its own file, or a branch leading back into a fan-out, would
+/// otherwise recurse forever).
+pub const MAX_CHILD_DEPTH: u32 = 8;
+
+/// The `stack.manager_loop` handler.
+pub struct ManagerLoop {
+    kit: Kit,
+}
+
+impl ManagerLoop {
+    /// A manager whose child pipelines get the handlers of `kit`.
+    pub fn new(kit: Kit) -> Self {
+        ManagerLoop { kit }
+    }
+}
+
+fn fail(reason: String, writes: Vec<Write>) -> Decision {
+    Decision::Advance(Outcome {
+        status: Status::Fail,
+        failure_reason: Some(reason),
+        writes,
+        ..Outcome::success()
+    })
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// An attribute of the node, else of the graph.
+fn attr(cx: &HandlerCx<'_, '_>, key: &str) -> Option<String> {
+    cx.attrs
+        .get(key)
+        .or_else(|| cx.decision.workflow.spec.get(key))
+        .map(text)
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+impl Handler for ManagerLoop {
+    fn execute(&mut self, cx: &mut HandlerCx<'_, '_>) -> Result<Decision, AgentError> {
+        let node = cx.node_id.to_owned();
+        // fabro spells it `stack.child_workflow`.
+        let dotfile = attr(cx, "stack.child_dotfile").or_else(|| attr(cx, "stack.child_workflow"));
+        let Some(dotfile) = dotfile else {
+            return Ok(fail(
+                format!(
+                    "manager node `{node}` has no `stack.child_dotfile` (on the node or the graph): there is no child pipeline to supervise"
+                ),
+                Vec::new(),
+            ));
+        };
+        let max_cycles = match attr(cx, "manager.max_cycles").map(|m| m.parse::<u64>()) {
+            None => 1000,
+            Some(Ok(m)) if m >= 1 => m,
+            Some(_) => {
+                return Ok(fail(
+                    format!(
+                        "manager node `{node}`: manager.max_cycles must be a whole number of at least 1"
+                    ),
+                    Vec::new(),
+                ));
+            }
+        };
+        let poll = match attr(cx, "manager.poll_interval") {
+            None => Duration::from_secs(45),
+            Some(p) => match duration(&p) {
+                Some(d) => d,
+                None => {
+                    return Ok(fail(
+                        format!(
+                            "manager node `{node}`: manager.poll_interval `{p}` is not a duration (e.g. 45s, 500ms)"
+                        ),
+                        Vec::new(),
+                    ));
+                }
+            },
+        };
+        let stop = attr(cx, "manager.stop_condition");
+        let actions = attr(cx, "manager.actions").unwrap_or_else(|| "observe,wait".into());
+        let observe = actions.split(',').any(|a| a.trim() == "observe");
+        if attr(cx, "stack.child_autostart").as_deref() == Some("false") {
+            return Ok(fail(
+                format!(
+                    "manager node `{node}`: stack.child_autostart=false is not supported (the manager starts its child)"
+                ),
+                Vec::new(),
+            ));
+        }
+        if self.kit.depth >= MAX_CHILD_DEPTH {
+            return Ok(fail(
+                format!(
+                    "child pipelines are nested {MAX_CHILD_DEPTH} deep at `{node}` (does `{dotfile}` supervise itself?)"
+                ),
+                Vec::new(),
+            ));
+        }
+        let path = match &self.kit.base_dir {
+            Some(base) => base.join(&dotfile),
+            None => PathBuf::from(&dotfile),
+        };
+        let Some(loader) = self.kit.loader.clone() else {
+            return Ok(fail(
+                format!(
+                    "manager node `{node}` cannot load its child pipeline `{}`: this run has no child-pipeline loader",
+                    path.display()
+                ),
+                Vec::new(),
+            ));
+        };
+        let program = match loader(&path) {
+            Ok(p) => p,
+            Err(e) => {
+                return Ok(fail(
+                    format!(
+                        "manager node `{node}`: the child pipeline `{}` cannot run: {e}",
+                        path.display()
+                    ),
+                    Vec::new(),
+                ));
+            }
+        };
+        let Some(root) = program.workflows.first().map(|_| wf_ir::WorkflowIdx(0)) else {
+            return Ok(fail(
+                format!(
+                    "manager node `{node}`: the child pipeline `{}` has no workflow",
+                    path.display()
+                ),
+                Vec::new(),
+            ));
+        };
+        let mut child = match Engine::new(&program, root, EngineConfig::default()) {
+            Ok(e) => e,
+            Err(e) => {
+                return Ok(fail(
+                    format!("manager node `{node}`: the child pipeline cannot start: {e}"),
+                    Vec::new(),
+                ));
+            }
+        };
+        // The child's own graph attributes, as a pipeline run starts with.
+        for (k, v) in super::graph_context(&program, &program.workflows[root.0 as usize]) {
+            if let Err(e) = child.set_input(&k, v) {
+                return Ok(fail(
+                    format!("manager node `{node}`: the child pipeline cannot start: {e}"),
+                    Vec::new(),
+                ));
+            }
+        }
+        let files = cx
+            .files
+            .map(|f| RunFiles::new(f.root().join(super::safe_name(&node)).join("child")));
+        let kit = Kit {
+            base_dir: path.parent().map(PathBuf::from),
+            depth: self.kit.depth + 1,
+            ..self.kit.clone()
+        };
+        let backend = cx
+            .backend
+            .as_deref_mut()
+            .map(|b| Box::new(Lent(b as &mut dyn DecisionAgent)) as Box<dyn DecisionAgent>);
+        let mut agent = AttractorAgent::new(backend, files);
+        install(agent.registry_mut(), kit);
+        let mut decision = None;
+        let mut cycles = 0;
+        let mut telemetry = Map::new();
+        while cycles < max_cycles {
+            cycles += 1;
+            // A poll interval past the clock's range: the child runs to its end.
+            let until = Instant::now().checked_add(poll);
+            let status = loop {
+                let s = child.step(&mut agent).clone();
+                if s != RunStatus::Running || until.is_some_and(|u| Instant::now() >= u) {
+                    break s;
+                }
+            };
+            let bb = child.blackboard();
+            let (_, at, _) = child.position();
+            let child_wf = &program.workflows[root.0 as usize];
+            let (state, outcome) = match &status {
+                RunStatus::Completed => (
+                    "completed",
+                    bb.get("outcome")
+                        .map(text)
+                        .unwrap_or_else(|| "success".into()),
+                ),
+                RunStatus::Failed { .. } | RunStatus::Suspended { .. } => {
+                    ("failed", "fail".to_owned())
+                }
+                _ => ("running", bb.get("outcome").map(text).unwrap_or_default()),
+            };
+            telemetry = Map::from_iter([
+                ("stack.child.status".to_owned(), json!(state)),
+                ("stack.child.outcome".to_owned(), json!(outcome)),
+                (
+                    "stack.child.current_node".to_owned(),
+                    json!(program.str(child_wf.nodes[at.0 as usize].id)),
+                ),
+                ("stack.child.steps".to_owned(), json!(child.steps())),
+                ("stack.child.cycles".to_owned(), json!(cycles)),
+            ]);
+            match &status {
+                RunStatus::Completed if outcome != "fail" => {
+                    decision = Some(Ok("Child completed".to_owned()));
+                    break;
+                }
+                RunStatus::Completed => {
+                    decision = Some(Err(
+                        "Child failed: it completed with outcome `fail`".to_owned()
+                    ));
+                    break;
+                }
+                RunStatus::Failed { reason } => {
+                    decision = Some(Err(format!("Child failed: {reason}")));
+                    break;
+                }
+                RunStatus::Suspended { reason } => {
+                    decision = Some(Err(format!(
+                        "Child failed: it suspended ({reason}), and a child pipeline cannot be resumed on its own"
+                    )));
+                    break;
+                }
+                _ => {}
+            }
+            if let Some(cond) = &stop {
+                let lookup = |k: &str| telemetry.get(k).or_else(|| bb.get(k)).map(text);
+                if evaluate_condition(cond, &lookup) {
+                    decision = Some(Ok(format!("Stop condition satisfied: {cond}")));
+                    break;
+                }
+            }
+        }
+        drop(agent);
+        cx.event(
+            "ManagerCompleted",
+            json!({"child": path.display().to_string(), "cycles": cycles}),
+        );
+        let writes: Vec<Write> = if observe {
+            telemetry
+                .into_iter()
+                .map(|(key, value)| Write { key, value })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(match decision {
+            Some(Ok(notes)) => Decision::Advance(Outcome {
+                writes,
+                notes: Some(notes),
+                ..Outcome::success()
+            }),
+            Some(Err(reason)) => fail(reason, writes),
+            None => fail(
+                format!(
+                    "Max cycles exceeded ({max_cycles}, manager.max_cycles) without the child `{}` finishing or the stop condition holding",
+                    path.display()
+                ),
+                writes,
+            ),
+        })
+    }
+}

@@ -1,0 +1,211 @@
+//! `parallel` (seed 4.8): fan out to every outgoing edge, each branch with
+//! an isolated copy of the context, then join by policy.
+//!
+//! The engine is single-threaded, so branches run **one after another**,
+//! in edge order; `max_parallel` (default 4) is validated and bounds
+//! nothing further (one branch at a time is within any bound). Everything
+//! else is as if they ran at once: each branch starts from the context as
+//! it was when the parallel node started (not from a sibling's results),
+//! and nothing a branch writes reaches the parent context except through
+//! `parallel.results`.
+//!
+//! A branch runs from its edge's target until it reaches a fan-in node
+//! (`parallel.fan_in`, op `join`) or an exit node, which it does not run;
+//! the run then continues at that node (all branches must end at the same
+//! one). See [`branch`] for how a branch runs and [`policy`] for the join
+//! and error policies.
+
+pub mod branch;
+pub mod policy;
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use serde_json::{Value, json};
+use wf_ir::IrProgram;
+
+use super::handler::{Handler, HandlerCx, HandlerRegistry};
+use super::human::{SharedInterviewer, WaitHuman};
+use crate::agent::{AgentError, Decision, Outcome, Status, Write};
+use branch::{BranchEnv, run_branch};
+pub use policy::{BranchResult, ErrorPolicy, JoinPolicy, Policy};
+
+/// Loads a child pipeline for `stack.manager_loop` (a `.dot` file, compiled
+/// to IR). `wf-vm` does not parse `.dot`; the CLI provides this.
+pub type ChildLoader = Rc<dyn Fn(&Path) -> Result<IrProgram, String>>;
+
+/// What the handlers of R2 share: the interviewer every gate asks, the
+/// child-pipeline loader, the directory child paths are relative to, and
+/// the nesting depth of child pipelines. Branches and child pipelines get
+/// their own agents; [`install`] gives them the same handlers.
+#[derive(Clone, Default)]
+pub struct Kit {
+    /// The interviewer of `wait.human` gates; `None`: auto-approve.
+    pub interviewer: Option<SharedInterviewer>,
+    /// The child-pipeline loader; `None`: manager nodes fail clearly.
+    pub loader: Option<ChildLoader>,
+    /// The pipeline file's directory (`stack.child_dotfile` is relative to
+    /// it); `None`: the working directory.
+    pub base_dir: Option<PathBuf>,
+    /// How deep in child pipelines this pipeline runs (0 for the root).
+    pub depth: u32,
+}
+
+/// Registers `wait.human`, `parallel`, `parallel.fan_in` and
+/// `stack.manager_loop` with what `kit` provides.
+pub fn install(registry: &mut HandlerRegistry, kit: Kit) {
+    let human = match &kit.interviewer {
+        Some(i) => WaitHuman::new(i.clone()),
+        None => WaitHuman::default(),
+    };
+    registry.register("wait.human", Box::new(human));
+    registry.register("parallel", Box::new(Parallel { kit: kit.clone() }));
+    registry.register("parallel.fan_in", Box::new(super::fan_in::FanIn));
+    registry.register(
+        "stack.manager_loop",
+        Box::new(super::manager::ManagerLoop::new(kit)),
+    );
+}
+
+/// The `parallel` handler.
+#[derive(Default)]
+pub struct Parallel {
+    kit: Kit,
+}
+
+impl Parallel {
+    /// A handler whose branches get the handlers of `kit`.
+    pub fn new(kit: Kit) -> Self {
+        Parallel { kit }
+    }
+}
+
+fn fail(reason: String) -> Decision {
+    Decision::Advance(Outcome {
+        status: Status::Fail,
+        failure_reason: Some(reason),
+        ..Outcome::success()
+    })
+}
+
+impl Handler for Parallel {
+    fn execute(&mut self, cx: &mut HandlerCx<'_, '_>) -> Result<Decision, AgentError> {
+        let d = cx.decision;
+        let targets: Vec<_> = d.valid_edge_list().map(|e| e.to).collect();
+        if targets.is_empty() {
+            return Ok(fail("No outgoing edges for parallel node".into()));
+        }
+        if self.kit.depth >= super::manager::MAX_CHILD_DEPTH {
+            return Ok(fail(format!(
+                "node `{}`: parallel branches and child pipelines are nested {} deep here (does a branch lead back into a fan-out?)",
+                cx.node_id,
+                super::manager::MAX_CHILD_DEPTH
+            )));
+        }
+        let policy = match Policy::from_node(d.program, d.node, &cx.attrs, targets.len()) {
+            Ok(p) => p,
+            Err(e) => return Ok(fail(format!("node `{}`: {e}", cx.node_id))),
+        };
+        // The context as it is now: every branch starts from this copy.
+        let view = d.blackboard;
+        let context: Vec<(String, Value)> = view
+            .keys()
+            .into_iter()
+            .filter_map(|k| view.get(k).map(|v| (k.to_owned(), v.clone())))
+            .collect();
+        cx.event(
+            "ParallelStarted",
+            json!({"branch_count": targets.len(), "join_policy": policy.join.name(),
+                   "error_policy": policy.error.name()}),
+        );
+        let started = std::time::Instant::now();
+        let mut results: Vec<BranchResult> = Vec::with_capacity(targets.len());
+        let mut stopped: Option<String> = None;
+        for (index, &target) in targets.iter().enumerate() {
+            let id = d.str(d.workflow.nodes[target.0 as usize].id).to_owned();
+            if let Some(why) = &stopped {
+                results.push(BranchResult::not_run(&id, why));
+                continue;
+            }
+            cx.event(
+                "ParallelBranchStarted",
+                json!({"branch": id, "index": index}),
+            );
+            let t = std::time::Instant::now();
+            let env = BranchEnv {
+                program: d.program,
+                workflow: d.workflow_idx,
+                context: &context,
+                backend: cx
+                    .backend
+                    .as_deref_mut()
+                    .map(|b| b as &mut dyn crate::agent::DecisionAgent),
+                files: cx.files,
+                kit: &self.kit,
+                fan_out: d.node_idx,
+            };
+            let result = run_branch(env, target);
+            cx.event(
+                "ParallelBranchCompleted",
+                json!({"branch": id, "index": index, "duration_ms": t.elapsed().as_millis() as u64,
+                       "success": result.succeeded(), "outcome": result.outcome.as_str()}),
+            );
+            stopped = policy.stop_after(&result);
+            results.push(result);
+        }
+        let join = policy.join_outcome(&results);
+        let kept: Vec<&BranchResult> = results
+            .iter()
+            .filter(|r| !(policy.error == ErrorPolicy::Ignore && r.outcome == Status::Fail))
+            .collect();
+        let (succeeded, failed) = policy::counts(&results);
+        cx.event(
+            "ParallelCompleted",
+            json!({"duration_ms": started.elapsed().as_millis() as u64,
+                   "success_count": succeeded, "failure_count": failed}),
+        );
+        let mut outcome = Outcome {
+            status: join.status,
+            failure_reason: join.reason,
+            notes: Some(format!(
+                "{succeeded} of {} branches succeeded, {failed} failed (join_policy={}, error_policy={})",
+                results.len(),
+                policy.join.name(),
+                policy.error.name()
+            )),
+            writes: vec![
+                Write {
+                    key: "parallel.results".into(),
+                    value: serde_json::to_value(&kept).unwrap_or(Value::Null),
+                },
+                Write {
+                    key: "parallel.success_count".into(),
+                    value: json!(succeeded),
+                },
+                Write {
+                    key: "parallel.failure_count".into(),
+                    value: json!(failed),
+                },
+            ],
+            ..Outcome::success()
+        };
+        if outcome.status != Status::Fail {
+            let fallback = branch::static_fan_in(d.program, d.workflow_idx, &targets)
+                .map(|n| d.str(d.workflow.nodes[n.0 as usize].id));
+            match policy::convergence(&results, fallback) {
+                Ok(node) => {
+                    outcome.suggested_next = vec![node.clone()];
+                    outcome.jump = Some(node);
+                }
+                Err(reason) => {
+                    outcome.status = Status::Fail;
+                    outcome.failure_reason = Some(format!("node `{}`: {reason}", cx.node_id));
+                }
+            }
+        }
+        Ok(Decision::Advance(outcome))
+    }
+}
+
+#[cfg(test)]
+mod tests;

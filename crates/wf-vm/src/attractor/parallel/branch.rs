@@ -1,0 +1,230 @@
+//! Running one branch of a fan-out.
+//!
+//! A branch is its own engine on the same program and workflow, started at
+//! the branch's first node with a copy of the parent context written in as
+//! inputs: that is the isolated context clone of the seed. Its nodes run
+//! through their handlers (an [`AttractorAgent`] with the same backend, run
+//! directory and R2 handlers), with the usual edge selection, retries and
+//! limits. Before each step the branch checks where it stands: a fan-in or
+//! exit node ends it, unrun. A branch whose run fails (a node failure with
+//! no route, a limit) is a failed branch, not a failed pipeline; the join
+//! policy decides.
+
+use serde_json::{Map, Value};
+use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
+
+use super::policy::BranchResult;
+use super::{Kit, install};
+use crate::agent::{AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, Status};
+use crate::attractor::{AttractorAgent, RunFiles};
+use crate::config::EngineConfig;
+use crate::engine::Engine;
+use crate::report::RunStatus;
+
+/// What a branch runs with.
+pub struct BranchEnv<'e> {
+    /// The program.
+    pub program: &'e IrProgram,
+    /// The workflow the parallel node is in.
+    pub workflow: WorkflowIdx,
+    /// The parent context when the fan-out started.
+    pub context: &'e [(String, Value)],
+    /// The user's decision agent (`None`: simulation).
+    pub backend: Option<&'e mut dyn DecisionAgent>,
+    /// The run directory.
+    pub files: Option<&'e RunFiles>,
+    /// The handlers' shared parts.
+    pub kit: &'e Kit,
+    /// The parallel node the branch fans out from.
+    pub fan_out: NodeIdx,
+}
+
+/// Lends a borrowed agent to an agent that wants to own one.
+pub(crate) struct Lent<'a>(pub &'a mut dyn DecisionAgent);
+
+impl DecisionAgent for Lent<'_> {
+    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        self.0.decide(ctx)
+    }
+
+    fn is_instant(&self) -> bool {
+        self.0.is_instant()
+    }
+}
+
+/// Where a branch stops: a fan-in or exit node, by handler type or opcode.
+pub(crate) fn stop_kind(
+    program: &IrProgram,
+    wf: WorkflowIdx,
+    node: NodeIdx,
+) -> Option<&'static str> {
+    let n = &program.workflows[wf.0 as usize].nodes[node.0 as usize];
+    let handler = n.handler.map(|h| program.str(h));
+    match (n.op, handler) {
+        (_, Some("parallel.fan_in")) | (Opcode::Join, _) => Some("fan-in"),
+        (_, Some("exit")) | (Opcode::Exit, _) => Some("exit"),
+        _ => None,
+    }
+}
+
+/// The fan-in node the graph leads the branches to: the nearest stop
+/// node (breadth first) from each start, when they all agree.
+pub fn static_fan_in(program: &IrProgram, wf: WorkflowIdx, starts: &[NodeIdx]) -> Option<NodeIdx> {
+    let w = &program.workflows[wf.0 as usize];
+    let mut found = None;
+    for &s in starts {
+        let mut seen = vec![false; w.nodes.len()];
+        let mut queue = std::collections::VecDeque::from([s]);
+        let mut hit = None;
+        while let Some(n) = queue.pop_front() {
+            if std::mem::replace(&mut seen[n.0 as usize], true) {
+                continue;
+            }
+            if stop_kind(program, wf, n).is_some() {
+                hit = Some(n);
+                break;
+            }
+            queue.extend(w.outgoing(n).iter().map(|e| e.to));
+        }
+        match (found, hit) {
+            (_, None) => return None,
+            (None, h) => found = h,
+            (Some(f), Some(h)) if f != h => return None,
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Runs the branch that starts at `start`.
+pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> BranchResult {
+    let id = env
+        .program
+        .str(env.program.workflows[env.workflow.0 as usize].nodes[start.0 as usize].id);
+    let mut result = BranchResult {
+        id: id.to_owned(),
+        outcome: Status::Success,
+        score: 0.0,
+        stopped_at: None,
+        notes: None,
+        failure_reason: None,
+        context_updates: Map::new(),
+    };
+    let mut engine = match Engine::new(env.program, env.workflow, EngineConfig::default()) {
+        Ok(e) => e,
+        Err(e) => {
+            result.outcome = Status::Fail;
+            result.failure_reason = Some(e.to_string());
+            return result;
+        }
+    };
+    for (k, v) in env.context {
+        // Reserved keys (`internal.…`) are the engine's own; a branch's
+        // engine keeps its own.
+        let _ = engine.set_input(k, v.clone());
+    }
+    engine.start_at(start);
+    let mut agent = AttractorAgent::new(
+        env.backend
+            .map(|b| Box::new(Lent(b)) as Box<dyn DecisionAgent>),
+        env.files.cloned(),
+    );
+    install(
+        agent.registry_mut(),
+        Kit {
+            depth: env.kit.depth + 1,
+            ..env.kit.clone()
+        },
+    );
+    loop {
+        let (wf, node, depth) = engine.position();
+        if depth == 1
+            && let Some(kind) = stop_kind(env.program, wf, node)
+        {
+            result.stopped_at = Some(
+                env.program
+                    .str(env.program.workflows[wf.0 as usize].nodes[node.0 as usize].id)
+                    .to_owned(),
+            );
+            result.notes = Some(format!("reached the {kind} node"));
+            break;
+        }
+        if depth == 1 && node == env.fan_out && engine.steps() > 0 {
+            result.outcome = Status::Fail;
+            result.failure_reason = Some(
+                "the branch came back to its own fan-out node without reaching a fan-in".into(),
+            );
+            break;
+        }
+        match engine.step(&mut agent).clone() {
+            RunStatus::Running => {}
+            RunStatus::Completed | RunStatus::Yielded => {
+                result.notes = Some("reached the end of its path".into());
+                break;
+            }
+            RunStatus::Failed { reason } => {
+                result.outcome = Status::Fail;
+                result.failure_reason = Some(reason);
+                break;
+            }
+            RunStatus::Suspended { reason } => {
+                // A branch has no way to be resumed on its own.
+                result.outcome = Status::Fail;
+                result.failure_reason = Some(format!(
+                    "the branch suspended ({reason}); branches cannot suspend"
+                ));
+                break;
+            }
+        }
+    }
+    let bb = engine.blackboard();
+    if result.outcome != Status::Fail
+        && let Some(status) = bb
+            .get("outcome")
+            .and_then(Value::as_str)
+            .and_then(parse_status)
+    {
+        result.outcome = status;
+        if status == Status::Fail {
+            result.failure_reason = bb
+                .get("failure_reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+        }
+    }
+    for (k, v) in engine.report().blackboard.0 {
+        let before = env
+            .context
+            .iter()
+            .find(|(pk, _)| *pk == k)
+            .map(|(_, pv)| pv);
+        if before != Some(&v) {
+            result.context_updates.insert(k, v);
+        }
+    }
+    if let Some(score) = result.context_updates.get("score").and_then(Value::as_f64) {
+        result.score = score;
+    }
+    result
+}
+
+impl Engine<'_> {
+    /// Starts the run at `node` instead of the workflow's entry (a branch's
+    /// first node). Only before the first step.
+    pub(crate) fn start_at(&mut self, node: NodeIdx) {
+        if !self.started {
+            self.frames[0].node = node;
+        }
+    }
+}
+
+fn parse_status(s: &str) -> Option<Status> {
+    Some(match s {
+        "success" => Status::Success,
+        "partial_success" => Status::PartialSuccess,
+        "retry" => Status::Retry,
+        "fail" => Status::Fail,
+        "skipped" => Status::Skipped,
+        _ => return None,
+    })
+}

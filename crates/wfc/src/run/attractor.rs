@@ -1,0 +1,173 @@
+//! `wfc run` on Attractor pipelines (`.dot`): the handler adapter as the
+//! agent, the graph attributes mirrored into the context, the run
+//! directory's `manifest.json`, `checkpoint.json` and per-node files, and
+//! the tool runner that adds `tool.output` (docs/attractor.md, "Running
+//! pipelines").
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use serde_json::Value;
+use wf_ir::{IrProgram, WorkflowIdx};
+use wf_vm::attractor::{AttractorAgent, AttractorToolRunner, CheckpointWriter, RunFiles};
+use wf_vm::{DecisionAgent, Engine, Event, EventSink, ProcessToolRunner, ToolRunner};
+
+use super::agent::{self, AgentOptions, AgentSpec};
+
+/// Whether workflow `root` of `program` is an Attractor pipeline.
+pub fn is_pipeline(program: &IrProgram, root: WorkflowIdx) -> bool {
+    wf_vm::attractor::is_attractor(&program.workflows[root.0 as usize])
+}
+
+/// The context a new run starts with: the graph attributes (`graph.goal`,
+/// …), written into the root frame before the run starts.
+pub fn seed(engine: &mut Engine<'_>, program: &IrProgram, root: WorkflowIdx) -> Result<(), String> {
+    for (key, value) in
+        wf_vm::attractor::graph_context(program, &program.workflows[root.0 as usize])
+    {
+        engine
+            .set_input(&key, value)
+            .map_err(|e| format!("error: cannot set the graph attribute `{key}`: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The agent of a pipeline run: the handler adapter, with the agent the
+/// user named as the backend (`auto`: none, the responses are simulated).
+pub fn agent(
+    spec: &AgentSpec,
+    options: &AgentOptions,
+    files: Option<RunFiles>,
+    resumed: bool,
+    human: Humans<'_>,
+) -> Result<Box<dyn DecisionAgent>, String> {
+    let backend = match spec {
+        AgentSpec::Auto => None,
+        other => Some(agent::build(
+            other,
+            &AgentOptions {
+                timeout: options.timeout,
+                step_delay: None,
+            },
+        )?),
+    };
+    let mut adapter = AttractorAgent::new(backend, files);
+    if resumed {
+        adapter = adapter.resumed();
+    }
+    // R2: interviewer install
+    install_r2(&mut adapter, spec, human)?;
+    Ok(agent::with_delay(Box::new(adapter), options.step_delay))
+}
+
+/// What the human gates and child pipelines of a run need from the
+/// command line (R2).
+pub struct Humans<'a> {
+    /// `--interviewer`.
+    pub interviewer: Option<&'a str>,
+    /// The pipeline file (child pipelines are relative to its directory).
+    pub source: Option<&'a str>,
+}
+
+/// Installs the `wait.human`, `parallel`, `parallel.fan_in` and
+/// `stack.manager_loop` handlers with the interviewer `--interviewer`
+/// names (default: `console` with `--agent console`, else `auto`) and a
+/// child-pipeline loader that checks and compiles like `wfc run` does.
+fn install_r2(
+    adapter: &mut AttractorAgent<'_>,
+    spec: &AgentSpec,
+    human: Humans<'_>,
+) -> Result<(), String> {
+    let name = human.interviewer.unwrap_or(match spec {
+        AgentSpec::Console => "console",
+        _ => "auto",
+    });
+    let interviewer = wf_vm::attractor::interviewer::from_spec(name)?;
+    let loader: wf_vm::attractor::parallel::ChildLoader = Rc::new(|path: &Path| {
+        super::load::load(path)
+            .map(|l| l.program)
+            .map_err(|e| e.0.trim_start_matches("error: ").to_owned())
+    });
+    wf_vm::attractor::parallel::install(
+        adapter.registry_mut(),
+        wf_vm::attractor::parallel::Kit {
+            interviewer: Some(wf_vm::attractor::human::shared(interviewer)),
+            loader: Some(loader),
+            base_dir: human
+                .source
+                .and_then(|s| Path::new(s).parent())
+                .map(Path::to_path_buf),
+            depth: 0,
+        },
+    );
+    Ok(())
+}
+
+/// The tool runner of a pipeline run: refuses every tool without
+/// `--allow-tools`, and adds `tool.output` and `status.json`.
+pub fn tool_runner(
+    allowed: bool,
+    output_limit: usize,
+    files: Option<RunFiles>,
+) -> Box<dyn ToolRunner> {
+    let inner: Option<Box<dyn ToolRunner>> = allowed.then(|| {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        Box::new(ProcessToolRunner::new(cwd).with_max_output_bytes(output_limit))
+            as Box<dyn ToolRunner>
+    });
+    Box::new(AttractorToolRunner::new(inner, files))
+}
+
+/// Writes `manifest.json` for a new run.
+pub fn manifest(
+    files: &RunFiles,
+    program: &IrProgram,
+    root: WorkflowIdx,
+    source: &Path,
+) -> Result<(), String> {
+    let w = &program.workflows[root.0 as usize];
+    let goal = w.goal.map_or("", |g| program.str(g));
+    files
+        .write_manifest(
+            program.str(w.name),
+            goal,
+            Some(&source.display().to_string()),
+        )
+        .map_err(|e| {
+            format!(
+                "error: cannot write `manifest.json` in `{}`: {e}",
+                files.root().display()
+            )
+        })
+}
+
+/// The checkpoint writer, shared so the CLI can report a write error
+/// after the run.
+#[derive(Clone)]
+pub struct Checkpoints(Rc<RefCell<CheckpointWriter>>);
+
+impl Checkpoints {
+    /// For a new run (context: the graph attributes) or a resumed one
+    /// (read from `checkpoint.json`).
+    pub fn new(files: RunFiles, context: Option<&[(String, Value)]>) -> Result<Self, String> {
+        let w = match context {
+            Some(c) => CheckpointWriter::new(files, c),
+            None => {
+                CheckpointWriter::resume(files).map_err(|e| format!("error: cannot resume: {e}"))?
+            }
+        };
+        Ok(Checkpoints(Rc::new(RefCell::new(w))))
+    }
+
+    /// The first error writing `checkpoint.json`, if any.
+    pub fn error(&self) -> Option<String> {
+        self.0.borrow().error.clone()
+    }
+}
+
+impl EventSink for Checkpoints {
+    fn emit(&mut self, event: &Event<'_>) {
+        self.0.borrow_mut().emit(event);
+    }
+}
