@@ -34,7 +34,10 @@ checked=0
 skipped=0
 while IFS= read -r -d '' file; do
   codes=$(grep -oE 'error\[WF000[1-7]\]' "$file" | sed -E 's/error\[(WF[0-9]+)\]/\1/' | sort -u | paste -sd, - || true)
-  if [[ -n "$codes" ]]; then
+  if [[ $file == tests/lsp/* ]]; then
+    echo "skip $file: an LSP fixture, whose cursor markers (\$0, \$1, …) are not .wf syntax"
+    skipped=$((skipped + 1))
+  elif [[ -n "$codes" ]]; then
     echo "skip $file: its annotations expect syntax errors ($codes)"
     skipped=$((skipped + 1))
   elif head -n 1 "$file" | grep -q 'A syntax error'; then

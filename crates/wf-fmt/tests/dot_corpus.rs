@@ -127,7 +127,9 @@ fn check_ranges(name: &str, text: &str, formatted: &str) -> Result<(), String> {
         let whole = wf_fmt::format_source(&out, SourceKind::Dot, &options)
             .map_err(|e| format!("{name}: after a range at {at}: {e}"))?;
         if whole != formatted {
-            return Err(format!("{name}: a range at {at} damaged the rest of the file"));
+            return Err(format!(
+                "{name}: a range at {at} damaged the rest of the file"
+            ));
         }
         if edits.len() == 1 && edits[0].range.len() == text.len() && formatted != text {
             // The whole file may only be replaced when the range touches

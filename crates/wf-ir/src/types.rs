@@ -388,6 +388,11 @@ pub enum Const {
 pub enum Insn {
     /// Push the key's value from the scoped blackboard (missing if none).
     Load(StrId),
+    /// Push the first key's value from the scoped blackboard, or the second
+    /// key's when the first has none (missing if neither). Attractor
+    /// conditions compile `context.x` to this with `x` second (the spec's
+    /// section 10.4 looks both up).
+    LoadOr(StrId, StrId),
     /// Push the outcome status of the node being left, as a string.
     LoadOutcome,
     /// Push the label the outcome prefers (missing if none).

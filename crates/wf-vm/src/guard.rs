@@ -218,6 +218,12 @@ pub(crate) fn eval(code: &[Insn], env: &GuardEnv<'_>) -> Result<bool, String> {
                     .map(from_json)
                     .unwrap_or(V::Missing),
             ),
+            Insn::LoadOr(first, second) => stack.push(
+                scoped_get(env.frames, env.visible, first.0)
+                    .or_else(|| scoped_get(env.frames, env.visible, second.0))
+                    .map(from_json)
+                    .unwrap_or(V::Missing),
+            ),
             Insn::LoadOutcome => stack.push(V::Str(env.outcome, None)),
             Insn::LoadLabel => stack.push(match env.label {
                 Some(l) => V::Str(l, None),

@@ -345,7 +345,6 @@ fn speed_script(key: &str) -> String {
 /// Not a row of the matrix: section 10.4 looks `context.speed` up as
 /// `context.speed`, then as `speed`.
 #[test]
-#[ignore = "conditions read `context.x` but not `x` (seed 10.4 looks up both): reported to R1 as R2-4"]
 fn condition_context_key_falls_back_to_the_bare_key() {
     let (code, report, path) = run_traced(
         "ctx-bare",

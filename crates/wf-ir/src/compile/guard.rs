@@ -9,7 +9,7 @@
 
 use wf_analysis::guards::{Operand, STATUS_NAMES, operand};
 use wf_diagnostics::FileSpan;
-use wf_model::{BinOp, Expr, Value};
+use wf_model::{BinOp, Expr, SourceFormat, Value};
 
 use super::{CompileError, Cx};
 use crate::types::{CmpOp, Const, Insn};
@@ -74,7 +74,12 @@ fn visit<'e>(
             Some(Operand::Status(i)) => {
                 Insn::Push(Const::Str(cx.strings.intern(STATUS_NAMES[i as usize])))
             }
-            Some(Operand::Key(key)) => Insn::Load(cx.strings.intern(key)),
+            Some(Operand::Key(key)) => match key.strip_prefix("context.") {
+                Some(bare) if cx.workflow.format == SourceFormat::Dot && !bare.is_empty() => {
+                    Insn::LoadOr(cx.strings.intern(key), cx.strings.intern(bare))
+                }
+                _ => Insn::Load(cx.strings.intern(key)),
+            },
             None => unreachable!("names and keys are operands"),
         }),
         Expr::Literal(value, span) => tasks.push(Task::Literal(value, *span)),

@@ -71,6 +71,11 @@ pub fn verify(v: &Verifier, code: &[Insn], at: &str) -> Result<(), LoadError> {
                 v.string(*key, || format!("{at}[{pc}].arg"))?;
                 depth += 1;
             }
+            Insn::LoadOr(first, second) => {
+                v.string(*first, || format!("{at}[{pc}].arg[0]"))?;
+                v.string(*second, || format!("{at}[{pc}].arg[1]"))?;
+                depth += 1;
+            }
             Insn::LoadOutcome | Insn::LoadLabel => depth += 1,
             Insn::Push(c) => {
                 if let Const::Str(s) = c {
@@ -177,6 +182,7 @@ fn pattern(
 fn name(insn: &Insn) -> &'static str {
     match insn {
         Insn::Load(_) => "load",
+        Insn::LoadOr(..) => "load_or",
         Insn::LoadOutcome => "load_outcome",
         Insn::LoadLabel => "load_label",
         Insn::Push(_) => "push",

@@ -17,9 +17,9 @@ mod fidelity;
 mod files;
 mod handler;
 mod status_file;
-mod tool;
 #[cfg(test)]
 mod tests;
+mod tool;
 // R2 modules
 pub mod fan_in;
 pub mod human;
