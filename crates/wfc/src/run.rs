@@ -241,6 +241,11 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
                 wf_vm::attractor::graph_context(&program, &program.workflows[root.0 as usize])
             });
             let c = attractor::Checkpoints::new(files.clone(), context.as_deref())?;
+            if resumed {
+                let (wf, node, _) = engine.position();
+                let w = &program.workflows[wf.0 as usize];
+                c.resumed_at(program.str(w.nodes[node.0 as usize].id));
+            }
             sinks.push(Box::new(c.clone()));
             Some(c)
         }

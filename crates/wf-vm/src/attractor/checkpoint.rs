@@ -89,6 +89,14 @@ impl CheckpointWriter {
         Ok(w)
     }
 
+    /// Tells a resumed writer where the restored engine stands: the node
+    /// entered last, which `checkpoint.json` does not record (it lists
+    /// completed nodes). Without it a run killed after entering its exit
+    /// node would never list that node as completed.
+    pub fn resumed_at(&mut self, node: &str) {
+        self.entered = Some(node.to_string());
+    }
+
     fn save(&mut self, step: u64) {
         self.pending = false;
         self.saved_step = Some(step);
@@ -186,5 +194,57 @@ impl EventSink for CheckpointWriter {
             Event::EngineSuspend { .. } | Event::EngineError { .. } => self.save(step),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::Status;
+
+    fn enter(step: u64, node: &str) -> Event<'_> {
+        Event::NodeEnter {
+            step,
+            workflow: "p",
+            node,
+            depth: 1,
+        }
+    }
+
+    fn exit(step: u64, node: &str) -> Event<'_> {
+        Event::NodeExit {
+            step,
+            workflow: "p",
+            node,
+            depth: 1,
+            status: Status::Success,
+        }
+    }
+
+    fn completed(dir: &std::path::Path) -> Value {
+        let text = std::fs::read_to_string(dir.join(CHECKPOINT_FILE)).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()["completed_nodes"].clone()
+    }
+
+    /// A run killed after entering its exit node (and before the step that
+    /// completes it) lists the exit node once resumed.
+    #[test]
+    fn a_run_resumed_at_its_exit_node_lists_it_as_completed() {
+        let dir = std::env::temp_dir().join(format!("wfc-checkpoint-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut first = CheckpointWriter::new(RunFiles::new(&dir), &[]);
+        first.emit(&enter(0, "start"));
+        first.emit(&exit(0, "start"));
+        first.emit(&enter(0, "work"));
+        first.emit(&exit(1, "work"));
+        first.emit(&enter(1, "done"));
+        assert_eq!(completed(&dir), json!(["start", "work"]));
+        // Killed here; the engine resumes at `done`.
+        let mut resumed = CheckpointWriter::resume(RunFiles::new(&dir)).unwrap();
+        resumed.resumed_at("done");
+        resumed.emit(&Event::EngineComplete { step: 2 });
+        assert_eq!(completed(&dir), json!(["start", "work", "done"]));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -160,6 +160,11 @@ impl Checkpoints {
         Ok(Checkpoints(Rc::new(RefCell::new(w))))
     }
 
+    /// See [`CheckpointWriter::resumed_at`].
+    pub fn resumed_at(&self, node: &str) {
+        self.0.borrow_mut().resumed_at(node);
+    }
+
     /// The first error writing `checkpoint.json`, if any.
     pub fn error(&self) -> Option<String> {
         self.0.borrow().error.clone()
