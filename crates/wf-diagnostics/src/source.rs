@@ -136,6 +136,20 @@ impl SourceFile {
         (line as u32 + 1, &self.text[start..end])
     }
 
+    /// The 0-based index of the line holding byte `offset` (lines end at
+    /// `\n`; clamped to the last line).
+    pub(crate) fn line_index(&self, offset: u32) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// The byte offset where the 0-based line `index` starts, if it exists.
+    pub(crate) fn line_start(&self, index: usize) -> Option<usize> {
+        self.line_starts.get(index).map(|&s| s as usize)
+    }
+
     /// Number of lines in the file.
     pub fn line_count(&self) -> usize {
         self.line_starts.len()

@@ -99,9 +99,13 @@ fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
             io_reason(&err)
         ))),
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(files.len());
+    // Asking for the core count reads cgroup files: not for one file.
+    let threads = match files.len() {
+        0 | 1 => 1,
+        n => std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(n),
+    };
     if threads <= 1 {
         return files.iter().map(read).collect();
     }
