@@ -436,9 +436,10 @@ impl Database {
     }
 
     /// Runs `query` for every file on all available cores, so that the
-    /// sequential pass that follows finds every result memoized. Each thread
-    /// works on its own clone of the database (a snapshot sharing the
-    /// memoized results), taking the next file from a shared counter; salsa
+    /// sequential pass that follows finds every result memoized. This
+    /// thread works on `self` and each other thread on its own clone of the
+    /// database (a snapshot sharing the memoized results), each taking the
+    /// next file from a shared counter; salsa
     /// makes a thread that needs a query another thread is running wait for
     /// its result, so every query still runs once. With one core (or one
     /// file) it does nothing.
@@ -454,20 +455,23 @@ impl Database {
             return;
         }
         let next = AtomicUsize::new(0);
+        let work = |db: &Database| {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&file) = db.files.get(i) else { break };
+                query(db, file);
+            }
+        };
         std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
+            // This thread is one of the workers: one thread fewer to start.
+            let workers: Vec<_> = (1..threads)
                 .map(|_| {
                     let db = self.clone();
-                    let (next, query) = (&next, &query);
-                    scope.spawn(move || {
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(&file) = db.files.get(i) else { break };
-                            query(&db, file);
-                        }
-                    })
+                    let work = &work;
+                    scope.spawn(move || work(&db))
                 })
                 .collect();
+            work(self);
             // Re-raise a worker's own panic payload: an edit cancelling the
             // pass unwinds with salsa's `Cancelled`, which callers (the
             // language server) catch; `scope` alone would turn it into a
