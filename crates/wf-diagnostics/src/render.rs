@@ -22,6 +22,7 @@ mod github;
 mod human;
 pub mod json;
 pub mod sarif;
+mod snippets;
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -1,5 +1,7 @@
 //! Source files, byte spans and line/column lookup.
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 
 /// Identifies one source file inside a [`Sources`] set.
@@ -84,22 +86,30 @@ pub struct SourceFile {
     pub path: String,
     /// The full text.
     pub text: String,
-    line_starts: Vec<u32>,
+    /// The line starts, built on first use: most files of a large check
+    /// have no diagnostic, so nothing ever asks for their lines.
+    line_starts: OnceLock<Vec<u32>>,
 }
 
 impl SourceFile {
-    /// Creates a source file and indexes its line starts.
+    /// Creates a source file; its lines are indexed when first needed.
     pub fn new(path: impl Into<String>, text: impl Into<String>) -> Self {
-        let text = text.into();
-        let mut line_starts = vec![0u32];
-        // `memchr` scans a word (or a vector) at a time: indexing every file
-        // of a large project is a measurable part of a check.
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
         SourceFile {
             path: path.into(),
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let mut line_starts = vec![0u32];
+            // `memchr` scans a word (or a vector) at a time: indexing every
+            // file of a large project is a measurable part of a check.
+            line_starts
+                .extend(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i as u32 + 1));
+            line_starts
+        })
     }
 
     /// The 1-based line and column of a byte offset (clamped to the text).
@@ -124,11 +134,11 @@ impl SourceFile {
     /// to a character boundary) and the text of that line before it.
     fn line_prefix(&self, offset: u32) -> (u32, &str) {
         let offset = offset.min(self.text.len() as u32);
-        let line = match self.line_starts.binary_search(&offset) {
+        let line = match self.line_starts().binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[line] as usize;
+        let start = self.line_starts()[line] as usize;
         let mut end = offset as usize;
         while !self.text.is_char_boundary(end) {
             end -= 1;
@@ -136,9 +146,23 @@ impl SourceFile {
         (line as u32 + 1, &self.text[start..end])
     }
 
+    /// The 0-based index of the line holding byte `offset` (lines end at
+    /// `\n`; clamped to the last line).
+    pub(crate) fn line_index(&self, offset: u32) -> usize {
+        match self.line_starts().binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// The byte offset where the 0-based line `index` starts, if it exists.
+    pub(crate) fn line_start(&self, index: usize) -> Option<usize> {
+        self.line_starts().get(index).map(|&s| s as usize)
+    }
+
     /// Number of lines in the file.
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 
     /// The span clamped to this file: both ends at most the text length, on

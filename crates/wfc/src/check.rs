@@ -108,12 +108,13 @@ pub fn run(args: CheckArgs) -> u8 {
 
     // The database loads imported files from disk; render from its sources,
     // which include them.
-    let db = inputs::load_database(sources, project.as_ref().map(|p| p.root.as_path()));
+    let mut db = inputs::load_database(sources, project.as_ref().map(|p| p.root.as_path()));
     let mut diagnostics = db.diagnostics();
     if let Some(project) = &project {
         wf_analysis::project::apply_lint_levels(&mut diagnostics, project);
     }
-    let sources = db.sources_for(&diagnostics);
+    // The texts move out of the database, which is not used again.
+    let sources = db.take_sources_for(&diagnostics);
     let summary = Summary::of(&diagnostics);
     let options = RenderOptions {
         color: use_color(args.color, args.format)

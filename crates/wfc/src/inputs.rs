@@ -2,6 +2,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use wf_analysis::imports::{self, LoadFailure};
 use wf_diagnostics::Sources;
@@ -24,26 +25,12 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let mut found = Vec::new();
-            for entry in ignore::WalkBuilder::new(path)
-                .sort_by_file_name(|a, b| a.cmp(b))
-                .build()
-            {
-                match entry {
-                    Ok(entry) => {
-                        let p = entry.path();
-                        if entry.file_type().is_some_and(|t| t.is_file())
-                            && (has_source_extension(p) || is_reflex_file(p))
-                        {
-                            found.push(p.to_path_buf());
-                        }
-                    }
-                    Err(err) => errors.push(InputError(format!(
-                        "cannot walk `{}`: {err}",
-                        path.display()
-                    ))),
-                }
-            }
+            let (found, walk_errors) = walk(path);
+            errors.extend(
+                walk_errors
+                    .into_iter()
+                    .map(|err| InputError(format!("cannot walk `{}`: {err}", path.display()))),
+            );
             if found.is_empty() {
                 errors.push(InputError(format!(
                     "no workflow files (*.wf, Reflex *.json) found in directory `{}`",
@@ -61,6 +48,55 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
         }
     }
     files
+}
+
+/// The source files under the directory `root`, sorted by path (the order
+/// of a depth-first walk taking each directory's entries by name), and the
+/// walk's errors, sorted. The walk runs on all cores: looking for ignore
+/// files in every directory of a large tree was a tenth of checking it.
+fn walk(root: &Path) -> (Vec<PathBuf>, Vec<String>) {
+    let found = Mutex::new(Vec::new());
+    let errors = Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    ignore::WalkBuilder::new(root)
+        .threads(threads)
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                match entry {
+                    Ok(entry) => {
+                        let p = entry.path();
+                        if entry.file_type().is_some_and(|t| t.is_file())
+                            && (has_source_extension(p) || is_reflex_file(p))
+                        {
+                            lock(&found).push(entry.into_path());
+                        }
+                    }
+                    Err(err) => lock(&errors).push(err.to_string()),
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    let (mut found, mut errors) = (unlock(found), unlock(errors));
+    // Paths compare component by component, so sorting gives the order of
+    // a walk that visits each directory's entries sorted by name.
+    found.sort();
+    errors.sort();
+    (found, errors)
+}
+
+/// The value behind a mutex, even if a thread panicked holding it (the
+/// panic is reported by the walk itself).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn unlock<T>(mutex: Mutex<T>) -> T {
+    mutex
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn has_source_extension(path: &Path) -> bool {
@@ -101,23 +137,30 @@ fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
             io_reason(&err)
         ))),
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(files.len());
+    // Asking for the core count reads cgroup files: not for one file.
+    let threads = match files.len() {
+        0 | 1 => 1,
+        n => std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(n),
+    };
     if threads <= 1 {
         return files.iter().map(read).collect();
     }
     // Contiguous chunks keep the order without sorting afterwards.
     let chunk = files.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .chunks(chunk)
+        let mut parts = files.chunks(chunk);
+        // This thread reads the first part: one thread fewer to start.
+        let first = parts.next().unwrap_or_default();
+        let workers: Vec<_> = parts
             .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().expect("reading files does not panic"))
-            .collect()
+        let mut all: Vec<_> = first.iter().map(read).collect();
+        for worker in workers {
+            all.extend(worker.join().expect("reading files does not panic"));
+        }
+        all
     })
 }
 

@@ -5,6 +5,9 @@
 //! the two in step. Attributes not listed here form the opaque spec and are
 //! never checked.
 
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
 use wf_model::NodeKind;
 
 /// A closed set of words an attribute accepts, written bare or quoted.
@@ -192,7 +195,7 @@ const fn alias(
     }
 }
 
-/// Every engine attribute. Small and constant, so look-ups scan it.
+/// Every engine attribute ([`lookup`] indexes it by key).
 #[rustfmt::skip]
 pub static SCHEMA: &[AttrSpec] = {
     use NodeKind::{Human, Join, Parallel, Tool};
@@ -251,7 +254,18 @@ pub static SCHEMA: &[AttrSpec] = {
 
 /// The engine attribute `key` written at `place`, if there is one.
 pub fn lookup(place: Place, key: &str) -> Option<&'static AttrSpec> {
-    SCHEMA.iter().find(|s| s.place == place && s.key == key)
+    // Every attribute of every node is looked up (twice): a hash of the
+    // keys instead of a scan of the table, which was a visible part of
+    // checking attribute-heavy pipelines.
+    static BY_KEY: OnceLock<FxHashMap<&'static str, Vec<&'static AttrSpec>>> = OnceLock::new();
+    let by_key = BY_KEY.get_or_init(|| {
+        let mut map: FxHashMap<&'static str, Vec<&'static AttrSpec>> = FxHashMap::default();
+        for spec in SCHEMA {
+            map.entry(spec.key).or_default().push(spec);
+        }
+        map
+    });
+    by_key.get(key)?.iter().copied().find(|s| s.place == place)
 }
 
 /// Whether `spec` means something on a node of `kind`.

@@ -469,13 +469,18 @@ impl Database {
     }
 
     /// Runs `query` for every file on all available cores, so that the
-    /// sequential pass that follows finds every result memoized. Each thread
-    /// works on its own clone of the database (a snapshot sharing the
-    /// memoized results), taking the next file from a shared counter; salsa
+    /// sequential pass that follows finds every result memoized. This
+    /// thread works on `self` and each other thread on its own clone of the
+    /// database (a snapshot sharing the memoized results), each taking the
+    /// next file from a shared counter; salsa
     /// makes a thread that needs a query another thread is running wait for
     /// its result, so every query still runs once. With one core (or one
     /// file) it does nothing.
     fn warm(&self, query: impl Fn(&Database, SourceFile) + Sync) {
+        if self.files.len() <= 1 {
+            // Asking for the core count reads cgroup files: skip it.
+            return;
+        }
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
             .min(self.files.len());
@@ -483,20 +488,23 @@ impl Database {
             return;
         }
         let next = AtomicUsize::new(0);
+        let work = |db: &Database| {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&file) = db.files.get(i) else { break };
+                query(db, file);
+            }
+        };
         std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
+            // This thread is one of the workers: one thread fewer to start.
+            let workers: Vec<_> = (1..threads)
                 .map(|_| {
                     let db = self.clone();
-                    let (next, query) = (&next, &query);
-                    scope.spawn(move || {
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(&file) = db.files.get(i) else { break };
-                            query(&db, file);
-                        }
-                    })
+                    let work = &work;
+                    scope.spawn(move || work(&db))
                 })
                 .collect();
+            work(self);
             // Re-raise a worker's own panic payload: an edit cancelling the
             // pass unwinds with salsa's `Cancelled`, which callers (the
             // language server) catch; `scope` alone would turn it into a
@@ -524,6 +532,41 @@ impl Database {
     /// carry their text; the others are empty. Renderers read nothing else,
     /// and a clean check of a large project then copies no text at all.
     pub fn sources_for(&self, diagnostics: &[Diagnostic]) -> Sources {
+        let wanted = self.files_for(diagnostics);
+        let mut sources = Sources::new();
+        for (&file, wanted) in self.files.iter().zip(wanted) {
+            let text = if wanted {
+                file.text(self).clone()
+            } else {
+                String::new()
+            };
+            sources.add(file.display(self).clone(), text);
+        }
+        sources
+    }
+
+    /// [`Database::sources_for`] for a caller that is done with the
+    /// database (a one-shot `wfc check`): the texts the diagnostics point
+    /// into move out of the database instead of being copied, so the files
+    /// of the database are empty afterwards. Copying the texts of a project
+    /// with diagnostics in most files was a tenth of the check.
+    pub fn take_sources_for(&mut self, diagnostics: &[Diagnostic]) -> Sources {
+        let wanted = self.files_for(diagnostics);
+        let mut sources = Sources::new();
+        for (file, wanted) in self.files.clone().into_iter().zip(wanted) {
+            let text = if wanted {
+                file.set_text(self).to(String::new())
+            } else {
+                String::new()
+            };
+            sources.add(file.display(self).clone(), text);
+        }
+        sources
+    }
+
+    /// For each file, whether a diagnostic points into it (its primary
+    /// location, a label or a fix).
+    fn files_for(&self, diagnostics: &[Diagnostic]) -> Vec<bool> {
         let mut wanted = vec![false; self.files.len()];
         let mut want = |location: wf_diagnostics::FileSpan| {
             if let Some(slot) = wanted.get_mut(location.file.0 as usize) {
@@ -537,16 +580,7 @@ impl Database {
                 fix.edits.iter().for_each(|e| want(e.location));
             }
         }
-        let mut sources = Sources::new();
-        for (&file, wanted) in self.files.iter().zip(wanted) {
-            let text = if wanted {
-                file.text(self).clone()
-            } else {
-                String::new()
-            };
-            sources.add(file.display(self).clone(), text);
-        }
-        sources
+        wanted
     }
 
     /// How many files the project has.

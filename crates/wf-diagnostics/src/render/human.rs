@@ -5,46 +5,19 @@
 //! want rustc's `error[WF0201]:`, and the fix, which is shown as one more help
 //! line so a reader sees the suggested edit without asking for JSON.
 
-use std::collections::HashMap;
-use std::fmt;
 use std::ops::Range;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ariadne::{Color, Config, Fmt, IndexType, Report, ReportKind, Source};
+use ariadne::{Color, Config, Fmt, IndexType, Report, ReportKind};
 
 use super::Resolved;
+use super::snippets::{self, SourceCache};
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::source::{FileId, Sources};
 
 /// An ariadne span: a file id and a byte range.
 type AriadneSpan = (FileId, Range<usize>);
-
-/// ariadne's view of [`Sources`]: one cache for every file, so labels that
-/// point into other files render with their own snippet and path. Files are
-/// indexed for ariadne lazily, only when a label points into them.
-struct SourceCache<'s> {
-    sources: &'s Sources,
-    loaded: HashMap<FileId, Source<&'s str>>,
-}
-
-impl<'s> ariadne::Cache<FileId> for SourceCache<'s> {
-    type Storage = &'s str;
-
-    fn fetch(&mut self, id: &FileId) -> Result<&Source<&'s str>, impl fmt::Debug> {
-        // Labels into unknown files are dropped before rendering, so the
-        // error arm (which ariadne would print to stderr) is never taken.
-        let Some(file) = self.sources.try_get(*id) else {
-            return Err(format!("unknown file id {}", id.0));
-        };
-        Ok(self
-            .loaded
-            .entry(*id)
-            .or_insert_with(|| Source::from(file.text.as_str())))
-    }
-
-    fn display<'a>(&self, id: &'a FileId) -> Option<impl fmt::Display + 'a> {
-        self.sources.try_get(*id).map(|f| f.path.clone())
-    }
-}
 
 fn severity_color(severity: Severity) -> Color {
     match severity {
@@ -57,17 +30,55 @@ fn severity_color(severity: Severity) -> Color {
 /// Colour of secondary labels: distinct from every severity colour.
 const SECONDARY_COLOR: Color = Color::Blue;
 
+/// Below this many diagnostics one thread renders them all: starting
+/// threads would cost more than it saves.
+const PARALLEL_MIN: usize = 64;
+/// Diagnostics per unit of work a rendering thread takes at a time.
+const BLOCK: usize = 16;
+
 pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> String {
-    let mut cache = SourceCache {
-        sources,
-        loaded: HashMap::new(),
+    let windows = snippets::windows(diags, sources);
+    let render_block = |cache: &mut SourceCache<'_>, block: &[&Diagnostic]| {
+        let mut out = String::new();
+        for d in block {
+            render_one(d, sources, color, cache, &mut out);
+            out.push('\n');
+        }
+        out
     };
-    let mut out = String::new();
-    for d in diags {
-        render_one(d, sources, color, &mut cache, &mut out);
-        out.push('\n');
+    let threads = if diags.len() < PARALLEL_MIN {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    };
+    if threads <= 1 {
+        return render_block(&mut SourceCache::new(sources, &windows), diags);
     }
-    out
+    // Reports are independent: threads take blocks in turn and the blocks
+    // are joined in order, so the output is the same as from one thread.
+    let blocks: Vec<&[&Diagnostic]> = diags.chunks(BLOCK).collect();
+    let rendered: Mutex<Vec<String>> = Mutex::new(vec![String::new(); blocks.len()]);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut cache = SourceCache::new(sources, &windows);
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(block) = blocks.get(i) else { break };
+            let text = render_block(&mut cache, block);
+            rendered.lock().unwrap_or_else(|e| e.into_inner())[i] = text;
+        }
+    };
+    std::thread::scope(|scope| {
+        // This thread renders too: one thread fewer to start.
+        for _ in 1..threads.min(blocks.len()) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    rendered
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .concat()
 }
 
 fn render_one(
@@ -100,9 +111,10 @@ fn render_one(
     let config = Config::default()
         .with_index_type(IndexType::Byte)
         .with_color(color);
-    let primary_span = (d.primary.location.file, primary.span.range());
+    let file = d.primary.location.file;
+    let primary_span = (file, cache.shift(file, primary.span.range()));
     let mut builder = Report::build(kind, primary_span).with_config(config);
-    builder.add_labels(labels(d, sources, color));
+    builder.add_labels(labels(d, sources, color, cache));
     for note in &d.notes {
         builder.add_note(note);
     }
@@ -113,22 +125,49 @@ fn render_one(
         builder.add_help(fix_text(fix, sources));
     }
 
-    let mut buf = Vec::new();
-    // Writing into a Vec cannot fail; ariadne only returns I/O errors. The
-    // CLI prints reports on stdout, hence `write_for_stdout`.
-    let _ = builder.finish().write_for_stdout(cache, &mut buf);
-    let text = String::from_utf8_lossy(&buf);
+    let mut sink = Text(String::new());
+    // Writing into a string cannot fail; ariadne only returns I/O errors.
+    // The CLI prints reports on stdout, hence `write_for_stdout`.
+    let _ = builder.finish().write_for_stdout(cache, &mut sink);
+    let text = sink.0;
     // Drop ariadne's own header line (we wrote ours above). The report has
     // no message, so its header is exactly one line.
     let body = text.split_once('\n').map_or("", |(_, rest)| rest);
     out.push_str(body);
 }
 
+/// ariadne's output: a string that takes formatted text as it comes.
+/// ariadne writes everything with `write!`, often a character at a time;
+/// into a `Vec<u8>` each piece goes through `io::Write`'s adapter and a
+/// byte copy, which was a fifth of rendering.
+struct Text(String);
+
+impl std::io::Write for Text {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // ariadne never writes raw bytes; decode rather than trust them.
+        self.0.push_str(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+        std::fmt::Write::write_fmt(&mut self.0, args).map_err(std::io::Error::other)
+    }
+}
+
 /// The ariadne labels: the primary one in the severity's colour, secondary
 /// ones in another. They are ordered by file (the primary's first) and then
 /// position, because ariadne starts a new snippet whenever the file changes
 /// or a label goes back up the file.
-fn labels(d: &Diagnostic, sources: &Sources, color: bool) -> Vec<ariadne::Label<AriadneSpan>> {
+fn labels(
+    d: &Diagnostic,
+    sources: &Sources,
+    color: bool,
+    cache: &mut SourceCache<'_>,
+) -> Vec<ariadne::Label<AriadneSpan>> {
     let primary_file = d.primary.location.file;
     let mut located: Vec<(bool, &crate::Label)> = vec![(true, &d.primary)];
     located.extend(d.labels.iter().map(|l| (false, l)));
@@ -155,8 +194,9 @@ fn labels(d: &Diagnostic, sources: &Sources, color: bool) -> Vec<ariadne::Label<
             // Always give a message, even an empty one: ariadne underlines
             // only labelled spans, and without colour an unlabelled span
             // would not be marked at all.
-            let mut label =
-                ariadne::Label::new((l.location.file, span.range())).with_message(&l.message);
+            let file = l.location.file;
+            let mut label = ariadne::Label::new((file, cache.shift(file, span.range())))
+                .with_message(&l.message);
             if color {
                 label = label.with_color(if is_primary {
                     severity_color(d.severity)
@@ -220,5 +260,105 @@ fn plain_tail(d: &Diagnostic, sources: &Sources, out: &mut String) {
             "  = help: {}\n",
             fix_text(fix, sources).replace('\n', "\n          ")
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{FileSpan, Span};
+
+    /// Renders with the windowed cache and with whole files (no windows).
+    fn both(d: &Diagnostic, sources: &Sources, color: bool) -> (String, String) {
+        let windows = snippets::windows(&[d], sources);
+        let (mut windowed, mut whole) = (String::new(), String::new());
+        let mut cache = SourceCache::new(sources, &windows);
+        render_one(d, sources, color, &mut cache, &mut windowed);
+        let none = snippets::Windows::new();
+        let mut cache = SourceCache::new(sources, &none);
+        render_one(d, sources, color, &mut cache, &mut whole);
+        (windowed, whole)
+    }
+
+    fn at(file: u32, start: usize, end: usize) -> FileSpan {
+        Span::new(start, end).in_file(FileId(file))
+    }
+
+    /// Showing ariadne only the lines a report points at must not change a
+    /// byte of it: line numbers, margins, columns, multi-line labels, spans
+    /// at line ends and at the end of the file, odd line breaks before the
+    /// window (which make the cache fall back to the whole file), and
+    /// labels in a second file.
+    #[test]
+    fn windowed_sources_render_like_whole_files() {
+        let mut lines: Vec<String> = (1..=120).map(|i| format!("line {i} — é")).collect();
+        lines[3] = "a\rlone carriage return".into();
+        let mut sources = Sources::new();
+        let plain = lines.join("\n") + "\n";
+        sources.add("plain.dot", plain.replace("a\rlone", "a lone"));
+        sources.add("odd.dot", plain.clone());
+        sources.add(
+            "crlf.dot",
+            plain.replace("a\rlone", "x").replace('\n', "\r\n"),
+        );
+        for sep in ["\x0b", "\x0c", "\u{85}", "\u{2028}", "\u{2029}"] {
+            sources.add(
+                format!("sep{}.dot", sep.len()),
+                plain.replace("a\rlone", sep),
+            );
+        }
+        sources.add("short.dot", "digraph G { a -> b }");
+        // Non-ASCII before the window of a secondary snippet.
+        let unicode = "é\n".repeat(50) + &"ascii line\n".repeat(100);
+        let unicode_file = sources.add("unicode.dot", unicode).0;
+        let code = &crate::codes::ALL[0];
+        for (id, file) in sources.iter() {
+            let len = file.text.len();
+            let line_99 = file.line_start(98).unwrap_or(0);
+            let spans = [
+                (line_99, line_99 + 4),
+                (line_99 + 2, (line_99 + 60).min(len)),
+                (len, len),
+                (len.saturating_sub(3), len),
+                (line_99.saturating_sub(1), line_99),
+                (0, 3),
+            ];
+            for (start, end) in spans {
+                for color in [false, true] {
+                    let d = Diagnostic::new(code, "m", at(id.0, start, end))
+                        .with_primary_label("here")
+                        .with_label(at(id.0, start / 2, start / 2 + 1), "and here")
+                        .with_label(at(0, 0, 4), "in another file")
+                        .with_label(at(unicode_file, 1000, 1004), "and in a third");
+                    let (windowed, whole) = both(&d, &sources, color);
+                    assert_eq!(windowed, whole, "{} {start}..{end}", file.path);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_rendering_keeps_the_order() {
+        let mut sources = Sources::new();
+        let text: String = (0..400).map(|i| format!("node{i}\n")).collect();
+        sources.add("a.dot", text.clone());
+        sources.add("b.dot", text);
+        let code = &crate::codes::ALL[0];
+        let diags: Vec<Diagnostic> = (0..300)
+            .map(|i| {
+                let start = (i * 7) % 2000;
+                Diagnostic::new(code, format!("m{i}"), at(i as u32 % 2, start, start + 3))
+            })
+            .collect();
+        let refs: Vec<&Diagnostic> = diags.iter().collect();
+        let parallel = render(&refs, &sources, false);
+        let mut serial = String::new();
+        let none = snippets::Windows::new();
+        let mut cache = SourceCache::new(&sources, &none);
+        for d in &refs {
+            render_one(d, &sources, false, &mut cache, &mut serial);
+            serial.push('\n');
+        }
+        assert_eq!(parallel, serial);
     }
 }

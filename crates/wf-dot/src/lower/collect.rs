@@ -8,7 +8,7 @@
 //! engines differ: a node first named in an edge and declared later gets the
 //! defaults in scope at its declaration, as the pipeline's author reads it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Diagnostic, FileId, Span, codes};
 
@@ -107,7 +107,7 @@ impl<'o> Collector<'o> {
     pub fn new(file: FileId, diagnostics: &'o mut Vec<Diagnostic>) -> Self {
         Collector {
             out: Collected::default(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             next_order: 0,
             members: Vec::new(),
             file,
