@@ -18,6 +18,7 @@ pub async fn publish(
     workspace: Arc<Mutex<Option<Workspace>>>,
     counter: Arc<AtomicU64>,
     generation: u64,
+    sending: Arc<tokio::sync::Mutex<()>>,
 ) {
     let lock = || workspace.lock().unwrap_or_else(|e| e.into_inner());
     let Some(snapshot) = lock().as_ref().map(Workspace::snapshot) else {
@@ -48,6 +49,11 @@ pub async fn publish(
             return;
         }
     };
+    // From the staleness check to the last notification: a publish that
+    // passed the check must be on the wire before a newer one checks, or
+    // the client could receive the older diagnostics last (and, with
+    // `published` already updated, never get the newer ones again).
+    let _sending = sending.lock().await;
     let mut changed = Vec::new();
     {
         let mut guard = lock();

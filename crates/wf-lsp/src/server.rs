@@ -20,6 +20,9 @@ pub struct Backend {
     /// Bumped on every edit; a debounced publish runs only if no edit came
     /// after the one that scheduled it.
     generation: Arc<AtomicU64>,
+    /// Held by a publish from its staleness check until its notifications
+    /// are sent, so an older publish can never be sent after a newer one.
+    sending: Arc<tokio::sync::Mutex<()>>,
     /// The debounce delay in milliseconds (see [`crate::debounce_from_env`]
     /// and the `debounceMs` initialization option).
     debounce_ms: Arc<AtomicU64>,
@@ -34,6 +37,7 @@ impl Backend {
             client,
             workspace: Arc::new(Mutex::new(None)),
             generation: Arc::new(AtomicU64::new(0)),
+            sending: Arc::new(tokio::sync::Mutex::new(())),
             debounce_ms: Arc::new(AtomicU64::new(crate::debounce_from_env().as_millis() as u64)),
             watch: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
@@ -106,10 +110,11 @@ impl Backend {
     /// Schedules a publish of the diagnostics after the debounce delay.
     fn schedule_publish(&self) {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let (client, workspace, counter) = (
+        let (client, workspace, counter, sending) = (
             self.client.clone(),
             self.workspace.clone(),
             self.generation.clone(),
+            self.sending.clone(),
         );
         let delay = std::time::Duration::from_millis(self.debounce_ms.load(Ordering::Relaxed));
         tokio::spawn(async move {
@@ -117,7 +122,7 @@ impl Backend {
                 tokio::time::sleep(delay).await;
             }
             if counter.load(Ordering::SeqCst) == generation {
-                publish(client, workspace, counter, generation).await;
+                publish(client, workspace, counter, generation, sending).await;
             }
         });
     }
