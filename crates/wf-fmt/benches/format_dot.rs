@@ -2,7 +2,7 @@
 //!
 //! `cargo bench -p wf-fmt --bench format_dot` reads every pipeline
 //! (`.dot`, `.fabro`, `.gv`) of `../shared/corpus/attractor/` (or of
-//! `WFC_ATTRACTOR_CORPUS`) in place and reports MB/s over their total size
+//! `$WFC_CORPUS/attractor`) in place and reports MB/s over their total size
 //! for:
 //!
 //! - `parse`: `wf_dot::parse` of every file, for comparison;
@@ -25,9 +25,9 @@ use wf_fmt::{Options, SourceKind};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn corpus() -> Vec<String> {
-    let dir = std::env::var_os("WFC_ATTRACTOR_CORPUS").map_or_else(
+    let dir = std::env::var_os("WFC_CORPUS").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/attractor"),
-        PathBuf::from,
+        |root| PathBuf::from(root).join("attractor"),
     );
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {

@@ -6,7 +6,7 @@
 //!
 //! Without the corpus the corpus test prints that it was skipped, unless
 //! `WFC_REQUIRE_CORPUS` is set, in which case it fails.
-//! `WFC_ATTRACTOR_CORPUS` points at another copy.
+//! `WFC_CORPUS` points at another copy of the corpus folder.
 
 use std::path::{Path, PathBuf};
 
@@ -19,8 +19,8 @@ fn root() -> PathBuf {
 }
 
 fn corpus_dir() -> PathBuf {
-    match std::env::var_os("WFC_ATTRACTOR_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
+    match std::env::var_os("WFC_CORPUS") {
+        Some(dir) => PathBuf::from(dir).join("attractor"),
         None => root().join("../shared/corpus/attractor"),
     }
 }

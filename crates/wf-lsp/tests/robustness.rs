@@ -142,8 +142,12 @@ const DOT_PASTES: &[&str] = &[
 /// Up to 40 Attractor pipelines of the shared corpus, read where they are
 /// (none when the corpus is missing).
 fn corpus_pipelines() -> Vec<String> {
-    let corpus =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/attractor");
+    let corpus = std::env::var_os("WFC_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+        })
+        .join("attractor");
     let mut found = Vec::new();
     let mut stack = vec![corpus];
     while let Some(dir) = stack.pop() {

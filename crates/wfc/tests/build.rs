@@ -195,11 +195,9 @@ fn file_order_does_not_matter() {
 /// when the corpus is absent) compile, load, and keep their edge ids.
 #[test]
 fn reflex_corpus_builds_with_its_edge_ids() {
-    let corpus = repo_root().join("../shared/corpus/reflex");
-    if !corpus.is_dir() {
-        eprintln!("skipped: {} is missing", corpus.display());
+    let Some(corpus) = common::shared_corpus("reflex") else {
         return;
-    }
+    };
     let mut built = 0;
     for entry in std::fs::read_dir(&corpus).unwrap() {
         let path = entry.unwrap().path();

@@ -85,11 +85,10 @@ fn attractor_dot_input() {
 
 #[test]
 fn reflex_json_input() {
-    let corpus = repo_root().join("../shared/corpus/reflex/greeting.json");
-    if !corpus.exists() {
-        eprintln!("skipped: {} is missing", corpus.display());
+    let Some(corpus) = common::shared_corpus("reflex") else {
         return;
-    }
+    };
+    let corpus = corpus.join("greeting.json");
     let output = wfc(&[corpus.to_str().unwrap(), "--format", "mermaid"])
         .output()
         .unwrap();

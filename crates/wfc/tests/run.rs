@@ -536,11 +536,9 @@ fn help_documents_exit_codes() {
 /// default `rules` agent, read where they are (skipped when absent).
 #[test]
 fn reflex_corpus_runs_with_rules() {
-    let corpus = repo_root().join("../shared/corpus/reflex");
-    if !corpus.is_dir() {
-        eprintln!("skipped: {} is missing", corpus.display());
+    let Some(corpus) = common::shared_corpus("reflex") else {
         return;
-    }
+    };
     for name in [
         "greeting.json",
         "define-part-object.json",
