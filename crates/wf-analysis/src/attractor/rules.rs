@@ -21,19 +21,6 @@ pub const HANDLER_TYPES: &[&str] = &[
     "stack.manager_loop",
 ];
 
-/// The shape-to-handler table of spec section 2.8.
-const SHAPES: &[(&str, &str)] = &[
-    ("Mdiamond", "start"),
-    ("Msquare", "exit"),
-    ("box", "codergen"),
-    ("hexagon", "wait.human"),
-    ("diamond", "conditional"),
-    ("component", "parallel"),
-    ("tripleoctagon", "parallel.fan_in"),
-    ("parallelogram", "tool"),
-    ("house", "stack.manager_loop"),
-];
-
 /// The text of attribute `key`, when it is a string or a bare word.
 pub fn text<'a>(attributes: &'a [Attribute], key: &str) -> Option<&'a str> {
     attributes
@@ -53,16 +40,10 @@ fn attribute<'a>(attributes: &'a [Attribute], key: &str) -> Option<&'a Attribute
 /// The handler type a node runs (spec section 4.2): its `type` when set,
 /// else its shape's, else `codergen`.
 pub fn handler(node: &Node) -> &str {
-    if let Some(ty) = text(&node.attributes, "type").map(str::trim)
-        && !ty.is_empty()
-    {
-        return ty;
-    }
-    let shape = text(&node.attributes, "shape").unwrap_or("box");
-    SHAPES
-        .iter()
-        .find(|(s, _)| *s == shape)
-        .map_or("codergen", |(_, h)| h)
+    wf_dot::handler_type(
+        text(&node.attributes, "shape"),
+        text(&node.attributes, "type"),
+    )
 }
 
 fn non_empty(attributes: &[Attribute], key: &str) -> bool {

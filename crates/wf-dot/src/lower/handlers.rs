@@ -3,8 +3,9 @@
 
 use wf_model::NodeKind;
 
-/// The shape-to-handler table of spec section 2.8.
-const SHAPES: &[(&str, &str)] = &[
+/// The shape-to-handler table of spec section 2.8: each shape with the
+/// handler type it runs.
+pub const SHAPE_HANDLERS: &[(&str, &str)] = &[
     ("Mdiamond", "start"),
     ("Msquare", "exit"),
     ("box", "codergen"),
@@ -24,7 +25,7 @@ pub fn handler_type<'a>(shape: Option<&'a str>, ty: Option<&'a str>) -> &'a str 
         return ty;
     }
     let shape = shape.unwrap_or("box");
-    SHAPES
+    SHAPE_HANDLERS
         .iter()
         .find(|(s, _)| *s == shape)
         .map_or("codergen", |(_, h)| h)

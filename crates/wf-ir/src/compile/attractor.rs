@@ -8,19 +8,6 @@ use wf_model::{Node, NodeKind, Value, Workflow};
 use super::{CompileError, Cx};
 use crate::types::{IrNode, Opcode};
 
-/// The shape-to-handler table of the Attractor spec, section 2.8.
-const SHAPES: &[(&str, &str)] = &[
-    ("Mdiamond", "start"),
-    ("Msquare", "exit"),
-    ("box", "codergen"),
-    ("hexagon", "wait.human"),
-    ("diamond", "conditional"),
-    ("component", "parallel"),
-    ("tripleoctagon", "parallel.fan_in"),
-    ("parallelogram", "tool"),
-    ("house", "stack.manager_loop"),
-];
-
 /// The text of attribute `key`, when it is a string or a bare word.
 fn text<'n>(node: &'n Node, key: &str) -> Option<&'n str> {
     node.attributes
@@ -58,11 +45,7 @@ pub fn handler_of(node: &Node, is_entry: bool, is_exit: bool) -> &str {
     if is_exit {
         return "exit";
     }
-    let shape = text(node, "shape").unwrap_or("box");
-    SHAPES
-        .iter()
-        .find(|(s, _)| *s == shape)
-        .map_or("codergen", |(_, h)| h)
+    wf_dot::handler_type(text(node, "shape"), None)
 }
 
 /// A tool node's command: Attractor's `tool_command` (fabro writes

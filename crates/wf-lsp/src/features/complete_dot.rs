@@ -62,20 +62,6 @@ const ATTRIBUTES: &[(Place, &str, &str, &str)] = &[
     (Place::Edge, "loop_restart", "Boolean", "Restart pipeline with fresh log directory"),
 ];
 
-/// The shapes of Appendix B (the handler each runs comes from the DOT
-/// front end's own table).
-const SHAPES: &[&str] = &[
-    "Mdiamond",
-    "Msquare",
-    "box",
-    "hexagon",
-    "diamond",
-    "component",
-    "tripleoctagon",
-    "parallelogram",
-    "house",
-];
-
 /// The built-in handler types (section 2.8).
 const HANDLERS: &[(&str, &str)] = &[
     ("start", "No-op entry point"),
@@ -151,10 +137,9 @@ fn in_attributes(
     if let Some((key, _)) = segment.split_once('=') {
         let key = key.trim().trim_matches('"');
         return match (key, in_string) {
-            ("shape", _) => SHAPES
+            ("shape", _) => wf_dot::SHAPE_HANDLERS
                 .iter()
-                .map(|s| {
-                    let handler = wf_dot::handler_type(Some(s), None);
+                .map(|(s, handler)| {
                     item(
                         s,
                         CompletionItemKind::ENUM_MEMBER,
