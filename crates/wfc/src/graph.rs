@@ -7,7 +7,6 @@
 //! picture often helps to find them. docs/graph.md has the shape table.
 
 mod dot;
-mod guard;
 mod mermaid;
 mod scene;
 

@@ -74,6 +74,7 @@ use wf_model::{Edge, Expr, Workflow};
 
 use crate::graph::Adjacency;
 
+pub use print::expr_label;
 pub use resolve::{Operand, keys_read, operand};
 pub use status::STATUS_NAMES;
 

@@ -3,9 +3,8 @@
 //! text, and where each `call` node leads.
 
 use wf_analysis::graph::{Adjacency, analyze};
+use wf_analysis::guards::expr_label;
 use wf_model::{NodeKind, Program, SourceFormat, Workflow};
-
-use super::guard;
 
 /// Everything a renderer draws, in a fixed order (workflows, then nodes and
 /// edges in model order), so the output is deterministic.
@@ -149,7 +148,7 @@ fn cluster(
             from: edge.from.index(),
             to: edge.to.index(),
             label: edge.label.clone(),
-            guard: edge.guard.as_ref().map(|g| guard::text(&g.expr)),
+            guard: edge.guard.as_ref().map(|g| expr_label(&g.expr)),
         })
         .collect();
     let label = workflow
