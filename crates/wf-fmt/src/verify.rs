@@ -1,6 +1,6 @@
 //! The safety net: a formatted file must mean what the original meant.
 
-use wf_diagnostics::FileId;
+use wf_diagnostics::{Diagnostic, FileId};
 use wf_syntax::token::Token;
 use wf_syntax::{Parsed, TriviaKind, dump, lexer};
 
@@ -12,19 +12,28 @@ use crate::FormatError;
 /// values and parentheses) with no new syntax error, and holds the same
 /// comments in the same order. The token check matters for files with
 /// syntax errors, whose trees do not show everything.
+/// Fails when the formatted text's parse (`after`) has more syntax errors
+/// than the original's (`before`), naming the first.
+pub(crate) fn no_new_errors(
+    before: &[Diagnostic],
+    after: &[Diagnostic],
+) -> Result<(), FormatError> {
+    let errors = |ds: &[Diagnostic]| ds.iter().filter(|d| d.is_error()).count();
+    if errors(after) <= errors(before) {
+        return Ok(());
+    }
+    let first = after
+        .iter()
+        .find(|d| d.is_error())
+        .map_or_else(String::new, |d| format!(": {}", d.message));
+    Err(FormatError::Unsafe(format!(
+        "the formatted text would not parse{first}"
+    )))
+}
+
 pub(crate) fn same_program(before: &str, parsed: &Parsed, after: &str) -> Result<(), FormatError> {
     let reparsed = wf_syntax::parse(after, FileId(0));
-    let errors = |p: &Parsed| p.diagnostics.iter().filter(|d| d.is_error()).count();
-    if errors(&reparsed) > errors(parsed) {
-        let first = reparsed
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error())
-            .map_or_else(String::new, |d| format!(": {}", d.message));
-        return Err(FormatError::Unsafe(format!(
-            "the formatted text would not parse{first}"
-        )));
-    }
+    no_new_errors(&parsed.diagnostics, &reparsed.diagnostics)?;
     if tokens(before) != tokens(after) {
         return Err(FormatError::Unsafe(
             "the formatted text would add or drop a token".into(),

@@ -7,6 +7,7 @@ use wf_dot::lexer::{self, Token};
 use wf_dot::{CommentKind, Parsed};
 
 use crate::FormatError;
+use crate::verify::no_new_errors;
 
 /// Checks that `after` has the same tokens as `before` (the optional `;`
 /// and `,` separators aside), parses to the same tree (spans aside: ids
@@ -15,17 +16,7 @@ use crate::FormatError;
 /// the lowering reads, so the same tree lowers to the same model.
 pub(crate) fn same_graph(before: &str, parsed: &Parsed, after: &str) -> Result<(), FormatError> {
     let reparsed = wf_dot::parse(after, FileId(0));
-    let errors = |p: &Parsed| p.diagnostics.iter().filter(|d| d.is_error()).count();
-    if errors(&reparsed) > errors(parsed) {
-        let first = reparsed
-            .diagnostics
-            .iter()
-            .find(|d| d.is_error())
-            .map_or_else(String::new, |d| format!(": {}", d.message));
-        return Err(FormatError::Unsafe(format!(
-            "the formatted text would not parse{first}"
-        )));
-    }
+    no_new_errors(&parsed.diagnostics, &reparsed.diagnostics)?;
     if tokens(before) != tokens(after) {
         return Err(FormatError::Unsafe(
             "the formatted text would add or drop a token".into(),
