@@ -313,15 +313,8 @@ impl Engine<'_> {
             return;
         };
         let e = &workflow.edges[edge.0 as usize];
+        self.emit_exit(wf, node, depth, status);
         if self.out.on() {
-            let ev = Event::NodeExit {
-                step: self.step,
-                workflow: self.wf_name(wf),
-                node: self.node_name(wf, node),
-                depth,
-                status,
-            };
-            self.out.emit(&ev);
             let ev = Event::EdgeTraverse {
                 step: self.step,
                 workflow: self.wf_name(wf),
@@ -365,16 +358,7 @@ impl Engine<'_> {
             .failure_reason
             .as_deref()
             .unwrap_or("the node failed");
-        if self.out.on() {
-            let ev = Event::NodeExit {
-                step: self.step,
-                workflow: self.wf_name(wf),
-                node: self.node_name(wf, node),
-                depth,
-                status: Status::Fail,
-            };
-            self.out.emit(&ev);
-        }
+        self.emit_exit(wf, node, depth, Status::Fail);
         self.emit_writes(depth, first, node);
         match n.engine.retry_target.or(n.engine.fallback_retry_target) {
             Some(target) => self.move_to(target),

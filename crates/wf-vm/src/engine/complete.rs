@@ -37,16 +37,7 @@ impl Engine<'_> {
                 Some(t) => {
                     let reason = format!("{what}; retrying at `{}`", self.node_name(wf, t));
                     self.record_failure(wf, node, reason);
-                    if self.out.on() {
-                        let ev = Event::NodeExit {
-                            step: self.step,
-                            workflow: self.wf_name(wf),
-                            node: self.node_name(wf, node),
-                            depth,
-                            status: Status::Fail,
-                        };
-                        self.out.emit(&ev);
-                    }
+                    self.emit_exit(wf, node, depth, Status::Fail);
                     self.move_to(t);
                 }
                 None => self.fail_run(format!("{what} and no retry target is set")),

@@ -79,16 +79,7 @@ impl Engine<'_> {
             .nodes
             .iter()
             .position(|n| self.program.str(n.id) == target);
-        if self.out.on() {
-            let ev = Event::NodeExit {
-                step: self.step,
-                workflow: self.wf_name(wf),
-                node: self.node_name(wf, node),
-                depth,
-                status,
-            };
-            self.out.emit(&ev);
-        }
+        self.emit_exit(wf, node, depth, status);
         self.emit_writes(depth, first, node);
         match found {
             Some(i) => self.move_to(NodeIdx(i as u32)),

@@ -51,6 +51,26 @@ impl<'p> Engine<'p> {
         });
     }
 
+    /// Emits `node:exit` for `node` of `wf` at call depth `depth`.
+    pub(crate) fn emit_exit(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        depth: usize,
+        status: Status,
+    ) {
+        if self.out.on() {
+            let ev = Event::NodeExit {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth,
+                status,
+            };
+            self.out.emit(&ev);
+        }
+    }
+
     /// Emits `blackboard:write` for the entries of frame `depth` (1-based)
     /// from index `first`, attributed to `node`.
     pub(crate) fn emit_writes(&mut self, depth: usize, first: usize, node: NodeIdx) {
