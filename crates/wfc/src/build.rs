@@ -150,22 +150,7 @@ fn report(
 /// Writes the result to `output` (atomically) or to standard output.
 fn write_output(output: &Path, text: &str, what: &str, files: usize) -> u8 {
     if output.as_os_str() == "-" {
-        let mut stdout = std::io::stdout().lock();
-        return match stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush())
-        {
-            Ok(()) => EXIT_CLEAN,
-            // A closed pipe (`wfc build … -o - | head`) is the reader's choice.
-            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => EXIT_CLEAN,
-            Err(err) => {
-                eprintln!(
-                    "error: cannot write to standard output: {}",
-                    inputs::io_reason(&err)
-                );
-                EXIT_TROUBLE
-            }
-        };
+        return check::write_stdout(text);
     }
     if let Err(err) = check::write_report(output, text) {
         eprintln!(

@@ -215,6 +215,27 @@ pub(crate) fn relative_to_cwd(root: &std::path::Path) -> PathBuf {
     }
 }
 
+/// Writes `text` to standard output: `EXIT_CLEAN` when written or when the
+/// reader closed the pipe (`wfc build … -o - | head` is the reader's
+/// choice), else `EXIT_TROUBLE` with the reason on standard error.
+pub(crate) fn write_stdout(text: &str) -> u8 {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => EXIT_CLEAN,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => EXIT_CLEAN,
+        Err(err) => {
+            eprintln!(
+                "error: cannot write to standard output: {}",
+                inputs::io_reason(&err)
+            );
+            EXIT_TROUBLE
+        }
+    }
+}
+
 /// Writes the report through a temporary file in the same directory and
 /// renames it into place, so a reader (or a killed run) never sees half a
 /// report.

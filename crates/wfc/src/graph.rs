@@ -227,21 +227,7 @@ fn to_svg(source: &str) -> Result<String, String> {
 /// Writes `text` to `output` (atomically) or to standard output.
 fn write_output(output: Option<&Path>, text: &str) -> u8 {
     let Some(path) = output.filter(|p| p.as_os_str() != "-") else {
-        let mut stdout = std::io::stdout().lock();
-        return match stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush())
-        {
-            Ok(()) => EXIT_CLEAN,
-            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => EXIT_CLEAN,
-            Err(err) => {
-                eprintln!(
-                    "error: cannot write to standard output: {}",
-                    inputs::io_reason(&err)
-                );
-                EXIT_TROUBLE
-            }
-        };
+        return check::write_stdout(text);
     };
     match check::write_report(path, text) {
         Ok(()) => EXIT_CLEAN,
