@@ -7,14 +7,8 @@ use std::path::{Path, PathBuf};
 
 use wf_diagnostics::{FileId, Severity};
 
-/// `../shared/corpus/attractor` next to the repository, or
-/// `$WFC_CORPUS/attractor`.
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("WFC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
-        .join("attractor")
-}
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
 
 fn pipelines(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -35,16 +29,9 @@ fn pipelines(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn corpus_summary() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
-            "the Attractor corpus is missing at {}",
-            dir.display()
-        );
-        eprintln!("skipped: {} is missing", dir.display());
+    let Some(dir) = corpus::shared_corpus("attractor") else {
         return;
-    }
+    };
     let mut files = Vec::new();
     pipelines(&dir, &mut files);
     files.sort();

@@ -11,14 +11,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use wf_diagnostics::{FileId, Severity};
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("WFC_CORPUS") {
-        Some(dir) => PathBuf::from(dir).join("attractor"),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/attractor"),
-    }
-}
+use wf_diagnostics::{FileId, Severity};
 
 /// Every pipeline file (`.dot`, `.fabro`, `.gv`) below `dir`, sorted.
 fn pipelines(dir: &Path) -> Vec<PathBuf> {
@@ -46,16 +42,9 @@ fn pipelines(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn corpus_parses_and_lowers() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
-            "the Attractor corpus is missing at {}",
-            dir.display()
-        );
-        eprintln!("skipped: no Attractor corpus at {}", dir.display());
+    let Some(dir) = corpus::shared_corpus("attractor") else {
         return;
-    }
+    };
     let files = pipelines(&dir);
     assert!(
         files.len() >= 276,

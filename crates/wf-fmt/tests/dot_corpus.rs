@@ -14,15 +14,11 @@ use wf_analysis::db::strip_spans;
 use wf_diagnostics::FileId;
 use wf_fmt::{FormatError, Options, SourceKind};
 
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("WFC_CORPUS") {
-        Some(dir) => PathBuf::from(dir).join("attractor"),
-        None => root().join("../shared/corpus/attractor"),
-    }
 }
 
 /// Every pipeline file (`.dot`, `.fabro`, `.gv`) below `dir`, sorted,
@@ -166,16 +162,9 @@ fn repository_dot_files_format_safely() {
 
 #[test]
 fn corpus_formats_safely() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
-            "the Attractor corpus is missing at {}",
-            dir.display()
-        );
-        eprintln!("skipped: no Attractor corpus at {}", dir.display());
+    let Some(dir) = corpus::shared_corpus("attractor") else {
         return;
-    }
+    };
     let files = pipelines(&dir);
     assert!(
         files.len() >= 276,

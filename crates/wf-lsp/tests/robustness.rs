@@ -13,6 +13,8 @@
 //! `WFC_LSP_EDITS=5000 cargo test --release -p wf-lsp --test robustness`.
 
 mod common;
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
 
 use std::time::{Duration, Instant};
 
@@ -142,12 +144,9 @@ const DOT_PASTES: &[&str] = &[
 /// Up to 40 Attractor pipelines of the shared corpus, read where they are
 /// (none when the corpus is missing).
 fn corpus_pipelines() -> Vec<String> {
-    let corpus = std::env::var_os("WFC_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        })
-        .join("attractor");
+    let Some(corpus) = corpus::shared_corpus("attractor") else {
+        return Vec::new();
+    };
     let mut found = Vec::new();
     let mut stack = vec![corpus];
     while let Some(dir) = stack.pop() {

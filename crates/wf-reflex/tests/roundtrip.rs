@@ -8,25 +8,14 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
+
 use wf_diagnostics::{FileId, Sources};
 use wf_model::{BinOp, Expr, NodeKind, Value, Workflow};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WFC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
-        .join("reflex");
-    if dir.join("workflow-schema.json").is_file() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
-            "the Reflex corpus is missing at {}",
-            dir.display()
-        );
-        eprintln!("skipped: no Reflex corpus at {}", dir.display());
-        None
-    }
+    corpus::shared_corpus("reflex")
 }
 
 const FIXTURES: &[&str] = &[

@@ -4,7 +4,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
 
 use serde_json::Value;
 use wf_diagnostics::FileId;
@@ -12,19 +15,6 @@ use wf_vm::agents::RulesAgent;
 use wf_vm::{CollectSink, Engine, EngineConfig, RunStatus};
 
 const FIXTURES: [&str; 3] = ["define-physical-object", "define-part-object", "greeting"];
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("WFC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
-        .join("reflex");
-    assert!(
-        dir.is_dir() || std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
-        "the Reflex corpus is missing at {}",
-        dir.display()
-    );
-    dir.is_dir().then_some(dir)
-}
 
 fn program(dir: &Path) -> wf_ir::IrProgram {
     let mut workflows = Vec::new();
@@ -54,8 +44,7 @@ fn expected_events(name: &str) -> Vec<String> {
 
 #[test]
 fn fixtures_run_with_the_rules_agent_as_the_seed_defines() {
-    let Some(dir) = corpus() else {
-        eprintln!("skipped: ../shared/corpus/reflex is not there");
+    let Some(dir) = corpus::shared_corpus("reflex") else {
         return;
     };
     let program = program(&dir);

@@ -33,26 +33,7 @@ pub fn wf_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The shared corpus folder `kind` (`attractor`, `reflex`), read where it
-/// is and never copied into the project: `$WFC_CORPUS/KIND` when set, else
-/// `../shared/corpus/KIND` next to the repository.
-///
-/// `None` (after printing that the caller is skipped) when it is missing,
-/// unless `WFC_REQUIRE_CORPUS` is set, as `.ci/run` does: then a missing
-/// corpus fails the test.
-pub fn shared_corpus(kind: &str) -> Option<PathBuf> {
-    let dir = match std::env::var_os("WFC_CORPUS") {
-        Some(root) => PathBuf::from(root).join(kind),
-        None => repo_root().join("../shared/corpus").join(kind),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
-        "the shared corpus is missing at {} (WFC_REQUIRE_CORPUS is set); set WFC_CORPUS to its folder",
-        dir.display()
-    );
-    eprintln!("skipped: no shared corpus at {}", dir.display());
-    None
-}
+#[path = "../../../../tests/support/corpus.rs"]
+mod corpus;
+#[allow(unused_imports)] // each test binary uses its own subset
+pub use corpus::shared_corpus;

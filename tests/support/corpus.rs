@@ -1,0 +1,31 @@
+//! Finding the shared corpus, for the tests of every crate (each includes
+//! this file with `#[path]`, so the rule lives in one place).
+
+use std::path::{Path, PathBuf};
+
+/// The shared corpus folder `kind` (`attractor`, `reflex`), read where it
+/// is and never copied into the project: `$WFC_CORPUS/KIND` when set, else
+/// `../shared/corpus/KIND` next to the repository.
+///
+/// `None` (after printing that the caller is skipped) when it is missing,
+/// unless `WFC_REQUIRE_CORPUS` is set, as `.ci/run` does: then a missing
+/// corpus fails the test.
+pub fn shared_corpus(kind: &str) -> Option<PathBuf> {
+    let dir = match std::env::var_os("WFC_CORPUS") {
+        Some(root) => PathBuf::from(root).join(kind),
+        // Every crate's manifest is two levels below the repository root.
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus")
+            .join(kind),
+    };
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("WFC_REQUIRE_CORPUS").is_none(),
+        "the shared corpus is missing at {} (WFC_REQUIRE_CORPUS is set); set WFC_CORPUS to its folder",
+        dir.display()
+    );
+    eprintln!("skipped: no shared corpus at {}", dir.display());
+    None
+}
