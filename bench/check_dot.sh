@@ -14,7 +14,8 @@ corpus="${WFC_CORPUS:-../shared/corpus/attractor}"
 [ -d "$corpus" ] || { echo "no corpus at $corpus (set WFC_CORPUS)" >&2; exit 2; }
 base="${1:-}"
 runs="${2:-40}"
-cargo build --release --quiet -p wfc
+# The binary as shipped: `cargo dist` (.cargo/config.toml) links it static.
+cargo dist
 new=target/release/wfc
 kitchen="$corpus/2389-research+tracker/examples/kitchen-sink.dot"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

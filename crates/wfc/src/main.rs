@@ -3,6 +3,7 @@
 //! Exit codes follow Ruff and actionlint: 0 clean, 1 findings, 2 usage, I/O
 //! or internal error.
 
+mod alloc;
 mod build;
 mod check;
 mod explain;
@@ -16,11 +17,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc instead of the system allocator: checking allocates many small
-/// values (names, keys, syntax and model nodes), and glibc's malloc and free
-/// were a quarter of a profile of `wfc check` on a large project.
+/// mimalloc, called directly (see `alloc.rs`).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::Mimalloc = alloc::Mimalloc;
 
 /// Exit status: no findings.
 pub const EXIT_CLEAN: u8 = 0;

@@ -5,78 +5,157 @@
 //! query reads this shape instead of the model, so salsa sees an equal
 //! value, keeps ("backdates") the old one and does not re-run the graph
 //! analysis. O(size of the workflow).
+//!
+//! The shape leaves out attributes and doc comments too: no query that
+//! reads the shape looks at them (the graph, data-flow and recursion
+//! analyses see nodes, edges, guards and keys), and copying them (prompts
+//! run to kilobytes) was most of the cost of the shape. The structs are
+//! destructured field by field, so a field added to the model does not
+//! reach the shape unnoticed.
 
 use wf_diagnostics::{FileSpan, Span};
-use wf_model::{Attribute, Expr, KeyDecl, ReadDecl, Workflow};
+use wf_model::{Call, Edge, Expr, Guard, KeyDecl, Node, ReadDecl, ReturnMapEntry, Workflow};
 
 /// A copy of `workflow` with every span replaced by an empty span at 0 (the
-/// file is kept: it is part of the workflow's identity anyway).
+/// file is kept: it is part of the workflow's identity anyway), and without
+/// attributes and doc comments.
 pub fn strip_spans(workflow: &Workflow) -> Workflow {
-    let mut out = workflow.clone();
+    let Workflow {
+        name,
+        name_span: _,
+        span: _,
+        file,
+        format,
+        docs: _,
+        attributes: _,
+        entry,
+        needs,
+        gives,
+        interpolated_reads,
+        nodes,
+        edges,
+        incomplete,
+    } = workflow;
     let blank = FileSpan {
-        file: workflow.file,
+        file: *file,
         span: Span::default(),
     };
-    out.name_span = blank;
-    out.span = blank;
-    if let Some((_, span)) = &mut out.entry {
-        *span = blank;
-    }
-    strip_attributes(&mut out.attributes, blank);
-    strip_keys(&mut out.needs, blank);
-    strip_keys(&mut out.gives, blank);
-    strip_reads(&mut out.interpolated_reads, blank);
-    for node in &mut out.nodes {
-        node.name_span = blank;
-        node.span = blank;
-        strip_attributes(&mut node.attributes, blank);
-        strip_reads(&mut node.reads, blank);
-        strip_reads(&mut node.interpolated_reads, blank);
-        strip_keys(&mut node.writes, blank);
-        if let Some(call) = &mut node.call {
-            call.workflow_span = blank;
-            for entry in &mut call.return_map {
-                entry.parent_span = blank;
-                entry.child_span = blank;
-            }
-        }
-    }
-    for edge in &mut out.edges {
-        edge.span = blank;
-        edge.from_span = blank;
-        edge.to_span = blank;
-        if let Some(span) = &mut edge.label_span {
-            *span = blank;
-        }
-        if let Some(guard) = &mut edge.guard {
-            guard.span = blank;
-            strip_expr(&mut guard.expr, blank);
-        }
-        strip_attributes(&mut edge.attributes, blank);
-    }
-    out
-}
-
-fn strip_keys(keys: &mut [KeyDecl], blank: FileSpan) {
-    for key in keys {
-        key.span = blank;
-        if let Some(span) = &mut key.ty_span {
-            *span = blank;
-        }
+    Workflow {
+        name: name.clone(),
+        name_span: blank,
+        span: blank,
+        file: *file,
+        format: *format,
+        docs: None,
+        attributes: Vec::new(),
+        entry: entry.as_ref().map(|(name, _)| (name.clone(), blank)),
+        needs: strip_keys(needs, blank),
+        gives: strip_keys(gives, blank),
+        interpolated_reads: strip_reads(interpolated_reads, blank),
+        nodes: nodes.iter().map(|node| strip_node(node, blank)).collect(),
+        edges: edges.iter().map(|edge| strip_edge(edge, blank)).collect(),
+        incomplete: *incomplete,
     }
 }
 
-fn strip_reads(reads: &mut [ReadDecl], blank: FileSpan) {
-    for read in reads {
-        read.span = blank;
+fn strip_node(node: &Node, blank: FileSpan) -> Node {
+    let Node {
+        name,
+        kind,
+        name_span: _,
+        span: _,
+        implicit,
+        label,
+        docs: _,
+        attributes: _,
+        reads,
+        writes,
+        interpolated_reads,
+        call,
+    } = node;
+    Node {
+        name: name.clone(),
+        kind: *kind,
+        name_span: blank,
+        span: blank,
+        implicit: *implicit,
+        label: label.clone(),
+        docs: None,
+        attributes: Vec::new(),
+        reads: strip_reads(reads, blank),
+        writes: strip_keys(writes, blank),
+        interpolated_reads: strip_reads(interpolated_reads, blank),
+        call: call.as_ref().map(|call| strip_call(call, blank)),
     }
 }
 
-fn strip_attributes(attributes: &mut [Attribute], blank: FileSpan) {
-    for attribute in attributes {
-        attribute.key_span = blank;
-        attribute.value_span = blank;
+fn strip_call(call: &Call, blank: FileSpan) -> Call {
+    let Call {
+        workflow,
+        workflow_span: _,
+        return_map,
+    } = call;
+    Call {
+        workflow: workflow.clone(),
+        workflow_span: blank,
+        return_map: return_map
+            .iter()
+            .map(|entry| ReturnMapEntry {
+                parent_span: blank,
+                child_span: blank,
+                ..entry.clone()
+            })
+            .collect(),
     }
+}
+
+fn strip_edge(edge: &Edge, blank: FileSpan) -> Edge {
+    let Edge {
+        from,
+        to,
+        span: _,
+        from_span: _,
+        to_span: _,
+        label,
+        label_span,
+        guard,
+        attributes: _,
+    } = edge;
+    Edge {
+        from: *from,
+        to: *to,
+        span: blank,
+        from_span: blank,
+        to_span: blank,
+        label: label.clone(),
+        label_span: label_span.map(|_| blank),
+        guard: guard.as_ref().map(|guard| {
+            let mut expr = guard.expr.clone();
+            strip_expr(&mut expr, blank);
+            Guard { expr, span: blank }
+        }),
+        attributes: Vec::new(),
+    }
+}
+
+fn strip_keys(keys: &[KeyDecl], blank: FileSpan) -> Vec<KeyDecl> {
+    keys.iter()
+        .map(|key| KeyDecl {
+            span: blank,
+            ty_span: key.ty_span.map(|_| blank),
+            ..key.clone()
+        })
+        .collect()
+}
+
+fn strip_reads(reads: &[ReadDecl], blank: FileSpan) -> Vec<ReadDecl> {
+    reads
+        .iter()
+        .map(|read| ReadDecl {
+            span: blank,
+            ..read.clone()
+        })
+        .collect()
 }
 
 /// Iterative, so deeply nested guards cannot overflow the stack.
