@@ -99,8 +99,7 @@ pub fn run(args: CheckArgs) -> u8 {
         .filter(|p| p.as_os_str() != "-")
         .cloned()
         .collect();
-    let files = inputs::collect_paths(&file_paths, &mut errors);
-    inputs::read_files(&files, &mut sources, &mut errors);
+    inputs::read_paths(&file_paths, &mut sources, &mut errors);
     if stdin_count == 1 {
         let name = args.stdin_filename.as_deref().unwrap_or("<stdin>");
         inputs::read_stdin(name, &mut sources, &mut errors);

@@ -66,8 +66,7 @@ pub fn run(args: GraphArgs) -> u8 {
     };
     let mut errors: Vec<InputError> = Vec::new();
     let mut sources = Sources::new();
-    let files = inputs::collect_paths(std::slice::from_ref(&args.path), &mut errors);
-    inputs::read_files(&files, &mut sources, &mut errors);
+    inputs::read_paths(std::slice::from_ref(&args.path), &mut sources, &mut errors);
     if !errors.is_empty() {
         for err in &errors {
             eprintln!("error: {}", err.0);

@@ -22,10 +22,69 @@ const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
 /// deterministic. `.gv` files are checked only when named: the extension is
 /// Graphviz's own, and most `.gv` files are diagrams, not pipelines.
 pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<PathBuf> {
+    expand(paths, errors, |path| {
+        (has_source_extension(path) || is_reflex_file(path)).then_some(())
+    })
+    .into_iter()
+    .map(|(path, _)| path)
+    .collect()
+}
+
+/// [`collect_paths`] and then [`read_files`], in one pass: each file a
+/// directory walk finds is read by the walker thread that found it, so
+/// reading overlaps the walk instead of waiting for it to end (and a
+/// Reflex candidate is read once, not twice). The sources, their order and
+/// the errors (the walk's first, then the reads') are the same.
+pub fn read_paths(paths: &[PathBuf], sources: &mut Sources, errors: &mut Vec<InputError>) {
+    let found = expand(paths, errors, |path| {
+        if has_source_extension(path) {
+            Some(Some(read_one(path)))
+        } else if path.extension().is_some_and(|e| e == "json") {
+            // Unreadable or other JSON is skipped, as by `is_reflex_file`.
+            match read_one(path) {
+                Ok(text) if wf_reflex::looks_like_reflex(&text) => Some(Some(Ok(text))),
+                _ => None,
+            }
+        } else {
+            None
+        }
+    });
+    // Files named on the command line are read afterwards, all at once.
+    let named: Vec<PathBuf> = found
+        .iter()
+        .filter(|(_, read)| read.is_none())
+        .map(|(path, _)| path.clone())
+        .collect();
+    let mut named_reads = read_all(&named).into_iter();
+    for (path, read) in found {
+        let result = match read {
+            Some(result) => result,
+            None => named_reads
+                .next()
+                .expect("one read per file named on the command line"),
+        };
+        match result {
+            Ok(text) => {
+                sources.add(display_path(&path), text);
+            }
+            Err(err) => errors.push(err),
+        }
+    }
+}
+
+/// The files `paths` stand for, in order, each with what `keep` made of it
+/// (`keep` runs on the walker threads and skips the files it returns `None`
+/// for); files named on the command line are kept as they are, with
+/// `T::default()`. Walk problems go to `errors`.
+fn expand<T: Send + Default>(
+    paths: &[PathBuf],
+    errors: &mut Vec<InputError>,
+    keep: impl Fn(&Path) -> Option<T> + Sync,
+) -> Vec<(PathBuf, T)> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let (found, walk_errors) = walk(path);
+            let (found, walk_errors) = walk(path, &keep);
             errors.extend(
                 walk_errors
                     .into_iter()
@@ -39,7 +98,7 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
             }
             files.extend(found);
         } else if path.exists() {
-            files.push(path.clone());
+            files.push((path.clone(), T::default()));
         } else {
             errors.push(InputError(format!(
                 "`{}`: no such file or directory",
@@ -50,11 +109,15 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
     files
 }
 
-/// The source files under the directory `root`, sorted by path (the order
-/// of a depth-first walk taking each directory's entries by name), and the
-/// walk's errors, sorted. The walk runs on all cores: looking for ignore
-/// files in every directory of a large tree was a tenth of checking it.
-fn walk(root: &Path) -> (Vec<PathBuf>, Vec<String>) {
+/// The files under the directory `root` that `keep` keeps, sorted by path
+/// (the order of a depth-first walk taking each directory's entries by
+/// name), and the walk's errors, sorted. The walk runs on all cores:
+/// looking for ignore files in every directory of a large tree was a tenth
+/// of checking it.
+fn walk<T: Send>(
+    root: &Path,
+    keep: &(impl Fn(&Path) -> Option<T> + Sync),
+) -> (Vec<(PathBuf, T)>, Vec<String>) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
@@ -64,14 +127,12 @@ fn walk(root: &Path) -> (Vec<PathBuf>, Vec<String>) {
         .run(|| {
             Box::new(|entry| {
                 match entry {
-                    Ok(entry) => {
-                        let p = entry.path();
-                        if entry.file_type().is_some_and(|t| t.is_file())
-                            && (has_source_extension(p) || is_reflex_file(p))
-                        {
-                            lock(&found).push(entry.into_path());
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                        if let Some(kept) = keep(entry.path()) {
+                            lock(&found).push((entry.into_path(), kept));
                         }
                     }
+                    Ok(_) => {}
                     Err(err) => lock(&errors).push(err.to_string()),
                 }
                 ignore::WalkState::Continue
@@ -80,7 +141,7 @@ fn walk(root: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let (mut found, mut errors) = (unlock(found), unlock(errors));
     // Paths compare component by component, so sorting gives the order of
     // a walk that visits each directory's entries sorted by name.
-    found.sort();
+    found.sort_by(|(a, _), (b, _)| a.cmp(b));
     errors.sort();
     (found, errors)
 }
@@ -127,16 +188,21 @@ pub fn read_files(files: &[PathBuf], sources: &mut Sources, errors: &mut Vec<Inp
     }
 }
 
-/// Reads and decodes every file, in parallel, in the order given.
-fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
-    let read = |path: &PathBuf| match std::fs::read(path) {
+/// Reads and decodes one file.
+fn read_one(path: &Path) -> Result<String, InputError> {
+    match std::fs::read(path) {
         Ok(bytes) => decode(&path.display().to_string(), bytes),
         Err(err) => Err(InputError(format!(
             "cannot read `{}`: {}",
             path.display(),
             io_reason(&err)
         ))),
-    };
+    }
+}
+
+/// Reads and decodes every file, in parallel, in the order given.
+fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
+    let read = |path: &PathBuf| read_one(path);
     // Asking for the core count reads cgroup files: not for one file.
     let threads = match files.len() {
         0 | 1 => 1,
