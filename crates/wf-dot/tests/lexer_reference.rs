@@ -1,107 +1,174 @@
-//! The lexer: DOT source text to tokens, comments and lexical diagnostics.
-//!
-//! A logos DFA finds the lexemes. Comments (`//`, `/* */`, and `#` lines,
-//! which Graphviz only recognises at the start of a line) go to a side
-//! table for the formatter. Lexing never stops: an unterminated string or
-//! comment runs to the end of the file and is reported once; characters
-//! that start no token are grouped and reported once per run.
+//! A differential test of the hand-written lexer against the logos DFA
+//! it replaced (kept here verbatim as the reference): the same tokens,
+//! spans, comments, diagnostics and `runs_to_end` on generated inputs
+//! (escapes, unterminated strings and comments, `\r\n`, non-ASCII,
+//! backslashes at the end, stray characters) and on every corpus file.
+
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
 
 use logos::Logos;
+use proptest::prelude::*;
 use wf_diagnostics::{Diagnostic, FileId, Span, codes};
+use wf_dot::lexer::{Comment, CommentKind, Lexed, Token, lex};
 
-/// One token. Words and strings borrow the source text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Token<'src> {
-    /// A bare word: an identifier, a number, or a tolerated unquoted value
-    /// such as `gpt-5.4`, `summary:high` or `human.default_choice`.
-    Word(&'src str),
-    /// A `"…"` string, raw text including the quotes; without the closing
-    /// quote when unterminated (already reported).
-    Str(&'src str),
-    /// An HTML string `<…>` (not supported; the parser reports it).
-    Html(&'src str),
-    /// `{`
-    LBrace,
-    /// `}`
-    RBrace,
-    /// `[`
-    LBracket,
-    /// `]`
-    RBracket,
-    /// `;`
-    Semi,
-    /// `,`
-    Comma,
-    /// `=`
-    Eq,
-    /// `->`
-    Arrow,
-    /// `--` (undirected edge, not supported)
-    DashDash,
-    /// `+` (string concatenation)
-    Plus,
-    /// `:` (a port separator when it stands alone)
-    Colon,
-    /// Characters that start no token (already reported).
-    Error,
+/// Both lexers' output, in a comparable form.
+fn outputs(text: &str) -> (String, String) {
+    let show = |l: &Lexed<'_>| {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{}",
+            l.tokens, l.comments, l.diagnostics, l.runs_to_end
+        )
+    };
+    (
+        show(&lex(text, FileId(0))),
+        show(&reference(text, FileId(0))),
+    )
 }
 
-impl Token<'_> {
-    /// How the token is shown in messages.
-    pub fn describe(&self) -> String {
-        match self {
-            Token::Word(w) => format!("`{w}`"),
-            Token::Str(_) => "a string".into(),
-            Token::Html(_) => "an HTML string".into(),
-            Token::LBrace => "`{`".into(),
-            Token::RBrace => "`}`".into(),
-            Token::LBracket => "`[`".into(),
-            Token::RBracket => "`]`".into(),
-            Token::Semi => "`;`".into(),
-            Token::Comma => "`,`".into(),
-            Token::Eq => "`=`".into(),
-            Token::Arrow => "`->`".into(),
-            Token::DashDash => "`--`".into(),
-            Token::Plus => "`+`".into(),
-            Token::Colon => "`:`".into(),
-            Token::Error => "an invalid character".into(),
-        }
+fn assert_same(text: &str) {
+    let (new, old) = outputs(text);
+    assert_eq!(new, old, "input: {text:?}");
+}
+
+/// Pieces that exercise every lexeme and the corners between them.
+const FRAGMENTS: &[&str] = &[
+    "a",
+    "Z9",
+    "_x",
+    "5",
+    "-",
+    ".",
+    "/",
+    ":",
+    "é",
+    "日本",
+    "\u{FEFF}",
+    " ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\x0C",
+    "\x0B",
+    "\0",
+    "\"",
+    "\\",
+    "\\\"",
+    "\\\n",
+    "\\\r\n",
+    "\\é",
+    "#",
+    "// c",
+    "/*",
+    "*/",
+    "*",
+    "<",
+    ">",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "=",
+    "+",
+    "->",
+    "--",
+    "$",
+    "!",
+    "'",
+    "&",
+    "~",
+    "gpt-5.4",
+    "a.b",
+    "-.5",
+    ".5",
+    "summary:high",
+    "x/y",
+    "\x7F",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn same_as_reference_on_fragments(parts in prop::collection::vec(prop::sample::select(FRAGMENTS), 0..40)) {
+        assert_same(&parts.concat());
+    }
+
+    #[test]
+    fn same_as_reference_on_any_text(text in "\\PC{0,60}") {
+        assert_same(&text);
     }
 }
 
-/// What kind of comment the lexer set aside.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommentKind {
-    /// `// …`
-    Line,
-    /// `/* … */` (possibly unterminated)
-    Block,
-    /// `# …` at the start of a line
-    Hash,
+#[test]
+fn same_as_reference_on_corners() {
+    for text in [
+        "",
+        "\"",
+        "\"\\",
+        "\"a\\\"",
+        "\"é\\",
+        "a\\",
+        "/*",
+        "/*/",
+        "/**/x",
+        "<<a>",
+        "#x",
+        "\u{FEFF}#c\n#d",
+        "x #y",
+        "-.x",
+        "..5",
+        "-\0",
+        "a -; b",
+        "1.5.3",
+        "a--b",
+        "a->b",
+        "a.",
+        "a.:b",
+        "a:-b",
+        "-é",
+        "\"\r\n\"",
+        "a\u{b}b",
+    ] {
+        assert_same(text);
+    }
 }
 
-/// A comment, kept out of the token stream for a future formatter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Comment {
-    /// What it is.
-    pub kind: CommentKind,
-    /// Where it is, delimiters included.
-    pub span: Span,
+/// Every corpus file, and every prefix of it cut at 64 points (which
+/// leaves strings and comments unterminated).
+#[test]
+fn same_as_reference_on_the_corpus() {
+    let Some(dir) = corpus::shared_corpus("attractor") else {
+        return;
+    };
+    let mut stack = vec![dir];
+    let mut files = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            assert_same(&text);
+            for k in 1..64 {
+                let mut cut = text.len() * k / 64;
+                while !text.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                assert_same(&text[..cut]);
+            }
+            files += 1;
+        }
+    }
+    assert!(files >= 276, "{files} files");
 }
 
-/// The output of [`lex`].
-#[derive(Debug, Clone)]
-pub struct Lexed<'src> {
-    /// Tokens with their byte spans.
-    pub tokens: Vec<(Token<'src>, Span)>,
-    /// Comments in source order.
-    pub comments: Vec<Comment>,
-    /// Lexical errors (WF0601 invalid characters, WF0602 unterminated).
-    pub diagnostics: Vec<Diagnostic>,
-    /// An unterminated string or comment ran to the end of the file,
-    /// swallowing whatever closing brackets followed it.
-    pub runs_to_end: bool,
-}
+// ---- the reference: `src/lexer.rs` before the scanners replaced logos ----
 
 #[derive(Logos, Debug, Clone, Copy, PartialEq)]
 enum Raw {
@@ -217,8 +284,8 @@ fn html(lex: &mut logos::Lexer<Raw>) -> bool {
     false
 }
 
-/// Lexes a whole file. Never fails: problems become diagnostics.
-pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
+/// The reference: the logos lexer the scanners replaced, verbatim.
+fn reference(text: &str, file: FileId) -> Lexed<'_> {
     let mut out = Lexed {
         tokens: Vec::with_capacity(text.len() / 8),
         comments: Vec::new(),
