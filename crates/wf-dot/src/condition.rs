@@ -54,7 +54,10 @@ fn split(text: &str, range: std::ops::Range<usize>, sep: &str) -> Vec<std::ops::
         match bytes[i] {
             b'\\' if quoted => i += 1,
             b'"' => quoted = !quoted,
-            _ if !quoted && bytes[i..range.end].starts_with(sep.as_bytes()) => {
+            b if !quoted
+                && b == sep.as_bytes()[0]
+                && bytes[i..range.end].starts_with(sep.as_bytes()) =>
+            {
                 pieces.push(start..i);
                 i += sep.len();
                 start = i;
@@ -263,7 +266,9 @@ impl Cond<'_> {
             .and_then(|r| r.strip_suffix('"'))
             .filter(|_| raw.len() >= 2);
         let value = match (unquoted, op) {
-            (Some(inner), _) => Value::String(inner.replace("\\\"", "\"")),
+            // (The substring search of `replace` only when needed.)
+            (Some(inner), _) if inner.contains('\\') => Value::String(inner.replace("\\\"", "\"")),
+            (Some(inner), _) => Value::String(inner.to_string()),
             (None, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => {
                 if let Ok(i) = raw.parse::<i64>() {
                     Value::Int(i)
@@ -315,9 +320,8 @@ fn find_op(
     range: std::ops::Range<usize>,
 ) -> Option<(&'static str, std::ops::Range<usize>)> {
     let s = &text[range.clone()];
-    for word in ["!contains", "contains"] {
-        let pattern = format!(" {word} ");
-        if let Some(i) = s.find(&pattern) {
+    for (word, pattern) in [("!contains", " !contains "), ("contains", " contains ")] {
+        if let Some(i) = find_spaced(s, pattern) {
             let start = range.start + i + 1;
             // Only when the left side is a single key.
             if !s[..i].trim().contains(' ') {
@@ -334,13 +338,14 @@ fn find_op(
         if quoted {
             continue;
         }
-        let two = s.get(i..i + 2);
+        // Compare bytes, not `&str` slices: this runs for every byte of
+        // every clause.
         let at = range.start + i;
-        match (b, two) {
-            (_, Some("!=")) => return Some(("!=", at..at + 2)),
-            (_, Some("==")) => return Some(("==", at..at + 2)),
-            (_, Some("<=")) => return Some(("<=", at..at + 2)),
-            (_, Some(">=")) => return Some((">=", at..at + 2)),
+        match (b, bytes.get(i + 1)) {
+            (b'!', Some(b'=')) => return Some(("!=", at..at + 2)),
+            (b'=', Some(b'=')) => return Some(("==", at..at + 2)),
+            (b'<', Some(b'=')) => return Some(("<=", at..at + 2)),
+            (b'>', Some(b'=')) => return Some((">=", at..at + 2)),
             (b'=', _) => return Some(("=", at..at + 1)),
             (b'<', _) => return Some(("<", at..at + 1)),
             (b'>', _) => return Some((">", at..at + 1)),
@@ -348,4 +353,12 @@ fn find_op(
         }
     }
     None
+}
+
+/// `s.find(pattern)` for a pattern that starts with a space: clauses are
+/// short and have few spaces, so checking at each space is cheaper than
+/// setting up a substring search.
+fn find_spaced(s: &str, pattern: &str) -> Option<usize> {
+    memchr::memchr_iter(b' ', s.as_bytes())
+        .find(|&i| s.as_bytes()[i..].starts_with(pattern.as_bytes()))
 }

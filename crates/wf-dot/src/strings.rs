@@ -11,10 +11,17 @@ use wf_diagnostics::Span;
 /// A decoded string and, for every byte of it, the source range that
 /// produced it, so spans inside the text (a condition clause, a stylesheet
 /// rule) can point back into the file.
+///
+/// Most strings have no escape and are one piece: their text is a verbatim
+/// stretch of the source, and the map is just an offset (`base`), with no
+/// per-byte tables to build.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Decoded {
     /// The text.
     pub text: String,
+    /// When the text is the source from this offset on, byte for byte:
+    /// `starts` and `ends` are then empty.
+    base: Option<u32>,
     /// `starts[i]`: the source offset where decoded byte `i` begins.
     starts: Vec<u32>,
     /// `ends[i]`: the source offset just after decoded byte `i`'s source.
@@ -27,15 +34,13 @@ impl Decoded {
     /// The source span of the decoded byte range `range`. An empty range
     /// maps to an empty span at its position.
     pub fn span(&self, range: std::ops::Range<usize>) -> Span {
-        let at = |i: usize| self.starts.get(i).copied().unwrap_or(self.end);
+        let at = |i: usize| self.start_of(i).unwrap_or(self.end);
         if range.start >= range.end {
             let p = at(range.start);
             return Span { start: p, end: p };
         }
         let end = self
-            .ends
-            .get(range.end - 1)
-            .copied()
+            .end_of(range.end - 1)
             .unwrap_or(self.end)
             .max(at(range.start));
         Span {
@@ -44,15 +49,69 @@ impl Decoded {
         }
     }
 
+    /// Where the source of decoded byte `i` begins: the start of the
+    /// character it belongs to.
+    fn start_of(&self, i: usize) -> Option<u32> {
+        match self.base {
+            Some(base) if i < self.text.len() => {
+                let mut c = i;
+                while !self.text.is_char_boundary(c) {
+                    c -= 1;
+                }
+                Some(base + c as u32)
+            }
+            Some(_) => None,
+            None => self.starts.get(i).copied(),
+        }
+    }
+
+    /// Where the source of decoded byte `i` ends: the end of the character
+    /// it belongs to.
+    fn end_of(&self, i: usize) -> Option<u32> {
+        match self.base {
+            Some(base) if i < self.text.len() => {
+                let mut c = i + 1;
+                while !self.text.is_char_boundary(c) {
+                    c += 1;
+                }
+                Some(base + c as u32)
+            }
+            Some(_) => None,
+            None => self.ends.get(i).copied(),
+        }
+    }
+
     /// Appends one quoted piece: `raw` is its source text including the
     /// quotes (the closing one may be missing), starting at offset `start`.
     pub fn push_piece(&mut self, raw: &str, start: usize) {
         let body_start = start + 1;
         let body = body_of(raw);
-        walk(body, |c, from, to| {
-            self.push_char(c, body_start + from, body_start + to)
-        });
+        if self.text.is_empty()
+            && self.base.is_none()
+            && memchr::memchr(b'\\', body.as_bytes()).is_none()
+        {
+            // The first piece, without escapes: the text is the body.
+            self.text.push_str(body);
+            self.base = Some(body_start as u32);
+        } else {
+            self.materialise();
+            walk(body, |c, from, to| {
+                self.push_char(c, body_start + from, body_start + to)
+            });
+        }
         self.end = (body_start + body.len()) as u32;
+    }
+
+    /// Replaces the offset map by the per-byte tables, before appending
+    /// text that does not continue it.
+    fn materialise(&mut self) {
+        let Some(base) = self.base.take() else { return };
+        let base = base as usize;
+        let text = std::mem::take(&mut self.text);
+        self.text.reserve(text.len());
+        for (i, c) in text.char_indices() {
+            self.push_char(c, base + i, base + i + c.len_utf8());
+        }
     }
 
     fn push_char(&mut self, c: char, from: usize, to: usize) {
@@ -71,7 +130,7 @@ impl Decoded {
 pub fn decode_text(raw: &str, out: &mut String) {
     let mut body = body_of(raw);
     // Copy the runs between backslashes whole; decode each escape alone.
-    while let Some(i) = body.find('\\') {
+    while let Some(i) = memchr::memchr(b'\\', body.as_bytes()) {
         out.push_str(&body[..i]);
         let rest = &body[i..];
         let len = rest.chars().nth(1).map_or(1, |c| 1 + c.len_utf8());
@@ -143,12 +202,13 @@ fn closed(raw: &str) -> bool {
 
 /// A bare (unquoted) value: the text maps byte for byte onto the source.
 pub fn verbatim(text: &str, start: usize) -> Decoded {
-    let mut d = Decoded::default();
-    for (i, c) in text.char_indices() {
-        d.push_char(c, start + i, start + i + c.len_utf8());
+    Decoded {
+        text: text.to_string(),
+        base: Some(start as u32),
+        starts: Vec::new(),
+        ends: Vec::new(),
+        end: (start + text.len()) as u32,
     }
-    d.end = (start + text.len()) as u32;
-    d
 }
 
 /// Decodes one quoted string token (quotes included) starting at `start`.
@@ -187,6 +247,31 @@ mod tests {
             decode_text(raw, &mut fast);
             assert_eq!(fast, decode(raw, 0).text, "{raw}");
         }
+    }
+
+    /// The offset map of an escape-free piece gives the same spans as the
+    /// per-byte tables it stands for.
+    #[test]
+    fn offset_map_agrees_with_tables() {
+        for raw in ["\"plain\"", "\"é-ü x\"", "\"\"", "\"open é", "\"日本\""] {
+            let linear = decode(raw, 7);
+            assert!(linear.base.is_some(), "{raw}");
+            let mut tables = linear.clone();
+            tables.materialise();
+            assert!(tables.base.is_none());
+            assert_eq!(linear.text, tables.text);
+            let n = linear.text.len() + 2;
+            for a in 0..n {
+                for b in 0..n {
+                    assert_eq!(linear.span(a..b), tables.span(a..b), "{raw} {a}..{b}");
+                }
+            }
+        }
+        let bare = verbatim("ab€", 3);
+        let mut tables = bare.clone();
+        tables.materialise();
+        assert_eq!(bare.span(2..3), Span { start: 5, end: 8 });
+        assert_eq!(tables.span(2..3), Span { start: 5, end: 8 });
     }
 
     #[test]

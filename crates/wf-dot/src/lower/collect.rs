@@ -8,76 +8,84 @@
 //! engines differ: a node first named in an edge and declared later gets the
 //! defaults in scope at its declaration, as the pipeline's author reads it.
 
+use std::rc::Rc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Diagnostic, FileId, Span, codes};
 
 use crate::ast::{Attr, AttrTarget, EdgeEnd, Id, Stmt, Subgraph};
 
-/// An attribute with its key and value as written.
-#[derive(Debug, Clone)]
-pub struct RawAttr {
+/// An attribute with its key and value as written, borrowed from the
+/// tree: defaults are copied to every node and edge they apply to, so a
+/// copy must not duplicate a long prompt (the model gets one owned copy
+/// at the end).
+#[derive(Debug, Clone, Copy)]
+pub struct RawAttr<'a> {
     /// The key text.
-    pub key: String,
+    pub key: &'a str,
     /// Where the key is written.
     pub key_span: Span,
     /// The value.
-    pub value: Id,
+    pub value: &'a Id,
 }
+
+/// A class derived from a subgraph label, shared by all its members.
+pub type Class = (Rc<str>, Span);
 
 /// A node being collected.
 #[derive(Debug, Clone)]
-pub struct RawNode {
-    pub name: String,
+pub struct RawNode<'a> {
+    pub name: &'a str,
     pub name_span: Span,
     pub span: Span,
     pub declared: bool,
     /// Declaration order (for declared nodes) or mention order.
     pub order: usize,
-    pub attrs: Vec<RawAttr>,
+    pub attrs: Vec<RawAttr<'a>>,
     /// Classes derived from enclosing subgraph labels, with the label's span.
-    pub classes: Vec<(String, Span)>,
+    pub classes: Vec<Class>,
 }
 
 /// An edge between two collected nodes.
 #[derive(Debug, Clone)]
-pub struct RawEdge {
+pub struct RawEdge<'a> {
     pub from: usize,
     pub to: usize,
     pub from_span: Span,
     pub to_span: Span,
-    pub attrs: Vec<RawAttr>,
+    pub attrs: Vec<RawAttr<'a>>,
 }
 
 #[derive(Debug, Clone, Default)]
-struct Scope {
-    node_defaults: Vec<RawAttr>,
-    edge_defaults: Vec<RawAttr>,
-    classes: Vec<(String, Span)>,
+struct Scope<'a> {
+    node_defaults: Vec<RawAttr<'a>>,
+    edge_defaults: Vec<RawAttr<'a>>,
+    classes: Vec<Class>,
 }
 
 /// Everything collected from one graph.
 #[derive(Debug, Default)]
-pub struct Collected {
-    pub nodes: Vec<RawNode>,
-    pub edges: Vec<RawEdge>,
-    pub graph_attrs: Vec<RawAttr>,
+pub struct Collected<'a> {
+    pub nodes: Vec<RawNode<'a>>,
+    pub edges: Vec<RawEdge<'a>>,
+    pub graph_attrs: Vec<RawAttr<'a>>,
 }
 
 /// Sets `attr` in `attrs`: a key set again replaces the earlier value in
 /// place (DOT: the last setting wins).
-pub fn set(attrs: &mut Vec<RawAttr>, attr: RawAttr) {
+pub fn set<'a>(attrs: &mut Vec<RawAttr<'a>>, attr: RawAttr<'a>) {
     match attrs.iter_mut().find(|a| a.key == attr.key) {
         Some(existing) => *existing = attr,
         None => attrs.push(attr),
     }
 }
 
-fn raw(attr: &Attr) -> RawAttr {
+fn raw(attr: &Attr) -> RawAttr<'_> {
     RawAttr {
-        key: attr.key.text.clone(),
+        key: &attr.key.text,
         key_span: attr.key.span,
-        value: attr.value.clone(),
+        value: &attr.value,
     }
 }
 
@@ -93,9 +101,9 @@ pub fn derive_class(label: &str) -> String {
         .collect()
 }
 
-pub struct Collector<'o> {
-    pub out: Collected,
-    index: HashMap<String, usize>,
+pub struct Collector<'a, 'o> {
+    pub out: Collected<'a>,
+    index: HashMap<&'a str, usize>,
     next_order: usize,
     /// Members of the subgraphs being walked, innermost last.
     members: Vec<Vec<usize>>,
@@ -103,7 +111,7 @@ pub struct Collector<'o> {
     diagnostics: &'o mut Vec<Diagnostic>,
 }
 
-impl<'o> Collector<'o> {
+impl<'a, 'o> Collector<'a, 'o> {
     pub fn new(file: FileId, diagnostics: &'o mut Vec<Diagnostic>) -> Self {
         Collector {
             out: Collected::default(),
@@ -116,12 +124,16 @@ impl<'o> Collector<'o> {
     }
 
     /// Walks the graph's statements.
-    pub fn graph(&mut self, stmts: &[Stmt]) {
+    pub fn graph(&mut self, stmts: &'a [Stmt]) {
+        // About one node per top-level statement: room for them up front
+        // rather than growing (and rehashing) as they come.
+        self.index.reserve(stmts.len());
+        self.out.nodes.reserve(stmts.len());
         let mut scope = Scope::default();
         self.stmts(stmts, &mut scope, true);
     }
 
-    fn stmts(&mut self, stmts: &[Stmt], scope: &mut Scope, top: bool) {
+    fn stmts(&mut self, stmts: &'a [Stmt], scope: &mut Scope<'a>, top: bool) {
         for stmt in stmts {
             match stmt {
                 Stmt::AttrDefaults { target, attrs, .. } => {
@@ -141,6 +153,8 @@ impl<'o> Collector<'o> {
                 Stmt::Assign(_) => {}
                 Stmt::Node { node, attrs, span } => {
                     let idx = self.declare(&node.id, *span, scope);
+                    let count = attrs.as_ref().map_or(0, |l| l.attrs.len());
+                    self.out.nodes[idx].attrs.reserve(count);
                     for a in attrs.iter().flat_map(|l| &l.attrs) {
                         set(&mut self.out.nodes[idx].attrs, raw(a));
                     }
@@ -153,7 +167,41 @@ impl<'o> Collector<'o> {
         }
     }
 
-    fn edge(&mut self, ends: &[EdgeEnd], attrs: Option<&crate::ast::AttrList>, scope: &Scope) {
+    fn edge(
+        &mut self,
+        ends: &'a [EdgeEnd],
+        attrs: Option<&'a crate::ast::AttrList>,
+        scope: &Scope<'a>,
+    ) {
+        let mut edge_attrs = scope.edge_defaults.clone();
+        for a in attrs.iter().flat_map(|l| &l.attrs) {
+            set(&mut edge_attrs, raw(a));
+        }
+        if ends.iter().all(|end| matches!(end, EdgeEnd::Node(_))) {
+            // The usual chain of nodes: one edge per consecutive pair,
+            // with no per-end vectors. The last edge takes the attributes.
+            let mut from: Option<(usize, Span)> = None;
+            for (k, end) in ends.iter().enumerate() {
+                let EdgeEnd::Node(n) = end else { continue };
+                let to = (self.mention(&n.id, scope), n.id.span);
+                if let Some(from) = from {
+                    let attrs = if k + 1 == ends.len() {
+                        std::mem::take(&mut edge_attrs)
+                    } else {
+                        edge_attrs.clone()
+                    };
+                    self.out.edges.push(RawEdge {
+                        from: from.0,
+                        to: to.0,
+                        from_span: from.1,
+                        to_span: to.1,
+                        attrs,
+                    });
+                }
+                from = Some(to);
+            }
+            return;
+        }
         let groups: Vec<Vec<(usize, Span)>> = ends
             .iter()
             .map(|end| match end {
@@ -166,10 +214,6 @@ impl<'o> Collector<'o> {
                     .collect(),
             })
             .collect();
-        let mut edge_attrs = scope.edge_defaults.clone();
-        for a in attrs.iter().flat_map(|l| &l.attrs) {
-            set(&mut edge_attrs, raw(a));
-        }
         for pair in groups.windows(2) {
             for &(from, from_span) in &pair[0] {
                 for &(to, to_span) in &pair[1] {
@@ -186,7 +230,7 @@ impl<'o> Collector<'o> {
     }
 
     /// Walks a subgraph in a copy of `scope`; returns its member nodes.
-    fn subgraph(&mut self, sub: &Subgraph, scope: &Scope) -> Vec<usize> {
+    fn subgraph(&mut self, sub: &'a Subgraph, scope: &Scope<'a>) -> Vec<usize> {
         let mut inner = scope.clone();
         let label = sub.stmts.iter().rev().find_map(|s| match s {
             Stmt::Assign(a) if a.key.text == "label" => Some(&a.value),
@@ -205,7 +249,7 @@ impl<'o> Collector<'o> {
         if let Some(label) = label {
             let class = derive_class(&label.text);
             if !class.is_empty() {
-                inner.classes.push((class, label.span));
+                inner.classes.push((class.into(), label.span));
             }
         }
         self.members.push(Vec::new());
@@ -226,7 +270,7 @@ impl<'o> Collector<'o> {
         }
     }
 
-    fn add_classes(node: &mut RawNode, classes: &[(String, Span)]) {
+    fn add_classes(node: &mut RawNode<'a>, classes: &[Class]) {
         for c in classes {
             if !node.classes.iter().any(|(name, _)| *name == c.0) {
                 node.classes.push(c.clone());
@@ -235,8 +279,8 @@ impl<'o> Collector<'o> {
     }
 
     /// A node statement: creates the node or re-bases an implicit one.
-    fn declare(&mut self, id: &Id, span: Span, scope: &Scope) -> usize {
-        let idx = match self.index.get(&id.text) {
+    fn declare(&mut self, id: &'a Id, span: Span, scope: &Scope<'a>) -> usize {
+        let idx = match self.index.get(id.text.as_str()) {
             Some(&idx) => idx,
             None => self.create(id, span, scope, true),
         };
@@ -256,8 +300,8 @@ impl<'o> Collector<'o> {
     }
 
     /// A node named in an edge: the existing node, or a new implicit one.
-    fn mention(&mut self, id: &Id, scope: &Scope) -> usize {
-        let idx = match self.index.get(&id.text) {
+    fn mention(&mut self, id: &'a Id, scope: &Scope<'a>) -> usize {
+        let idx = match self.index.get(id.text.as_str()) {
             Some(&idx) => idx,
             None => self.create(id, id.span, scope, false),
         };
@@ -265,7 +309,7 @@ impl<'o> Collector<'o> {
         idx
     }
 
-    fn create(&mut self, id: &Id, span: Span, scope: &Scope, declared: bool) -> usize {
+    fn create(&mut self, id: &'a Id, span: Span, scope: &Scope<'a>, declared: bool) -> usize {
         if !id.is_identifier() {
             self.diagnostics.push(
                 Diagnostic::new(
@@ -279,7 +323,7 @@ impl<'o> Collector<'o> {
         }
         let idx = self.out.nodes.len();
         self.out.nodes.push(RawNode {
-            name: id.text.clone(),
+            name: &id.text,
             name_span: id.span,
             span,
             declared,
@@ -288,7 +332,7 @@ impl<'o> Collector<'o> {
             classes: scope.classes.clone(),
         });
         self.next_order += 1;
-        self.index.insert(id.text.clone(), idx);
+        self.index.insert(&id.text, idx);
         idx
     }
 }

@@ -42,9 +42,9 @@ pub(crate) fn decoded(id: &Id, text: &str) -> Decoded {
 /// A model attribute from a raw one, typed for `place`.
 fn attribute(place: Place, a: &RawAttr, file: FileId, out: &mut Vec<Diagnostic>) -> Attribute {
     Attribute {
-        key: a.key.clone(),
+        key: a.key.to_string(),
         key_span: a.key_span.in_file(file),
-        value: values::typed(place, &a.key, &a.value, file, out),
+        value: values::typed(place, a.key, a.value, file, out),
         value_span: a.value.span.in_file(file),
     }
 }
@@ -65,21 +65,21 @@ pub fn lower_graph(graph: &Graph, text: &str, file: FileId, out: &mut Vec<Diagno
         .graph_attrs
         .iter()
         .find(|a| a.key == "goal")
-        .map_or(String::new(), |a| a.value.text.clone());
+        .map_or("", |a| a.value.text.as_str());
     let rules = match collected
         .graph_attrs
         .iter()
         .find(|a| a.key == "model_stylesheet")
     {
         Some(a) => {
-            let (rules, diagnostics) = crate::stylesheet::parse(&decoded(&a.value, text), file);
+            let (rules, diagnostics) = crate::stylesheet::parse(&decoded(a.value, text), file);
             out.extend(diagnostics);
             rules
         }
         None => Vec::new(),
     };
 
-    let (nodes, remap, entry) = nodes::lower_nodes(&collected.nodes, &rules, &goal, file, out);
+    let (nodes, remap, entry) = nodes::lower_nodes(&collected.nodes, &rules, goal, file, out);
 
     let edges = collected
         .edges
@@ -97,14 +97,14 @@ pub fn lower_graph(graph: &Graph, text: &str, file: FileId, out: &mut Vec<Diagno
                 attributes: Vec::new(),
             };
             for a in &e.attrs {
-                match a.key.as_str() {
+                match a.key {
                     "label" => {
                         edge.label = Some(a.value.text.clone());
                         edge.label_span = Some(a.value.span.in_file(file));
                     }
                     "condition" => {
                         let (expr, diagnostics) =
-                            crate::condition::parse(&decoded(&a.value, text), file);
+                            crate::condition::parse(&decoded(a.value, text), file);
                         out.extend(diagnostics);
                         edge.guard = expr.map(|expr| Guard {
                             expr,

@@ -8,14 +8,13 @@ use super::attribute;
 use super::collect::{RawAttr, RawNode};
 use super::handlers::{handler_type, kind_of_handler};
 use super::values::Place;
-use crate::ast::{Id, IdKind};
 use crate::stylesheet::{Declaration, Rule, Selector};
 
 /// The lowered nodes (declared ones in declaration order, then implicit
 /// ones in order of first mention), the map from collected index to model
 /// index, and the entry (start node), when one is found.
 pub fn lower_nodes(
-    raw: &[RawNode],
+    raw: &[RawNode<'_>],
     rules: &[Rule],
     goal: &str,
     file: FileId,
@@ -37,12 +36,12 @@ pub fn lower_nodes(
     // Start: by handler (shape `Mdiamond` or `type=start`), else by id.
     let start = handlers
         .iter()
-        .position(|h| h == "start")
+        .position(|&h| h == "start")
         .or_else(|| nodes.iter().position(|n| n.name == "start"))
         .or_else(|| nodes.iter().position(|n| n.name == "Start"));
     let entry = start.map(|i| (nodes[i].name.clone(), nodes[i].name_span));
     // Exits: by handler, else by id.
-    if !handlers.iter().any(|h| h == "exit") {
+    if !handlers.contains(&"exit") {
         for node in &mut nodes {
             if matches!(node.name.as_str(), "exit" | "Exit" | "end" | "End") {
                 node.kind = NodeKind::Exit;
@@ -52,7 +51,7 @@ pub fn lower_nodes(
     (nodes, remap, entry)
 }
 
-fn text_of<'a>(attrs: &'a [RawAttr], key: &str) -> Option<&'a str> {
+fn text_of<'a>(attrs: &[RawAttr<'a>], key: &str) -> Option<&'a str> {
     attrs
         .iter()
         .find(|a| a.key == key)
@@ -70,7 +69,7 @@ fn slot(key: &str) -> Option<&'static str> {
     }
 }
 
-fn matches(selector: &Selector, name: &str, shape: &str, classes: &[String]) -> bool {
+fn matches(selector: &Selector, name: &str, shape: &str, classes: &[&str]) -> bool {
     match selector {
         Selector::Universal => true,
         Selector::Shape(s) => s == shape,
@@ -85,8 +84,11 @@ fn styled<'r>(
     rules: &'r [Rule],
     name: &str,
     shape: &str,
-    classes: &[String],
+    classes: &[&str],
 ) -> Vec<(&'static str, &'r Declaration)> {
+    if rules.is_empty() {
+        return Vec::new();
+    }
     let mut matching: Vec<(usize, &Rule)> = rules
         .iter()
         .enumerate()
@@ -106,67 +108,74 @@ fn styled<'r>(
     chosen
 }
 
-fn lower_node(
-    raw: &RawNode,
+fn lower_node<'a>(
+    raw: &RawNode<'a>,
     rules: &[Rule],
     goal: &str,
     file: FileId,
     out: &mut Vec<Diagnostic>,
-) -> (Node, String) {
-    let mut attrs = raw.attrs.clone();
+) -> (Node, &'a str) {
+    let attrs = &raw.attrs;
     // Classes: the `class` attribute's, then those of enclosing subgraphs.
-    let mut classes: Vec<String> = text_of(&attrs, "class")
+    let mut classes: Vec<&str> = text_of(attrs, "class")
         .unwrap_or_default()
         .split(',')
-        .map(|c| c.trim().to_string())
+        .map(str::trim)
         .filter(|c| !c.is_empty())
         .collect();
     let explicit = classes.len();
     for (class, _) in &raw.classes {
-        if !classes.contains(class) {
-            classes.push(class.clone());
+        if !classes.contains(&&**class) {
+            classes.push(class);
         }
     }
-    if classes.len() > explicit {
-        let joined = classes.join(",");
-        match attrs.iter_mut().find(|a| a.key == "class") {
-            Some(a) => a.value.text = joined,
-            None => {
-                let span = raw.classes[0].1;
-                attrs.push(RawAttr {
-                    key: "class".into(),
-                    key_span: span,
-                    value: Id {
-                        text: joined,
-                        kind: IdKind::Quoted,
-                        span,
-                        pieces: Vec::new(),
-                    },
-                });
-            }
-        }
-    }
-    let shape = text_of(&attrs, "shape").unwrap_or("box").to_string();
-    let handler = handler_type(Some(&shape), text_of(&attrs, "type")).to_string();
+    // With subgraph classes, the `class` attribute's value becomes the
+    // joined list: in place when the node has one, else appended (as an
+    // untyped string either way).
+    let joined = (classes.len() > explicit).then(|| classes.join(","));
+    let shape = text_of(attrs, "shape").unwrap_or("box");
+    let handler = handler_type(Some(shape), text_of(attrs, "type"));
 
     let mut label = None;
-    let mut attributes = Vec::with_capacity(attrs.len() + 3);
-    for a in &attrs {
+    let mut attributes = Vec::with_capacity(attrs.len() + 4);
+    for a in attrs {
         if a.key == "label" {
             label = Some(a.value.text.clone());
+            continue;
+        }
+        if a.key == "class"
+            && let Some(joined) = &joined
+        {
+            attributes.push(Attribute {
+                key: a.key.to_string(),
+                key_span: a.key_span.in_file(file),
+                value: Value::String(joined.clone()),
+                value_span: a.value.span.in_file(file),
+            });
             continue;
         }
         let mut attr = attribute(Place::Node, a, file, out);
         if attr.key == "prompt"
             && let Value::String(s) = &mut attr.value
-            && s.contains("$goal")
+            && has_goal(s)
         {
             *s = s.replace("$goal", goal);
         }
         attributes.push(attr);
     }
-    for (slot_key, d) in styled(rules, &raw.name, &shape, &classes) {
-        if attrs.iter().any(|a| slot(&a.key) == Some(slot_key)) {
+    if let Some(joined) = joined
+        && !attrs.iter().any(|a| a.key == "class")
+    {
+        let span = raw.classes[0].1.in_file(file);
+        attributes.push(Attribute {
+            key: "class".into(),
+            key_span: span,
+            value: Value::String(joined),
+            value_span: span,
+        });
+    }
+    for (slot_key, d) in styled(rules, raw.name, shape, &classes) {
+        if attrs.iter().any(|a| slot(a.key) == Some(slot_key)) {
             continue;
         }
         attributes.push(Attribute {
@@ -177,8 +186,8 @@ fn lower_node(
         });
     }
     let node = Node {
-        name: raw.name.clone(),
-        kind: kind_of_handler(&handler),
+        name: raw.name.to_string(),
+        kind: kind_of_handler(handler),
         name_span: raw.name_span.in_file(file),
         span: raw.span.in_file(file),
         implicit: !raw.declared,
@@ -191,4 +200,11 @@ fn lower_node(
         call: None,
     };
     (node, handler)
+}
+
+/// Whether a prompt mentions `$goal`. Prompts are long and `$` is rare:
+/// `memchr` for it is cheaper than setting up a substring search.
+fn has_goal(prompt: &str) -> bool {
+    memchr::memchr_iter(b'$', prompt.as_bytes())
+        .any(|i| prompt.as_bytes()[i..].starts_with(b"$goal"))
 }

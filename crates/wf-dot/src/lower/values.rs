@@ -55,20 +55,23 @@ pub fn typed(
     file: FileId,
     out: &mut Vec<Diagnostic>,
 ) -> Value {
-    let text = value.text.trim();
     let fallback = || Value::String(value.text.clone());
     if value.kind == IdKind::Html {
         return fallback();
     }
-    match type_of(place, key) {
-        None => fallback(),
-        Some(Ty::Int) => parse_int(text).map_or_else(fallback, Value::Int),
-        Some(Ty::Bool) => match text {
+    let Some(ty) = type_of(place, key) else {
+        // Most attributes are strings: no need to trim a long prompt.
+        return fallback();
+    };
+    let text = value.text.trim();
+    match ty {
+        Ty::Int => parse_int(text).map_or_else(fallback, Value::Int),
+        Ty::Bool => match text {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
             _ => fallback(),
         },
-        Some(Ty::Duration) => {
+        Ty::Duration => {
             if let Some(ms) = parse_duration(text) {
                 return Value::Duration(ms);
             }

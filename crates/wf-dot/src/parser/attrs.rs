@@ -15,7 +15,7 @@ impl Parser<'_> {
             self.recover();
             return None;
         }
-        let mut attrs = Vec::new();
+        let mut attrs = Vec::with_capacity(self.count_attrs());
         let mut span = self.span();
         while self.peek() == Some(Token::LBracket) {
             let end = self.attr_block(&mut attrs);
@@ -37,7 +37,9 @@ impl Parser<'_> {
                 Some(Token::Word(_) | Token::Str(_) | Token::Html(_)) => {
                     // A word at the start of a line not followed by `=`
                     // starts the next statement: the `]` is missing.
-                    if self.at_line_start() && self.starts_statement() {
+                    // (`starts_statement` first: it is cheaper and
+                    // nearly always false.)
+                    if self.starts_statement() && self.at_line_start() {
                         return self.unclosed_bracket(open);
                     }
                     let Some(key) = self.id() else { continue };
@@ -75,6 +77,18 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+
+    /// How many `=` the `[ … ]` block at the current token holds (up to
+    /// its `]`, or a brace when it is unclosed): the size of its attribute
+    /// list, allocated once instead of grown (an `Attr` is large).
+    fn count_attrs(&self) -> usize {
+        self.tokens[self.pos..]
+            .iter()
+            .map(|t| t.0)
+            .take_while(|t| !matches!(t, Token::RBracket | Token::LBrace | Token::RBrace))
+            .filter(|t| *t == Token::Eq)
+            .count()
     }
 
     /// Whether the current token (at the start of a line inside `[ … ]`)

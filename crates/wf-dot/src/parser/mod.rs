@@ -63,9 +63,11 @@ pub(crate) fn is_kw(word: &str, kw: &str) -> bool {
 
 /// Whether `word` is any DOT keyword.
 pub(crate) fn is_keyword(word: &str) -> bool {
-    ["graph", "digraph", "subgraph", "node", "edge", "strict"]
-        .iter()
-        .any(|kw| is_kw(word, kw))
+    // Keywords are 4 to 8 bytes long: most words are rejected by length.
+    (4..=8).contains(&word.len())
+        && ["graph", "digraph", "subgraph", "node", "edge", "strict"]
+            .iter()
+            .any(|kw| is_kw(word, kw))
 }
 
 impl<'a> Parser<'a> {
@@ -108,11 +110,14 @@ impl<'a> Parser<'a> {
         };
         let from = self.prev_span().end as usize;
         let to = span.start as usize;
+        // The gap holds only blanks and comments; a byte search is
+        // cheaper than `str::contains(char)` on these short slices.
         self.pos == 0
             || self
                 .text
+                .as_bytes()
                 .get(from..to)
-                .is_some_and(|gap| gap.contains('\n'))
+                .is_some_and(|gap| gap.contains(&b'\n'))
     }
 
     fn peek_word(&self) -> Option<&'a str> {
@@ -240,27 +245,34 @@ impl<'a> Parser<'a> {
 
     /// `"…" (+ "…")*`, the current token being a string.
     fn quoted(&mut self) -> Id {
-        let mut text = String::new();
+        let first = self.span();
+        // The decoded text is never longer than the raw token: one
+        // allocation of the right size for the usual single string.
+        let mut text = match self.peek() {
+            Some(Token::Str(raw)) => String::with_capacity(raw.len()),
+            _ => String::new(),
+        };
+        // Piece spans are only kept for strings joined with `+`: a single
+        // string (nearly every value) allocates no vector.
         let mut pieces = Vec::new();
+        let mut last = first;
         while let Some(Token::Str(raw)) = self.peek() {
-            let span = self.bump();
+            last = self.bump();
             decode_text(raw, &mut text);
-            pieces.push(span);
-            if self.peek() == Some(Token::Plus) && matches!(self.peek_at(1), Some(Token::Str(_))) {
-                self.bump();
-            } else {
+            let joined =
+                self.peek() == Some(Token::Plus) && matches!(self.peek_at(1), Some(Token::Str(_)));
+            if joined || !pieces.is_empty() {
+                pieces.push(last);
+            }
+            if !joined {
                 break;
             }
-        }
-        let span = pieces[0].to(*pieces.last().unwrap_or(&pieces[0]));
-        if pieces.len() == 1 {
-            // One string: `span` is the piece (saves an allocation per value).
-            pieces.clear();
+            self.bump();
         }
         Id {
             text,
             kind: IdKind::Quoted,
-            span,
+            span: first.to(last),
             pieces,
         }
     }

@@ -139,7 +139,7 @@ impl Parser<'_> {
         let mut port = None;
         // The lexer joins `a:n` into one word; split the port off again.
         if id.kind == IdKind::Bare
-            && let Some(colon) = id.text.find(':')
+            && let Some(colon) = id.text.bytes().position(|b| b == b':')
         {
             let start = id.span.start as usize + colon;
             port = Some(Span::new(start, id.span.end as usize));
@@ -166,8 +166,10 @@ impl Parser<'_> {
 
     /// `(-> end)+ [attrs]` after the first end.
     fn edge_rest(&mut self, first: EdgeEnd) -> Option<Stmt> {
-        let mut ends = vec![first];
-        let mut directed = Vec::new();
+        // Nearly every edge is `a -> b`: room for that from the start.
+        let mut ends = Vec::with_capacity(2);
+        ends.push(first);
+        let mut directed = Vec::with_capacity(1);
         while let Some(op @ (Token::Arrow | Token::DashDash)) = self.peek() {
             let span = self.bump();
             if op == Token::DashDash {

@@ -1,12 +1,15 @@
 //! The lexer: DOT source text to tokens, comments and lexical diagnostics.
 //!
-//! A logos DFA finds the lexemes. Comments (`//`, `/* */`, and `#` lines,
+//! Hand-written scanners (in `scan`) find the lexemes. Comments (`//`,
+//! `/* */`, and `#` lines,
 //! which Graphviz only recognises at the start of a line) go to a side
 //! table for the formatter. Lexing never stops: an unterminated string or
 //! comment runs to the end of the file and is reported once; characters
 //! that start no token are grouped and reported once per run.
 
-use logos::Logos;
+mod scan;
+
+use scan::Lexeme;
 use wf_diagnostics::{Diagnostic, FileId, Span, codes};
 
 /// One token. Words and strings borrow the source text.
@@ -103,120 +106,6 @@ pub struct Lexed<'src> {
     pub runs_to_end: bool,
 }
 
-#[derive(Logos, Debug, Clone, Copy, PartialEq)]
-enum Raw {
-    #[regex(r"[ \t\r\n\f]+")]
-    Whitespace,
-    #[regex(r"//[^\n]*", allow_greedy = true)]
-    LineComment,
-    #[token("/*", block_comment)]
-    BlockComment(bool),
-    #[token("#", hash_comment)]
-    Hash(bool),
-    // Identifiers and numbers, and the unquoted values real files write:
-    // dotted, hyphenated and colon-joined words (`gpt-5.4`, `a.b`,
-    // `summary:high`), a leading minus (`-1`, `-.5`). A separator must be
-    // followed by a word character, so `a->b` and `a--b` still split.
-    #[regex(r"-?[A-Za-z0-9_\x80-\u{10FFFF}]+([.:\-/][A-Za-z0-9_\x80-\u{10FFFF}]+)*")]
-    #[regex(r"-?\.[0-9]+")]
-    Word,
-    #[token("\"", string)]
-    Str(bool),
-    #[token("<", html)]
-    Html(bool),
-    #[token("{")]
-    LBrace,
-    #[token("}")]
-    RBrace,
-    #[token("[")]
-    LBracket,
-    #[token("]")]
-    RBracket,
-    #[token(";")]
-    Semi,
-    #[token(",")]
-    Comma,
-    #[token("=")]
-    Eq,
-    #[token("->")]
-    Arrow,
-    #[token("--")]
-    DashDash,
-    #[token("+")]
-    Plus,
-    #[token(":")]
-    Colon,
-}
-
-/// Consumes a block comment up to and including `*/`; `false` at end of file.
-fn block_comment(lex: &mut logos::Lexer<Raw>) -> bool {
-    let rest = lex.remainder();
-    match rest.find("*/") {
-        Some(i) => {
-            lex.bump(i + 2);
-            true
-        }
-        None => {
-            lex.bump(rest.len());
-            false
-        }
-    }
-}
-
-/// A `#` at the start of a line (after blanks) is a comment to the end of
-/// the line (`true`); anywhere else it is an invalid character (`false`).
-fn hash_comment(lex: &mut logos::Lexer<Raw>) -> bool {
-    let before = &lex.source()[..lex.span().start];
-    let line = before.rsplit('\n').next().unwrap_or(before);
-    if !line.chars().all(|c| c == ' ' || c == '\t' || c == '\r') {
-        return false;
-    }
-    let rest = lex.remainder();
-    lex.bump(rest.find('\n').unwrap_or(rest.len()));
-    true
-}
-
-/// Consumes a string up to its closing quote; strings may span lines and a
-/// backslash escapes any character. `false` when the file ends first.
-fn string(lex: &mut logos::Lexer<Raw>) -> bool {
-    let rest = lex.remainder().as_bytes();
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            b'\\' => i += 2,
-            b'"' => {
-                lex.bump(i + 1);
-                return true;
-            }
-            _ => i += 1,
-        }
-    }
-    lex.bump(rest.len());
-    false
-}
-
-/// Consumes an HTML string: balanced `<…>`. `false` when unbalanced at the
-/// end of the file.
-fn html(lex: &mut logos::Lexer<Raw>) -> bool {
-    let rest = lex.remainder().as_bytes();
-    let mut depth = 1usize;
-    for (i, &b) in rest.iter().enumerate() {
-        match b {
-            b'<' => depth += 1,
-            b'>' => {
-                depth -= 1;
-                if depth == 0 {
-                    lex.bump(i + 1);
-                    return true;
-                }
-            }
-            _ => {}
-        }
-    }
-    lex.bump(rest.len());
-    false
-}
-
 /// Lexes a whole file. Never fails: problems become diagnostics.
 pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
     let mut out = Lexed {
@@ -226,49 +115,58 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
         runs_to_end: false,
     };
     let mut invalid: Option<(usize, usize)> = None;
-    let mut lexer = Raw::lexer(text);
-    if text.starts_with('\u{FEFF}') {
-        lexer.bump('\u{FEFF}'.len_utf8());
-    }
-    while let Some(raw) = lexer.next() {
-        let range = lexer.span();
-        let (start, end) = (range.start, range.end);
-        let raw = match raw {
-            Ok(Raw::Hash(false)) | Err(()) => {
-                invalid = match invalid {
-                    Some((s, e)) if e == start => Some((s, end)),
-                    Some(group) => {
-                        flush_invalid(&mut out, text, group, file);
-                        Some((start, end))
-                    }
-                    None => Some((start, end)),
-                };
-                continue;
+    let mut pos = if text.starts_with('\u{FEFF}') {
+        '\u{FEFF}'.len_utf8()
+    } else {
+        0
+    };
+    let bytes = text.as_bytes();
+    while pos < bytes.len() {
+        // Blanks separate nearly every pair of tokens: skip them here, in
+        // a tight loop, rather than as a lexeme through the dispatch.
+        if scan::is_blank(bytes[pos]) {
+            if let Some(group) = invalid.take() {
+                flush_invalid(&mut out, text, group, file);
             }
-            Ok(raw) => raw,
-        };
+            pos = scan::blanks_end(bytes, pos + 1);
+            continue;
+        }
+        let start = pos;
+        let (lexeme, end) = scan::lexeme(text, start);
+        pos = end;
+        if lexeme == Lexeme::Invalid {
+            invalid = match invalid {
+                Some((s, e)) if e == start => Some((s, end)),
+                Some(group) => {
+                    flush_invalid(&mut out, text, group, file);
+                    Some((start, end))
+                }
+                None => Some((start, end)),
+            };
+            continue;
+        }
         if let Some(group) = invalid.take() {
             flush_invalid(&mut out, text, group, file);
         }
         let slice = &text[start..end];
         let span = Span::new(start, end);
-        let token = match raw {
-            Raw::Whitespace => continue,
-            Raw::LineComment => {
+        let token = match lexeme {
+            Lexeme::Blanks | Lexeme::Invalid => continue,
+            Lexeme::LineComment => {
                 out.comments.push(Comment {
                     kind: CommentKind::Line,
                     span,
                 });
                 continue;
             }
-            Raw::Hash(_) => {
+            Lexeme::Hash => {
                 out.comments.push(Comment {
                     kind: CommentKind::Hash,
                     span,
                 });
                 continue;
             }
-            Raw::BlockComment(closed) => {
+            Lexeme::BlockComment(closed) => {
                 out.comments.push(Comment {
                     kind: CommentKind::Block,
                     span,
@@ -284,8 +182,8 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
                 }
                 continue;
             }
-            Raw::Word => Token::Word(slice),
-            Raw::Str(closed) => {
+            Lexeme::Word => Token::Word(slice),
+            Lexeme::Str(closed) => {
                 if !closed {
                     out.runs_to_end = true;
                     out.diagnostics.push(unterminated(
@@ -297,7 +195,7 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
                 }
                 Token::Str(slice)
             }
-            Raw::Html(closed) => {
+            Lexeme::Html(closed) => {
                 if !closed {
                     out.runs_to_end = true;
                     out.diagnostics.push(unterminated(
@@ -309,17 +207,7 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
                 }
                 Token::Html(slice)
             }
-            Raw::LBrace => Token::LBrace,
-            Raw::RBrace => Token::RBrace,
-            Raw::LBracket => Token::LBracket,
-            Raw::RBracket => Token::RBracket,
-            Raw::Semi => Token::Semi,
-            Raw::Comma => Token::Comma,
-            Raw::Eq => Token::Eq,
-            Raw::Arrow => Token::Arrow,
-            Raw::DashDash => Token::DashDash,
-            Raw::Plus => Token::Plus,
-            Raw::Colon => Token::Colon,
+            Lexeme::Punct(token) => token,
         };
         out.tokens.push((token, span));
     }
