@@ -66,6 +66,30 @@ pub enum LoadFailure {
 /// Lexically normalises a path: drops `.` components and cancels `name/..`
 /// pairs. Leading `..` that cannot be cancelled are kept.
 pub fn normalize(path: &Path) -> PathBuf {
+    // Most paths are normal already (a directory walk gives such paths);
+    // collecting components costs several thousand instructions a path,
+    // on the sequential part of loading a project.
+    if is_normal(path) {
+        return path.to_path_buf();
+    }
+    normalize_components(path)
+}
+
+/// Whether [`normalize`] would return `path` unchanged: no `.` or `..`
+/// component, no empty one (`a//b`, a trailing `/`). Unix separators only;
+/// elsewhere every path takes the general way.
+fn is_normal(path: &Path) -> bool {
+    if !cfg!(unix) {
+        return false;
+    }
+    path.as_os_str()
+        .as_encoded_bytes()
+        .split(|&b| b == b'/')
+        .enumerate()
+        .all(|(i, part)| (i == 0 || !part.is_empty()) && part != b"." && part != b"..")
+}
+
+fn normalize_components(path: &Path) -> PathBuf {
     let mut out: Vec<Component<'_>> = Vec::new();
     for component in path.components() {
         match component {
