@@ -90,6 +90,9 @@ pub(super) struct SourceCache<'s> {
     windows: &'s Windows,
     layouts: HashMap<FileId, Layout>,
     loaded: HashMap<FileId, Shown<'s>>,
+    /// Per file, whether it breaks lines only at `\n` (see
+    /// [`SourceCache::plain_breaks`]).
+    plain: HashMap<FileId, bool>,
 }
 
 impl<'s> SourceCache<'s> {
@@ -99,7 +102,18 @@ impl<'s> SourceCache<'s> {
             windows,
             layouts: HashMap::new(),
             loaded: HashMap::new(),
+            plain: HashMap::new(),
         }
+    }
+
+    /// Whether ariadne breaks file `id` into lines exactly at its `\n`s
+    /// (false for an unknown file). Scanned once per file.
+    pub(super) fn plain_breaks(&mut self, id: FileId) -> bool {
+        let sources = self.sources;
+        *self
+            .plain
+            .entry(id)
+            .or_insert_with(|| sources.try_get(id).is_some_and(|f| plain_line_breaks(&f.text)))
     }
 
     /// `range` (clamped to `file`) as an offset range of the text ariadne
@@ -141,7 +155,12 @@ impl<'s> SourceCache<'s> {
         else {
             return whole;
         };
-        let first = file.line_index(low);
+        // ariadne has no empty line after a final `\n`: the end of such a
+        // text is on the last line, not on the one our index starts there.
+        let trailing = len > 0 && file.text.ends_with('\n');
+        let first = file
+            .line_index(low)
+            .min(file.line_count() - 1 - usize::from(trailing));
         let start = file.line_start(first).unwrap_or(0);
         // One line past the last one pointed at: a span ending at a line's
         // end may be resolved against the next line's start.
