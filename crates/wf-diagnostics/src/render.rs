@@ -232,7 +232,12 @@ pub fn human_report_fast(d: &Diagnostic, sources: &Sources, color: bool) -> Opti
 /// at when `windowed` (as [`render`] does), else whole files. For the
 /// differential tests only.
 #[doc(hidden)]
-pub fn human_report_ariadne(d: &Diagnostic, sources: &Sources, color: bool, windowed: bool) -> String {
+pub fn human_report_ariadne(
+    d: &Diagnostic,
+    sources: &Sources,
+    color: bool,
+    windowed: bool,
+) -> String {
     human::one_ariadne(d, sources, color, windowed)
 }
 

@@ -36,8 +36,28 @@ impl Rng {
 /// Pieces of source lines: ASCII, spaces and tabs, non-ASCII of every
 /// width (wide, combining, zero-width, controls, no-break space).
 const PIECES: &[&str] = &[
-    "node", "a", "->", "b", "[label=\"x\"]", " ", "  ", "\t", "é", "—", "日本", "e\u{301}",
-    "\u{200b}", "🎉", "\u{1}", "\u{a0}", "x\ty", ";", "{", "}", "\u{3000}", "ÿ",
+    "node",
+    "a",
+    "->",
+    "b",
+    "[label=\"x\"]",
+    " ",
+    "  ",
+    "\t",
+    "é",
+    "—",
+    "日本",
+    "e\u{301}",
+    "\u{200b}",
+    "🎉",
+    "\u{1}",
+    "\u{a0}",
+    "x\ty",
+    ";",
+    "{",
+    "}",
+    "\u{3000}",
+    "ÿ",
 ];
 
 /// Line terminators: `\n`, some `\r\n`, and in `odd` files a few of the
@@ -86,7 +106,10 @@ fn offset(rng: &mut Rng, text: &str) -> usize {
     let at = rng.below(len + 1);
     match rng.below(6) {
         0 => len,
-        1 => bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1),
+        1 => bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1),
         2 => bytes[at..]
             .iter()
             .position(|&b| b == b'\n' || b == b'\r')
@@ -197,7 +220,8 @@ fn generated_reports_match_ariadne() {
             total += 1;
             // ariadne shown whole files is the reference; shown only the
             // lines a report needs (as `render` does) it must agree.
-            let Some(reference) = quietly(|| human_report_ariadne(&d, &sources, color, false)) else {
+            let Some(reference) = quietly(|| human_report_ariadne(&d, &sources, color, false))
+            else {
                 // ariadne panics on a few shapes (a label in a second file
                 // after non-ASCII text, whose position it reads as a byte
                 // offset): those must never be drawn by the fast path.
@@ -209,7 +233,12 @@ fn generated_reports_match_ariadne() {
                 continue;
             };
             let windowed = human_report_ariadne(&d, &sources, color, true);
-            let files = || -> Vec<_> { sources.iter().map(|(id, f)| (id, &f.path, &f.text)).collect() };
+            let files = || -> Vec<_> {
+                sources
+                    .iter()
+                    .map(|(id, f)| (id, &f.path, &f.text))
+                    .collect()
+            };
             assert_eq!(
                 windowed,
                 reference,
@@ -235,5 +264,8 @@ fn generated_reports_match_ariadne() {
     );
     // The generator makes many multi-line spans and odd breaks on purpose,
     // but most reports must still be accepted, or this test proves little.
-    assert!(accepted * 5 > total * 2, "only {accepted} of {total} accepted");
+    assert!(
+        accepted * 5 > total * 2,
+        "only {accepted} of {total} accepted"
+    );
 }

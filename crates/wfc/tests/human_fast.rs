@@ -26,7 +26,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
             collect(&path, out);
         } else if matches!(
             path.extension().and_then(|e| e.to_str()),
-            Some("wf" | "dot" | "json")
+            Some("wf" | "dot" | "gv" | "fabro" | "json")
         ) {
             out.push(path);
         }
@@ -49,7 +49,11 @@ fn compare_dir(dir: &Path) -> (usize, usize) {
         if is_json && !wf_reflex::looks_like_reflex(&text) {
             continue;
         }
-        let shown = path.strip_prefix(dir).unwrap_or(&path).display().to_string();
+        let shown = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
         inputs.push((path, shown, text));
     }
     let mut db = wf_analysis::Database::new(dir);
@@ -69,7 +73,10 @@ fn compare_dir(dir: &Path) -> (usize, usize) {
             };
             fast += 1;
             let whole = human_report_ariadne(d, &sources, color, false);
-            assert_eq!(ours, whole, "{d:#?}\n--- ariadne\n{whole}\n--- ours\n{ours}");
+            assert_eq!(
+                ours, whole,
+                "{d:#?}\n--- ariadne\n{whole}\n--- ours\n{ours}"
+            );
             let windowed = human_report_ariadne(d, &sources, color, true);
             assert_eq!(ours, windowed, "{d:#?}\n(windowed)");
         }
@@ -91,8 +98,14 @@ fn repository_reports_match_ariadne() {
         fast += f;
         total += t;
     }
-    assert!(total > 100, "only {total} reports: is the test reading the right folders?");
-    assert!(fast * 10 >= total * 8, "{fast} of {total} reports drawn by the fast path");
+    assert!(
+        total > 100,
+        "only {total} reports: is the test reading the right folders?"
+    );
+    assert!(
+        fast * 10 >= total * 8,
+        "{fast} of {total} reports drawn by the fast path"
+    );
 }
 
 #[test]
@@ -103,5 +116,8 @@ fn corpus_reports_match_ariadne() {
     let (fast, total) = compare_dir(&dir);
     assert!(total > 0);
     // Issue 5: well under a tenth of the corpus's reports fall back.
-    assert!(fast * 10 >= total * 9, "{fast} of {total} reports drawn by the fast path");
+    assert!(
+        fast * 10 >= total * 9,
+        "{fast} of {total} reports drawn by the fast path"
+    );
 }

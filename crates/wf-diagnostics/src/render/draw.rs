@@ -265,7 +265,13 @@ fn line_range(lines: &Lines<'_>, placed: impl Iterator<Item = Placed>) -> (usize
     (min_start.0, last)
 }
 
-fn draw_group(out: &mut String, palette: &Palette, plan: &Plan<'_, '_>, group: &Group<'_>, first: bool) {
+fn draw_group(
+    out: &mut String,
+    palette: &Palette,
+    plan: &Plan<'_, '_>,
+    group: &Group<'_>,
+    first: bool,
+) {
     let width = plan.width;
     push_spaces(out, width + 2);
     paint(out, palette.margin, if first { "╭" } else { "├" });
@@ -337,7 +343,13 @@ fn draw_group(out: &mut String, palette: &Palette, plan: &Plan<'_, '_>, group: &
 /// The helps or notes: `Help: …` alone, `Help 1: …`, `Help 2: …` when
 /// several, each after a margin line, continuation lines indented under
 /// the text.
-fn entries<S: AsRef<str>>(out: &mut String, palette: &Palette, width: usize, word: &str, items: &[S]) {
+fn entries<S: AsRef<str>>(
+    out: &mut String,
+    palette: &Palette,
+    width: usize,
+    word: &str,
+    items: &[S],
+) {
     let numbered = items.len() > 1;
     for (i, item) in items.iter().enumerate() {
         blank_margin(out, palette, width);
@@ -363,3 +375,6 @@ fn entries<S: AsRef<str>>(out: &mut String, palette: &Palette, width: usize, wor
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -110,10 +110,11 @@ impl<'s> SourceCache<'s> {
     /// (false for an unknown file). Scanned once per file.
     pub(super) fn plain_breaks(&mut self, id: FileId) -> bool {
         let sources = self.sources;
-        *self
-            .plain
-            .entry(id)
-            .or_insert_with(|| sources.try_get(id).is_some_and(|f| plain_line_breaks(&f.text)))
+        *self.plain.entry(id).or_insert_with(|| {
+            sources
+                .try_get(id)
+                .is_some_and(|f| plain_line_breaks(&f.text))
+        })
     }
 
     /// `range` (clamped to `file`) as an offset range of the text ariadne

@@ -77,6 +77,41 @@ fn vbar_at<'l, 'a>(labels: &'l [OnLine<'a>], col: usize, row: usize) -> Option<&
         .map(|(_, l)| l)
 }
 
+/// The columns each character of a line takes, in order, as ariadne
+/// counts them under the line (one past its end). A line of ASCII without
+/// tabs takes one column per character and is not decoded.
+enum Widths<'a> {
+    Simple,
+    Chars(std::str::Chars<'a>),
+}
+
+impl<'a> Widths<'a> {
+    fn new(line: &'a str) -> Self {
+        if line.is_ascii() && memchr::memchr(b'\t', line.as_bytes()).is_none() {
+            Widths::Simple
+        } else {
+            Widths::Chars(line.chars())
+        }
+    }
+
+    /// The width of the character at `col` (called for every column in
+    /// order).
+    fn next(&mut self, col: usize) -> usize {
+        match self {
+            Widths::Simple => 1,
+            Widths::Chars(chars) => chars.next().map_or(1, |c| char_width(c, col).1),
+        }
+    }
+
+    /// Total width of columns `0..to` (the first call).
+    fn skip(&mut self, to: usize) -> usize {
+        match self {
+            Widths::Simple => to,
+            Widths::Chars(_) => (0..to).map(|col| self.next(col)).sum(),
+        }
+    }
+}
+
 /// Draws source line number `number` (1-based; `text` with its terminator)
 /// and, under it, the underlines and one arrow with its message per label.
 /// `labels` are in the report's order; they are sorted here as ariadne
@@ -100,7 +135,48 @@ pub(super) fn draw(
     margin.push_str(" │");
     paint(out, palette.margin, &margin);
     out.push(' ');
-    for (col, c) in trimmed.chars().enumerate() {
+    source(out, palette, labels, trimmed);
+    out.push('\n');
+
+    // Left of every label's start, the rows under the line are blank.
+    let lead = labels
+        .iter()
+        .map(|l| l.start)
+        .min()
+        .unwrap_or(0)
+        .min(arrow_len);
+    for row in 0..labels.len() {
+        blank_margin(out, palette, width);
+        underline_row(out, labels, trimmed, lead, arrow_len, row);
+        out.push('\n');
+        blank_margin(out, palette, width);
+        arrow_row(out, labels, trimmed, lead, arrow_len, row);
+        out.push(' ');
+        out.push_str(labels[row].message);
+        out.push('\n');
+    }
+}
+
+/// The source text: each character in the colour of the shortest label
+/// over it, whitespace as spaces (a tab up to the next tab stop).
+fn source(out: &mut String, palette: &Palette, labels: &[OnLine<'_>], line: &str) {
+    if !palette.color {
+        if matches!(Widths::new(line), Widths::Simple) {
+            // Only spaces are whitespace here: the text as it is.
+            out.push_str(line);
+            return;
+        }
+        for (col, c) in line.chars().enumerate() {
+            let (c, w) = char_width(c, col);
+            if c.is_whitespace() {
+                push_spaces(out, w);
+            } else {
+                out.push(c);
+            }
+        }
+        return;
+    }
+    for (col, c) in line.chars().enumerate() {
         let ink = covering(labels, col).map_or(palette.unimportant, |l| l.ink);
         let (c, w) = char_width(c, col);
         if c.is_whitespace() {
@@ -111,27 +187,27 @@ pub(super) fn draw(
             paint_char(out, ink, c);
         }
     }
-    out.push('\n');
-
-    for row in 0..labels.len() {
-        blank_margin(out, palette, width);
-        underline_row(out, labels, trimmed, arrow_len, row);
-        out.push('\n');
-        blank_margin(out, palette, width);
-        arrow_row(out, labels, trimmed, arrow_len, row);
-        out.push(' ');
-        out.push_str(labels[row].message);
-        out.push('\n');
-    }
 }
 
 /// The row above arrow `row`: underlines (first row only) and the vertical
 /// bars of the arrows still to come.
-fn underline_row(out: &mut String, labels: &[OnLine<'_>], line: &str, len: usize, row: usize) {
-    let mut chars = line.chars();
-    for col in 0..len {
-        let w = chars.next().map_or(1, |c| char_width(c, col).1);
-        let underline = if row == 0 { covering(labels, col) } else { None };
+fn underline_row(
+    out: &mut String,
+    labels: &[OnLine<'_>],
+    line: &str,
+    lead: usize,
+    len: usize,
+    row: usize,
+) {
+    let mut widths = Widths::new(line);
+    push_spaces(out, widths.skip(lead));
+    for col in lead..len {
+        let w = widths.next(col);
+        let underline = if row == 0 {
+            covering(labels, col)
+        } else {
+            None
+        };
         let (c, tail, ink, tail_ink) = match (vbar_at(labels, col, row), underline) {
             (Some(v), Some(_)) => ('┬', '─', v.ink, v.ink),
             (Some(v), None) => ('│', ' ', v.ink, v.ink),
@@ -150,22 +226,23 @@ fn underline_row(out: &mut String, labels: &[OnLine<'_>], line: &str, len: usize
 
 /// Arrow `row`: the corner under its attach point, the bar to the message,
 /// and the vertical bars of the arrows still to come.
-fn arrow_row(out: &mut String, labels: &[OnLine<'_>], line: &str, len: usize, row: usize) {
+fn arrow_row(
+    out: &mut String,
+    labels: &[OnLine<'_>],
+    line: &str,
+    lead: usize,
+    len: usize,
+    row: usize,
+) {
     let label = &labels[row];
-    let mut chars = line.chars();
-    for col in 0..len {
-        let w = chars.next().map_or(1, |c| char_width(c, col).1);
-        let is_hbar = col > label.col;
+    let mut widths = Widths::new(line);
+    push_spaces(out, widths.skip(lead));
+    for col in lead..=label.col {
+        let w = widths.next(col);
         let (c, tail, ink, tail_ink) = if col == label.col {
             ('╰', '─', label.ink, label.ink)
         } else if let Some(v) = vbar_at(labels, col, row) {
-            if is_hbar {
-                ('─', '─', label.ink, label.ink)
-            } else {
-                ('│', ' ', v.ink, label.ink)
-            }
-        } else if is_hbar {
-            ('─', '─', label.ink, label.ink)
+            ('│', ' ', v.ink, label.ink)
         } else {
             (' ', ' ', None, None)
         };
@@ -175,6 +252,11 @@ fn arrow_row(out: &mut String, labels: &[OnLine<'_>], line: &str, len: usize, ro
         for _ in 1..w {
             paint_char(out, tail_ink, tail);
         }
+    }
+    // Right of the attach point the arrow runs over everything.
+    let rest: usize = (label.col + 1..len).map(|col| widths.next(col)).sum();
+    for _ in 0..rest {
+        paint_char(out, label.ink, '─');
     }
 }
 

@@ -35,6 +35,8 @@ pub(super) struct Palette {
     pub unimportant: Ink,
     /// `Help` and `Note` prefixes.
     pub note: Ink,
+    /// Whether anything is coloured (else every ink is `None`).
+    pub color: bool,
 }
 
 impl Palette {
@@ -45,6 +47,7 @@ impl Palette {
             skipped: pick(240),
             unimportant: pick(249),
             note: pick(115),
+            color,
         }
     }
 }
