@@ -22,7 +22,6 @@ use std::fmt;
 use std::ops::Range;
 
 use ariadne::{Cache, Source};
-use memchr::memmem;
 
 use super::Resolved;
 use crate::diagnostic::Diagnostic;
@@ -193,12 +192,16 @@ fn plain_line_breaks(text: &str) -> bool {
     if memchr::memchr2(0x0b, 0x0c, bytes).is_some() {
         return false;
     }
-    if memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n')) {
-        return false;
-    }
-    ["\u{85}", "\u{2028}", "\u{2029}"]
-        .iter()
-        .all(|separator| memmem::find(bytes, separator.as_bytes()).is_none())
+    // One pass over the bytes that can start an odd break: `\r`, and the
+    // UTF-8 lead bytes of NEL (C2 85) and U+2028/U+2029 (E2 80 A8/A9).
+    memchr::memchr3_iter(b'\r', 0xc2, 0xe2, bytes).all(|i| {
+        let next = |k: usize| bytes.get(i + k).copied();
+        match bytes[i] {
+            b'\r' => next(1) == Some(b'\n'),
+            0xc2 => next(1) != Some(0x85),
+            _ => !(next(1) == Some(0x80) && matches!(next(2), Some(0xa8 | 0xa9))),
+        }
+    })
 }
 
 impl<'s> Cache<FileId> for SourceCache<'s> {
@@ -238,6 +241,8 @@ mod tests {
     fn only_newlines_and_crlf_are_plain() {
         assert!(plain_line_breaks("a\nb\r\nc\n"));
         assert!(plain_line_breaks("é and — are not breaks\n"));
+        // Neighbours of the odd breaks' encodings.
+        assert!(plain_line_breaks("\u{84}\u{86}\u{2027}\u{202a}\u{2030}\r\n"));
         for odd in [
             "a\rb",
             "a\x0bb",
