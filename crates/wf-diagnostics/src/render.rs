@@ -18,6 +18,7 @@
 //! produced them in.
 
 mod concise;
+mod draw;
 mod github;
 mod human;
 pub mod json;
@@ -216,6 +217,28 @@ pub fn render(
         Format::Github => github::render(&sorted, sources),
         Format::Sarif => sarif::render(&sorted, sources),
     }
+}
+
+/// One human report (without the blank line that follows it in
+/// [`render`]) drawn by our own renderer, or `None` when it leaves this
+/// report to ariadne. For the differential tests only.
+#[doc(hidden)]
+pub fn human_report_fast(d: &Diagnostic, sources: &Sources, color: bool) -> Option<String> {
+    human::one_fast(d, sources, color)
+}
+
+/// One human report (without the blank line that follows it in
+/// [`render`]) drawn by ariadne, shown only the lines the report points
+/// at when `windowed` (as [`render`] does), else whole files. For the
+/// differential tests only.
+#[doc(hidden)]
+pub fn human_report_ariadne(
+    d: &Diagnostic,
+    sources: &Sources,
+    color: bool,
+    windowed: bool,
+) -> String {
+    human::one_ariadne(d, sources, color, windowed)
 }
 
 /// Sorts diagnostics deterministically: by the primary file's path (then its

@@ -5,19 +5,16 @@
 //! want rustc's `error[WF0201]:`, and the fix, which is shown as one more help
 //! line so a reader sees the suggested edit without asking for JSON.
 
-use std::ops::Range;
+use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ariadne::{Color, Config, Fmt, IndexType, Report, ReportKind};
 
-use super::Resolved;
 use super::snippets::{self, SourceCache};
+use super::{Resolved, draw};
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::source::{FileId, Sources};
-
-/// An ariadne span: a file id and a byte range.
-type AriadneSpan = (FileId, Range<usize>);
+use crate::source::Sources;
 
 fn severity_color(severity: Severity) -> Color {
     match severity {
@@ -88,6 +85,23 @@ fn render_one(
     cache: &mut SourceCache<'_>,
     out: &mut String,
 ) {
+    let Some(body) = header(d, sources, color, out) else {
+        return;
+    };
+    if !body.draw(d, sources, color, cache, out) {
+        body.draw_with_ariadne(d, color, cache, out);
+    }
+}
+
+/// Writes the header line (ours, not ariadne's) and returns what is drawn
+/// under it, or writes the plain tail and returns `None` when the primary
+/// file is unknown.
+fn header<'d>(
+    d: &'d Diagnostic,
+    sources: &Sources,
+    color: bool,
+    out: &mut String,
+) -> Option<Body<'d>> {
     let header = format!("{}[{}]:", d.severity.as_str(), d.code.code);
     let header = if color {
         header.fg(severity_color(d.severity)).to_string()
@@ -100,40 +114,142 @@ fn render_one(
     if primary.file.is_none() {
         // Without its file there is no snippet to draw: say what we can.
         plain_tail(d, sources, out);
-        return;
+        return None;
+    }
+    Some(Body::new(d, sources, primary.span))
+}
+
+/// What a report draws under its header: labels in ariadne's order, notes
+/// and helps.
+struct Body<'d> {
+    primary: crate::source::FileSpan,
+    marks: Vec<draw::Mark<'d>>,
+    helps: Vec<Cow<'d, str>>,
+}
+
+impl<'d> Body<'d> {
+    fn new(d: &'d Diagnostic, sources: &Sources, primary: crate::source::Span) -> Self {
+        let mut helps: Vec<Cow<'d, str>> =
+            d.help.iter().map(|h| Cow::Borrowed(h.as_str())).collect();
+        if let Some(fix) = &d.fix {
+            helps.push(Cow::Owned(fix_text(fix, sources)));
+        }
+        Body {
+            primary: primary.in_file(d.primary.location.file),
+            marks: marks(d, sources),
+            helps,
+        }
     }
 
-    let kind = match d.severity {
-        Severity::Error => ReportKind::Error,
-        Severity::Warning => ReportKind::Warning,
-        Severity::Info => ReportKind::Advice,
+    /// Draws the body with [`draw`]; `false` (nothing written) for a shape
+    /// it leaves to ariadne.
+    fn draw(
+        &self,
+        d: &Diagnostic,
+        sources: &Sources,
+        color: bool,
+        cache: &mut SourceCache<'_>,
+        out: &mut String,
+    ) -> bool {
+        let ink = |c: Color| if color { draw::ink(c) } else { None };
+        let request = draw::Request {
+            primary: self.primary,
+            marks: &self.marks,
+            notes: &d.notes,
+            helps: &self.helps,
+            inks: (ink(severity_color(d.severity)), ink(SECONDARY_COLOR)),
+            color,
+        };
+        draw::report(&request, sources, &mut |file| cache.plain_breaks(file), out)
+    }
+
+    /// Draws the body with ariadne.
+    fn draw_with_ariadne(
+        &self,
+        d: &Diagnostic,
+        color: bool,
+        cache: &mut SourceCache<'_>,
+        out: &mut String,
+    ) {
+        let kind = match d.severity {
+            Severity::Error => ReportKind::Error,
+            Severity::Warning => ReportKind::Warning,
+            Severity::Info => ReportKind::Advice,
+        };
+        let config = Config::default()
+            .with_index_type(IndexType::Byte)
+            .with_color(color);
+        let file = self.primary.file;
+        let primary_span = (file, cache.shift(file, self.primary.span.range()));
+        let mut builder = Report::build(kind, primary_span).with_config(config);
+        builder.add_labels(self.marks.iter().map(|mark| {
+            // Always give a message, even an empty one: ariadne underlines
+            // only labelled spans, and without colour an unlabelled span
+            // would not be marked at all.
+            let span = (mark.file, cache.shift(mark.file, mark.span.range()));
+            let mut label = ariadne::Label::new(span).with_message(mark.message);
+            if color {
+                label = label.with_color(if mark.primary {
+                    severity_color(d.severity)
+                } else {
+                    SECONDARY_COLOR
+                });
+            }
+            label
+        }));
+        for note in &d.notes {
+            builder.add_note(note);
+        }
+        for help in &self.helps {
+            builder.add_help(help);
+        }
+
+        let mut sink = Text(String::new());
+        // Writing into a string cannot fail; ariadne only returns I/O errors.
+        // The CLI prints reports on stdout, hence `write_for_stdout`.
+        let _ = builder.finish().write_for_stdout(cache, &mut sink);
+        let text = sink.0;
+        // Drop ariadne's own header line (we wrote ours above). The report has
+        // no message, so its header is exactly one line.
+        let body = text.split_once('\n').map_or("", |(_, rest)| rest);
+        out.push_str(body);
+    }
+}
+
+/// One report as [`render`] writes it (without the blank line after it),
+/// drawn by [`draw`]; `None` when it leaves the report to ariadne.
+pub(super) fn one_fast(d: &Diagnostic, sources: &Sources, color: bool) -> Option<String> {
+    let windows = snippets::Windows::new();
+    let mut cache = SourceCache::new(sources, &windows);
+    let mut out = String::new();
+    if let Some(body) = header(d, sources, color, &mut out)
+        && !body.draw(d, sources, color, &mut cache, &mut out)
+    {
+        return None;
+    }
+    Some(out)
+}
+
+/// One report as [`render`] writes it (without the blank line after it),
+/// drawn by ariadne, given only the lines the report shows (as [`render`]
+/// does) when `windowed`, else whole files.
+pub(super) fn one_ariadne(
+    d: &Diagnostic,
+    sources: &Sources,
+    color: bool,
+    windowed: bool,
+) -> String {
+    let windows = if windowed {
+        snippets::windows(&[d], sources)
+    } else {
+        snippets::Windows::new()
     };
-    let config = Config::default()
-        .with_index_type(IndexType::Byte)
-        .with_color(color);
-    let file = d.primary.location.file;
-    let primary_span = (file, cache.shift(file, primary.span.range()));
-    let mut builder = Report::build(kind, primary_span).with_config(config);
-    builder.add_labels(labels(d, sources, color, cache));
-    for note in &d.notes {
-        builder.add_note(note);
+    let mut cache = SourceCache::new(sources, &windows);
+    let mut out = String::new();
+    if let Some(body) = header(d, sources, color, &mut out) {
+        body.draw_with_ariadne(d, color, &mut cache, &mut out);
     }
-    if let Some(help) = &d.help {
-        builder.add_help(help);
-    }
-    if let Some(fix) = &d.fix {
-        builder.add_help(fix_text(fix, sources));
-    }
-
-    let mut sink = Text(String::new());
-    // Writing into a string cannot fail; ariadne only returns I/O errors.
-    // The CLI prints reports on stdout, hence `write_for_stdout`.
-    let _ = builder.finish().write_for_stdout(cache, &mut sink);
-    let text = sink.0;
-    // Drop ariadne's own header line (we wrote ours above). The report has
-    // no message, so its header is exactly one line.
-    let body = text.split_once('\n').map_or("", |(_, rest)| rest);
-    out.push_str(body);
+    out
 }
 
 /// ariadne's output: a string that takes formatted text as it comes.
@@ -158,55 +274,37 @@ impl std::io::Write for Text {
     }
 }
 
-/// The ariadne labels: the primary one in the severity's colour, secondary
-/// ones in another. They are ordered by file (the primary's first) and then
-/// position, because ariadne starts a new snippet whenever the file changes
-/// or a label goes back up the file.
-fn labels(
-    d: &Diagnostic,
-    sources: &Sources,
-    color: bool,
-    cache: &mut SourceCache<'_>,
-) -> Vec<ariadne::Label<AriadneSpan>> {
+/// The labels in the order ariadne is given them: by file (the primary's
+/// first) and then position, because ariadne starts a new snippet whenever
+/// the file changes or a label goes back up the file. Labels into unknown
+/// files cannot be drawn; dropping them keeps ariadne from complaining on
+/// stderr.
+fn marks<'d>(d: &'d Diagnostic, sources: &Sources) -> Vec<draw::Mark<'d>> {
     let primary_file = d.primary.location.file;
-    let mut located: Vec<(bool, &crate::Label)> = vec![(true, &d.primary)];
-    located.extend(d.labels.iter().map(|l| (false, l)));
-    // Labels into unknown files cannot be drawn; dropping them keeps ariadne
-    // from complaining on stderr.
-    located.retain(|(_, l)| sources.try_get(l.location.file).is_some());
-    located.sort_by_key(|(is_primary, l)| {
-        let file = l.location.file;
-        let path = sources.try_get(file).map(|f| f.path.as_str());
-        let span = Resolved::new(l.location, sources).span;
+    let mut marks: Vec<draw::Mark<'d>> = std::iter::once((true, &d.primary))
+        .chain(d.labels.iter().map(|l| (false, l)))
+        .filter_map(|(primary, l)| {
+            let file = sources.try_get(l.location.file)?;
+            Some(draw::Mark {
+                file: l.location.file,
+                span: file.clamp_span(l.location.span),
+                message: &l.message,
+                primary,
+            })
+        })
+        .collect();
+    marks.sort_by_key(|m| {
+        let path = sources.try_get(m.file).map(|f| f.path.as_str());
         (
-            file != primary_file,
+            m.file != primary_file,
             path,
-            file,
-            span.start,
-            span.end,
-            !is_primary,
+            m.file,
+            m.span.start,
+            m.span.end,
+            !m.primary,
         )
     });
-    located
-        .into_iter()
-        .map(|(is_primary, l)| {
-            let span = Resolved::new(l.location, sources).span;
-            // Always give a message, even an empty one: ariadne underlines
-            // only labelled spans, and without colour an unlabelled span
-            // would not be marked at all.
-            let file = l.location.file;
-            let mut label = ariadne::Label::new((file, cache.shift(file, span.range())))
-                .with_message(&l.message);
-            if color {
-                label = label.with_color(if is_primary {
-                    severity_color(d.severity)
-                } else {
-                    SECONDARY_COLOR
-                });
-            }
-            label
-        })
-        .collect()
+    marks
 }
 
 /// The fix as a help entry: its message, how safe it is, and one line per
@@ -264,101 +362,4 @@ fn plain_tail(d: &Diagnostic, sources: &Sources, out: &mut String) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::source::{FileSpan, Span};
-
-    /// Renders with the windowed cache and with whole files (no windows).
-    fn both(d: &Diagnostic, sources: &Sources, color: bool) -> (String, String) {
-        let windows = snippets::windows(&[d], sources);
-        let (mut windowed, mut whole) = (String::new(), String::new());
-        let mut cache = SourceCache::new(sources, &windows);
-        render_one(d, sources, color, &mut cache, &mut windowed);
-        let none = snippets::Windows::new();
-        let mut cache = SourceCache::new(sources, &none);
-        render_one(d, sources, color, &mut cache, &mut whole);
-        (windowed, whole)
-    }
-
-    fn at(file: u32, start: usize, end: usize) -> FileSpan {
-        Span::new(start, end).in_file(FileId(file))
-    }
-
-    /// Showing ariadne only the lines a report points at must not change a
-    /// byte of it: line numbers, margins, columns, multi-line labels, spans
-    /// at line ends and at the end of the file, odd line breaks before the
-    /// window (which make the cache fall back to the whole file), and
-    /// labels in a second file.
-    #[test]
-    fn windowed_sources_render_like_whole_files() {
-        let mut lines: Vec<String> = (1..=120).map(|i| format!("line {i} — é")).collect();
-        lines[3] = "a\rlone carriage return".into();
-        let mut sources = Sources::new();
-        let plain = lines.join("\n") + "\n";
-        sources.add("plain.dot", plain.replace("a\rlone", "a lone"));
-        sources.add("odd.dot", plain.clone());
-        sources.add(
-            "crlf.dot",
-            plain.replace("a\rlone", "x").replace('\n', "\r\n"),
-        );
-        for sep in ["\x0b", "\x0c", "\u{85}", "\u{2028}", "\u{2029}"] {
-            sources.add(
-                format!("sep{}.dot", sep.len()),
-                plain.replace("a\rlone", sep),
-            );
-        }
-        sources.add("short.dot", "digraph G { a -> b }");
-        // Non-ASCII before the window of a secondary snippet.
-        let unicode = "é\n".repeat(50) + &"ascii line\n".repeat(100);
-        let unicode_file = sources.add("unicode.dot", unicode).0;
-        let code = &crate::codes::ALL[0];
-        for (id, file) in sources.iter() {
-            let len = file.text.len();
-            let line_99 = file.line_start(98).unwrap_or(0);
-            let spans = [
-                (line_99, line_99 + 4),
-                (line_99 + 2, (line_99 + 60).min(len)),
-                (len, len),
-                (len.saturating_sub(3), len),
-                (line_99.saturating_sub(1), line_99),
-                (0, 3),
-            ];
-            for (start, end) in spans {
-                for color in [false, true] {
-                    let d = Diagnostic::new(code, "m", at(id.0, start, end))
-                        .with_primary_label("here")
-                        .with_label(at(id.0, start / 2, start / 2 + 1), "and here")
-                        .with_label(at(0, 0, 4), "in another file")
-                        .with_label(at(unicode_file, 1000, 1004), "and in a third");
-                    let (windowed, whole) = both(&d, &sources, color);
-                    assert_eq!(windowed, whole, "{} {start}..{end}", file.path);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn parallel_rendering_keeps_the_order() {
-        let mut sources = Sources::new();
-        let text: String = (0..400).map(|i| format!("node{i}\n")).collect();
-        sources.add("a.dot", text.clone());
-        sources.add("b.dot", text);
-        let code = &crate::codes::ALL[0];
-        let diags: Vec<Diagnostic> = (0..300)
-            .map(|i| {
-                let start = (i * 7) % 2000;
-                Diagnostic::new(code, format!("m{i}"), at(i as u32 % 2, start, start + 3))
-            })
-            .collect();
-        let refs: Vec<&Diagnostic> = diags.iter().collect();
-        let parallel = render(&refs, &sources, false);
-        let mut serial = String::new();
-        let none = snippets::Windows::new();
-        let mut cache = SourceCache::new(&sources, &none);
-        for d in &refs {
-            render_one(d, &sources, false, &mut cache, &mut serial);
-            serial.push('\n');
-        }
-        assert_eq!(parallel, serial);
-    }
-}
+mod tests;

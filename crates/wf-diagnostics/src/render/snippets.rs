@@ -22,7 +22,6 @@ use std::fmt;
 use std::ops::Range;
 
 use ariadne::{Cache, Source};
-use memchr::memmem;
 
 use super::Resolved;
 use crate::diagnostic::Diagnostic;
@@ -90,6 +89,9 @@ pub(super) struct SourceCache<'s> {
     windows: &'s Windows,
     layouts: HashMap<FileId, Layout>,
     loaded: HashMap<FileId, Shown<'s>>,
+    /// Per file, whether it breaks lines only at `\n` (see
+    /// [`SourceCache::plain_breaks`]).
+    plain: HashMap<FileId, bool>,
 }
 
 impl<'s> SourceCache<'s> {
@@ -99,7 +101,19 @@ impl<'s> SourceCache<'s> {
             windows,
             layouts: HashMap::new(),
             loaded: HashMap::new(),
+            plain: HashMap::new(),
         }
+    }
+
+    /// Whether ariadne breaks file `id` into lines exactly at its `\n`s
+    /// (false for an unknown file). Scanned once per file.
+    pub(super) fn plain_breaks(&mut self, id: FileId) -> bool {
+        let sources = self.sources;
+        *self.plain.entry(id).or_insert_with(|| {
+            sources
+                .try_get(id)
+                .is_some_and(|f| plain_line_breaks(&f.text))
+        })
     }
 
     /// `range` (clamped to `file`) as an offset range of the text ariadne
@@ -141,7 +155,12 @@ impl<'s> SourceCache<'s> {
         else {
             return whole;
         };
-        let first = file.line_index(low);
+        // ariadne has no empty line after a final `\n`: the end of such a
+        // text is on the last line, not on the one our index starts there.
+        let trailing = len > 0 && file.text.ends_with('\n');
+        let first = file
+            .line_index(low)
+            .min(file.line_count() - 1 - usize::from(trailing));
         let start = file.line_start(first).unwrap_or(0);
         // One line past the last one pointed at: a span ending at a line's
         // end may be resolved against the next line's start.
@@ -173,12 +192,16 @@ fn plain_line_breaks(text: &str) -> bool {
     if memchr::memchr2(0x0b, 0x0c, bytes).is_some() {
         return false;
     }
-    if memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n')) {
-        return false;
-    }
-    ["\u{85}", "\u{2028}", "\u{2029}"]
-        .iter()
-        .all(|separator| memmem::find(bytes, separator.as_bytes()).is_none())
+    // One pass over the bytes that can start an odd break: `\r`, and the
+    // UTF-8 lead bytes of NEL (C2 85) and U+2028/U+2029 (E2 80 A8/A9).
+    memchr::memchr3_iter(b'\r', 0xc2, 0xe2, bytes).all(|i| {
+        let next = |k: usize| bytes.get(i + k).copied();
+        match bytes[i] {
+            b'\r' => next(1) == Some(b'\n'),
+            0xc2 => next(1) != Some(0x85),
+            _ => !(next(1) == Some(0x80) && matches!(next(2), Some(0xa8 | 0xa9))),
+        }
+    })
 }
 
 impl<'s> Cache<FileId> for SourceCache<'s> {
@@ -218,6 +241,8 @@ mod tests {
     fn only_newlines_and_crlf_are_plain() {
         assert!(plain_line_breaks("a\nb\r\nc\n"));
         assert!(plain_line_breaks("é and — are not breaks\n"));
+        // Neighbours of the odd breaks' encodings.
+        assert!(plain_line_breaks("\u{84}\u{86}\u{2027}\u{202a}\u{2030}\r\n"));
         for odd in [
             "a\rb",
             "a\x0bb",

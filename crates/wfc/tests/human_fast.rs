@@ -1,0 +1,123 @@
+//! Human reports of real diagnostics, drawn by our own renderer and by
+//! ariadne, must be the same bytes: every diagnostic `wfc check` finds in
+//! the Attractor corpus (when present) and in the repository's `tests/` and
+//! `examples/`, with and without colour. Reports the fast path leaves to
+//! ariadne are counted and printed (`--nocapture`).
+
+use std::path::{Path, PathBuf};
+
+use wf_diagnostics::render::{human_report_ariadne, human_report_fast};
+
+#[path = "../../../tests/support/corpus.rs"]
+mod corpus;
+
+/// The repository root.
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("wf" | "dot" | "gv" | "fabro" | "json")
+        ) {
+            out.push(path);
+        }
+    }
+}
+
+/// Checks every source file under `dir` in one database, as `wfc check
+/// DIR` does, and compares both renderings of each diagnostic. Returns how
+/// many reports were drawn by the fast path, and how many in all.
+fn compare_dir(dir: &Path) -> (usize, usize) {
+    let mut files = Vec::new();
+    collect(dir, &mut files);
+    files.sort();
+    let mut inputs = Vec::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        if is_json && !wf_reflex::looks_like_reflex(&text) {
+            continue;
+        }
+        let shown = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        inputs.push((path, shown, text));
+    }
+    let mut db = wf_analysis::Database::new(dir);
+    db.set_files(inputs);
+    db.load_imports(|path| match std::fs::read_to_string(path) {
+        Ok(text) => Ok((path.display().to_string(), text)),
+        Err(_) => Err(wf_analysis::imports::LoadFailure::NotFound),
+    });
+    let diagnostics = db.diagnostics();
+    let sources = db.take_sources_for(&diagnostics);
+    let (mut fast, mut total) = (0, 0);
+    for d in &diagnostics {
+        for color in [false, true] {
+            total += 1;
+            let Some(ours) = human_report_fast(d, &sources, color) else {
+                continue;
+            };
+            fast += 1;
+            let whole = human_report_ariadne(d, &sources, color, false);
+            assert_eq!(
+                ours, whole,
+                "{d:#?}\n--- ariadne\n{whole}\n--- ours\n{ours}"
+            );
+            let windowed = human_report_ariadne(d, &sources, color, true);
+            assert_eq!(ours, windowed, "{d:#?}\n(windowed)");
+        }
+    }
+    eprintln!(
+        "{}: {fast} of {total} reports drawn by the fast path, {} by ariadne",
+        dir.display(),
+        total - fast
+    );
+    (fast, total)
+}
+
+#[test]
+fn repository_reports_match_ariadne() {
+    let mut fast = 0;
+    let mut total = 0;
+    for dir in ["tests", "examples"] {
+        let (f, t) = compare_dir(&repo().join(dir));
+        fast += f;
+        total += t;
+    }
+    assert!(
+        total > 100,
+        "only {total} reports: is the test reading the right folders?"
+    );
+    assert!(
+        fast * 10 >= total * 8,
+        "{fast} of {total} reports drawn by the fast path"
+    );
+}
+
+#[test]
+fn corpus_reports_match_ariadne() {
+    let Some(dir) = corpus::shared_corpus("attractor") else {
+        return;
+    };
+    let (fast, total) = compare_dir(&dir);
+    assert!(total > 0);
+    // Issue 5: well under a tenth of the corpus's reports fall back.
+    assert!(
+        fast * 10 >= total * 9,
+        "{fast} of {total} reports drawn by the fast path"
+    );
+}
