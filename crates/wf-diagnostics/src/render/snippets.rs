@@ -242,7 +242,9 @@ mod tests {
         assert!(plain_line_breaks("a\nb\r\nc\n"));
         assert!(plain_line_breaks("é and — are not breaks\n"));
         // Neighbours of the odd breaks' encodings.
-        assert!(plain_line_breaks("\u{84}\u{86}\u{2027}\u{202a}\u{2030}\r\n"));
+        assert!(plain_line_breaks(
+            "\u{84}\u{86}\u{2027}\u{202a}\u{2030}\r\n"
+        ));
         for odd in [
             "a\rb",
             "a\x0bb",
