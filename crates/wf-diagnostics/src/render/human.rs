@@ -88,7 +88,12 @@ fn render_one(
     let Some(body) = header(d, sources, color, out) else {
         return;
     };
-    if !body.draw(d, sources, color, cache, out) {
+    if body.draw(d, sources, color, cache, out) {
+        return;
+    }
+    if body.trips_ariadne(sources) {
+        body.draw_plain(d, sources, out);
+    } else {
         body.draw_with_ariadne(d, color, cache, out);
     }
 }
@@ -164,6 +169,43 @@ impl<'d> Body<'d> {
     }
 
     /// Draws the body with ariadne.
+    /// Whether ariadne 0.6 would panic on this report. For a snippet in a
+    /// file other than the primary one it takes its first label's start, a
+    /// character offset, as a byte offset to find the header's column, and
+    /// slices the line there: that panics when the byte falls inside a
+    /// multi-byte character. Checked for every label in another file, a
+    /// superset of the first ones. Our drawing declines such reports too.
+    fn trips_ariadne(&self, sources: &Sources) -> bool {
+        self.marks.iter().any(|mark| {
+            mark.file != self.primary.file
+                && sources
+                    .try_get(mark.file)
+                    .is_some_and(|f| misread_offset_splits_a_char(&f.text, mark.span.start))
+        })
+    }
+
+    /// The report without snippets: each label as `--> path:line:col:
+    /// message`, then notes and helps, for the reports neither drawing
+    /// can show.
+    fn draw_plain(&self, d: &Diagnostic, sources: &Sources, out: &mut String) {
+        for mark in &self.marks {
+            let at = Resolved::new(mark.span.in_file(mark.file), sources);
+            let start = at.start();
+            out.push_str(&format!(
+                "  --> {}:{}:{}",
+                at.path(),
+                start.line,
+                start.column
+            ));
+            if !mark.message.is_empty() {
+                out.push_str(": ");
+                out.push_str(mark.message);
+            }
+            out.push('\n');
+        }
+        plain_tail(d, sources, out);
+    }
+
     fn draw_with_ariadne(
         &self,
         d: &Diagnostic,
@@ -343,6 +385,31 @@ fn quote(s: &str) -> String {
         .replace('\r', "\\r")
         .replace('\t', "\\t");
     format!("`{escaped}`")
+}
+
+/// Whether reading the character offset of byte `start` as a byte offset
+/// lands inside a multi-byte character of a line (see
+/// `Body::trips_ariadne`).
+fn misread_offset_splits_a_char(text: &str, start: u32) -> bool {
+    let start = (start as usize).min(text.len());
+    let Some(before) = text.get(..start) else {
+        return true;
+    };
+    let misread = before.chars().count();
+    if misread == start {
+        // ASCII before the label: the two offsets agree.
+        return false;
+    }
+    let bytes = text.as_bytes();
+    let line_start = bytes[..misread]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = bytes[misread..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| misread + i);
+    misread > line_start && misread < line_end && !text.is_char_boundary(misread)
 }
 
 /// Notes, help and fix as plain lines, for a diagnostic whose file is unknown.

@@ -111,3 +111,34 @@ fn parallel_rendering_keeps_the_order() {
     }
     assert_eq!(parallel, serial);
 }
+
+/// A label in a second file, after non-ASCII text, where ariadne would read
+/// the label's character offset as a byte offset inside an `é`: ariadne
+/// panics on it, so the report is written plainly instead.
+#[test]
+fn report_that_would_panic_ariadne_is_written_plainly() {
+    let mut sources = Sources::new();
+    let primary = sources.add("a.dot", "digraph G { a -> b }\n").0;
+    // `z` is byte 9 and character 5: byte 5 is inside the third `é`.
+    let second = sources.add("b.dot", "éééé\nz\n").0;
+    let code = &crate::codes::ALL[0];
+    let d = Diagnostic::new(code, "m", at(primary, 12, 13))
+        .with_primary_label("here")
+        .with_label(at(second, 9, 10), "and there");
+    let text = render(&[&d], &sources, false);
+    assert!(text.contains("  --> a.dot:1:13: here\n"), "{text}");
+    assert!(text.contains("  --> b.dot:2:1: and there\n"), "{text}");
+    // The workaround is needed only while ariadne panics here.
+    let body = Body::new(&d, &sources, Span::new(12, 13));
+    assert!(body.trips_ariadne(&sources));
+    let windows = snippets::Windows::new();
+    let drawn = std::panic::catch_unwind(|| {
+        let mut cache = SourceCache::new(&sources, &windows);
+        let mut out = String::new();
+        body.draw_with_ariadne(&d, false, &mut cache, &mut out);
+    });
+    assert!(
+        drawn.is_err(),
+        "ariadne no longer panics: drop trips_ariadne"
+    );
+}
