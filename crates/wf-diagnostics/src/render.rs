@@ -1,6 +1,7 @@
 //! Renderers: one [`Diagnostic`] model, five outputs.
 //!
-//! - [`Format::Human`]: annotated source snippets drawn by ariadne, for people.
+//! - [`Format::Human`]: annotated source snippets for people, drawn the way
+//!   ariadne 0.6 draws them (by `render::draw`, with ariadne as the fallback).
 //! - [`Format::Concise`]: one `path:line:col: severity[CODE] message` line per
 //!   diagnostic, for editors' problem matchers and `grep`.
 //! - [`Format::Json`]: a versioned document (see [`json`] and
