@@ -13,7 +13,13 @@ fuzz_target!(|data: &[u8]| {
     let mut sources = Sources::new();
     sources.add("fuzz.dot", text.into_owned());
     let diagnostics = wf_analysis::check_sources(&sources);
-    for format in [Format::Human, Format::Concise, Format::Json, Format::Github, Format::Sarif] {
+    for format in [
+        Format::Human,
+        Format::Concise,
+        Format::Json,
+        Format::Github,
+        Format::Sarif,
+    ] {
         for color in [false, true] {
             let _ = render::render(&diagnostics, &sources, format, &RenderOptions { color });
         }
