@@ -126,19 +126,24 @@ pub fn run(args: CheckArgs) -> u8 {
         OutputFormat::Github => Format::Github,
         OutputFormat::Sarif => Format::Sarif,
     };
-    let mut out = render::render(&diagnostics, &sources, format, &options);
-    // "checked 0 files" next to an I/O error would only mislead.
-    if args.format == OutputFormat::Human && (!sources.is_empty() || errors.is_empty()) {
-        out.push_str(&render::summary_line(sources.len(), &summary));
-        out.push('\n');
-    }
+    let report = render::render(&diagnostics, &sources, format, &options);
+    // "checked 0 files" next to an I/O error would only mislead. The summary
+    // is written after the report rather than appended to it: appending
+    // would copy the whole report (637 KB for the Attractor corpus) into a
+    // buffer twice its size.
+    let summary_line =
+        if args.format == OutputFormat::Human && (!sources.is_empty() || errors.is_empty()) {
+            format!("{}\n", render::summary_line(sources.len(), &summary))
+        } else {
+            String::new()
+        };
     // The process ends soon: leave the database, the syntax trees and the
     // texts to the operating system instead of freeing them one by one
     // (which was 4% of a check of a large project).
     std::mem::forget(db);
     std::mem::forget(sources);
     if let Some(path) = &args.output_file {
-        if let Err(err) = write_report(path, &out) {
+        if let Err(err) = write_report(path, &(report + &summary_line)) {
             eprintln!(
                 "error: cannot write the report to `{}`: {}",
                 path.display(),
@@ -150,7 +155,8 @@ pub fn run(args: CheckArgs) -> u8 {
         let mut stdout = std::io::stdout().lock();
         // A closed pipe (`wfc check | head`) is not an error worth a panic.
         let _ = stdout
-            .write_all(out.as_bytes())
+            .write_all(report.as_bytes())
+            .and_then(|()| stdout.write_all(summary_line.as_bytes()))
             .and_then(|()| stdout.flush());
     }
 
