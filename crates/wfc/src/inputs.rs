@@ -39,14 +39,10 @@ pub fn read_paths(paths: &[PathBuf], sources: &mut Sources, errors: &mut Vec<Inp
     let found = expand(paths, errors, |path| {
         if has_source_extension(path) {
             Some(Some(read_one(path)))
-        } else if path.extension().is_some_and(|e| e == "json") {
-            // Unreadable or other JSON is skipped, as by `is_reflex_file`.
-            match read_one(path) {
-                Ok(text) if wf_reflex::looks_like_reflex(&text) => Some(Some(Ok(text))),
-                _ => None,
-            }
         } else {
-            None
+            // Decoded as any source is (a byte-order mark dropped).
+            let text = reflex_text(path)?;
+            Some(Some(decode(&path.display().to_string(), text.into_bytes())))
         }
     });
     // Files named on the command line are read afterwards, all at once.
@@ -63,12 +59,7 @@ pub fn read_paths(paths: &[PathBuf], sources: &mut Sources, errors: &mut Vec<Inp
                 .next()
                 .expect("one read per file named on the command line"),
         };
-        match result {
-            Ok(text) => {
-                sources.add(display_path(&path), text);
-            }
-            Err(err) => errors.push(err),
-        }
+        add_source(&path, result, sources, errors);
     }
 }
 
@@ -195,8 +186,17 @@ fn has_source_extension(path: &Path) -> bool {
 /// A `.json` file that reads as a Reflex workflow; an unreadable one is
 /// skipped here like any other JSON file.
 fn is_reflex_file(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
-        && std::fs::read_to_string(path).is_ok_and(|text| wf_reflex::looks_like_reflex(&text))
+    reflex_text(path).is_some()
+}
+
+/// The text of a `.json` file that reads as a Reflex workflow, as read for
+/// that test; `None` for other files and unreadable ones.
+fn reflex_text(path: &Path) -> Option<String> {
+    if path.extension().is_none_or(|e| e != "json") {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    wf_reflex::looks_like_reflex(&text).then_some(text)
 }
 
 /// Reads each file into `sources`; unreadable and non-UTF-8 files become
@@ -205,12 +205,22 @@ fn is_reflex_file(path: &Path) -> bool {
 /// other was a tenth of a check) and added in the order given.
 pub fn read_files(files: &[PathBuf], sources: &mut Sources, errors: &mut Vec<InputError>) {
     for (path, result) in files.iter().zip(read_all(files)) {
-        match result {
-            Ok(text) => {
-                sources.add(display_path(path), text);
-            }
-            Err(err) => errors.push(err),
+        add_source(path, result, sources, errors);
+    }
+}
+
+/// A file read: its text into `sources` under the path shown, or its error.
+fn add_source(
+    path: &Path,
+    result: Result<String, InputError>,
+    sources: &mut Sources,
+    errors: &mut Vec<InputError>,
+) {
+    match result {
+        Ok(text) => {
+            sources.add(display_path(path), text);
         }
+        Err(err) => errors.push(err),
     }
 }
 

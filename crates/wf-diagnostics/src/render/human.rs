@@ -168,7 +168,6 @@ impl<'d> Body<'d> {
         draw::report(&request, sources, &mut |file| cache.plain_breaks(file), out)
     }
 
-    /// Draws the body with ariadne.
     /// Whether ariadne 0.6 would panic on this report. For a snippet in a
     /// file other than the primary one it takes its first label's start, a
     /// character offset, as a byte offset to find the header's column, and
@@ -206,6 +205,7 @@ impl<'d> Body<'d> {
         plain_tail(d, sources, out);
     }
 
+    /// Draws the body with ariadne.
     fn draw_with_ariadne(
         &self,
         d: &Diagnostic,
