@@ -9,13 +9,17 @@
 //! means the CLI, CI and the editor can never disagree.
 
 pub mod codes;
+mod cores;
 mod diagnostic;
 mod docs;
 pub mod render;
 mod source;
 
 pub use codes::{Code, Family};
+pub use cores::cores;
 pub use diagnostic::{Applicability, Diagnostic, Fix, Label, Severity, TextEdit};
 pub use docs::{REGENERATE_DOCS, diagnostics_markdown};
-pub use render::{Format, RenderOptions, Summary, render, sort_diagnostics, summary_line};
+pub use render::{
+    Format, RenderOptions, Summary, render, render_parts, sort_diagnostics, summary_line,
+};
 pub use source::{FileId, FileSpan, LineCol, SourceFile, Sources, Span};

@@ -209,14 +209,27 @@ pub fn render(
     format: Format,
     options: &RenderOptions,
 ) -> String {
+    render_parts(diags, sources, format, options).concat()
+}
+
+/// [`render`]'s output in pieces, in order: their concatenation is the
+/// report. A large human report comes in many pieces, which a caller can
+/// write one after the other (`write_vectored`) instead of joining them
+/// into one more copy of the report.
+pub fn render_parts(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+) -> Vec<String> {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by(|a, b| compare(a, b, sources));
     match format {
         Format::Human => human::render(&sorted, sources, options.color),
-        Format::Concise => concise::render(&sorted, sources),
-        Format::Json => json::render(&sorted, sources),
-        Format::Github => github::render(&sorted, sources),
-        Format::Sarif => sarif::render(&sorted, sources),
+        Format::Concise => vec![concise::render(&sorted, sources)],
+        Format::Json => vec![json::render(&sorted, sources)],
+        Format::Github => vec![github::render(&sorted, sources)],
+        Format::Sarif => vec![sarif::render(&sorted, sources)],
     }
 }
 

@@ -1,6 +1,6 @@
 //! `wfc check`: parse, lower and check workflow files, and report.
 
-use std::io::{IsTerminal, Write};
+use std::io::{IoSlice, IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -126,24 +126,24 @@ pub fn run(args: CheckArgs) -> u8 {
         OutputFormat::Github => Format::Github,
         OutputFormat::Sarif => Format::Sarif,
     };
-    let report = render::render(&diagnostics, &sources, format, &options);
-    // "checked 0 files" next to an I/O error would only mislead. The summary
-    // is written after the report rather than appended to it: appending
-    // would copy the whole report (637 KB for the Attractor corpus) into a
-    // buffer twice its size.
-    let summary_line =
-        if args.format == OutputFormat::Human && (!sources.is_empty() || errors.is_empty()) {
-            format!("{}\n", render::summary_line(sources.len(), &summary))
-        } else {
-            String::new()
-        };
+    let mut report = render::render_parts(&diagnostics, &sources, format, &options);
+    // "checked 0 files" next to an I/O error would only mislead. The report
+    // stays in the pieces it was rendered in, and the summary is one more:
+    // joining them would copy the whole report (637 KB for the Attractor
+    // corpus) into a new buffer.
+    if args.format == OutputFormat::Human && (!sources.is_empty() || errors.is_empty()) {
+        report.push(format!(
+            "{}\n",
+            render::summary_line(sources.len(), &summary)
+        ));
+    }
     // The process ends soon: leave the database, the syntax trees and the
     // texts to the operating system instead of freeing them one by one
     // (which was 4% of a check of a large project).
     std::mem::forget(db);
     std::mem::forget(sources);
     if let Some(path) = &args.output_file {
-        if let Err(err) = write_report(path, &(report + &summary_line)) {
+        if let Err(err) = write_report(path, &report.concat()) {
             eprintln!(
                 "error: cannot write the report to `{}`: {}",
                 path.display(),
@@ -152,12 +152,8 @@ pub fn run(args: CheckArgs) -> u8 {
             return EXIT_TROUBLE;
         }
     } else {
-        let mut stdout = std::io::stdout().lock();
         // A closed pipe (`wfc check | head`) is not an error worth a panic.
-        let _ = stdout
-            .write_all(report.as_bytes())
-            .and_then(|()| stdout.write_all(summary_line.as_bytes()))
-            .and_then(|()| stdout.flush());
+        let _ = write_parts(&mut std::io::stdout().lock(), &report);
     }
 
     for err in &errors {
@@ -257,6 +253,26 @@ pub(crate) fn write_report(path: &std::path::Path, report: &str) -> std::io::Res
     std::fs::rename(&temporary, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&temporary);
     })
+}
+
+/// Writes `parts` one after the other, in as few system calls as the
+/// writer allows (`write_vectored`), then flushes.
+fn write_parts(out: &mut impl Write, parts: &[String]) -> std::io::Result<()> {
+    let mut slices: Vec<IoSlice<'_>> = parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| IoSlice::new(p.as_bytes()))
+        .collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        match out.write_vectored(rest) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut rest, n),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    out.flush()
 }
 
 /// `NO_COLOR` (any non-empty value) and non-terminal output turn colour off

@@ -116,7 +116,7 @@ fn walk<T: Send>(
     root: &Path,
     keep: &(impl Fn(&Path) -> Option<T> + Sync),
 ) -> (Vec<(PathBuf, T)>, Vec<String>) {
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let threads = wf_diagnostics::cores();
     let (sender, receiver) = std::sync::mpsc::channel::<PathBuf>();
     let receiver = Mutex::new(receiver);
     let take = || {
@@ -242,9 +242,7 @@ fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
     // Asking for the core count reads cgroup files: not for one file.
     let threads = match files.len() {
         0 | 1 => 1,
-        n => std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .min(n),
+        n => wf_diagnostics::cores().min(n),
     };
     if threads <= 1 {
         return files.iter().map(read).collect();

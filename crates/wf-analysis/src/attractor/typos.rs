@@ -72,42 +72,41 @@ fn walk<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
 
 /// The free text of a pipeline (string attributes and labels of nodes and
 /// of the graph), where prompts declare custom outcomes and context keys.
-struct Prose(String);
+/// Borrowed piece by piece: most pipelines never ask, and joining the
+/// prompts into one string copied most of the file.
+struct Prose<'w>(Vec<&'w str>);
 
-impl Prose {
-    fn of(workflow: &Workflow) -> Prose {
-        let mut text = String::new();
+impl<'w> Prose<'w> {
+    fn of(workflow: &'w Workflow) -> Prose<'w> {
         let attrs = workflow
             .attributes
             .iter()
             .chain(workflow.nodes.iter().flat_map(|n| &n.attributes));
-        for a in attrs {
-            if let Value::String(s) = &a.value {
-                text.push_str(s);
-                text.push('\n');
-            }
-        }
-        for label in workflow.nodes.iter().filter_map(|n| n.label.as_deref()) {
-            text.push_str(label);
-            text.push('\n');
-        }
-        Prose(text)
+        let strings = attrs.filter_map(|a| match &a.value {
+            Value::String(s) => Some(s.as_str()),
+            _ => None,
+        });
+        let labels = workflow.nodes.iter().filter_map(|n| n.label.as_deref());
+        Prose(strings.chain(labels).collect())
     }
 
-    /// Whether `word` occurs as a whole word (not inside a longer name).
+    /// Whether `word` occurs as a whole word (not inside a longer name) in
+    /// one of the texts.
     fn mentions(&self, word: &str) -> bool {
         let is_name = |c: char| c.is_alphanumeric() || c == '_';
-        self.0.match_indices(word).any(|(i, _)| {
-            let before = self.0[..i].chars().next_back();
-            let after = self.0[i + word.len()..].chars().next();
-            !before.is_some_and(is_name) && !after.is_some_and(is_name)
+        self.0.iter().any(|text| {
+            text.match_indices(word).any(|(i, _)| {
+                let before = text[..i].chars().next_back();
+                let after = text[i + word.len()..].chars().next();
+                !before.is_some_and(is_name) && !after.is_some_and(is_name)
+            })
         })
     }
 }
 
 /// WF0805 when `value` is not a status but a near miss of one: equal but
 /// for case, or at most two edits away (one for short values).
-fn outcome_typo(value: &str, at: FileSpan, prose: &Prose) -> Option<Diagnostic> {
+fn outcome_typo(value: &str, at: FileSpan, prose: &Prose<'_>) -> Option<Diagnostic> {
     if STATUSES.contains(&value) || PEER_STATUSES.contains(&value) {
         return None;
     }
@@ -173,7 +172,7 @@ fn near(a: &str, b: &str) -> bool {
 /// used in more (or is the one the prompts mention).
 fn key_typos(
     keys: &BTreeMap<String, Vec<(usize, FileSpan, String)>>,
-    prose: &Prose,
+    prose: &Prose<'_>,
     out: &mut Vec<Diagnostic>,
 ) {
     let conditions = |uses: &[(usize, FileSpan, String)]| {

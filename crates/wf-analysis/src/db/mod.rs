@@ -481,9 +481,7 @@ impl Database {
             // Asking for the core count reads cgroup files: skip it.
             return;
         }
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .min(self.files.len());
+        let threads = wf_diagnostics::cores().min(self.files.len());
         if threads <= 1 {
             return;
         }

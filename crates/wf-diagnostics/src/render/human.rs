@@ -33,7 +33,10 @@ const PARALLEL_MIN: usize = 64;
 /// Diagnostics per unit of work a rendering thread takes at a time.
 const BLOCK: usize = 16;
 
-pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> String {
+/// The human reports of `diags`, in order, each followed by a blank line,
+/// in pieces (blocks rendered in parallel) whose concatenation is the
+/// report.
+pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> Vec<String> {
     let windows = snippets::windows(diags, sources);
     let render_block = |cache: &mut SourceCache<'_>, block: &[&Diagnostic]| {
         let mut out = String::new();
@@ -46,13 +49,16 @@ pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> S
     let threads = if diags.len() < PARALLEL_MIN {
         1
     } else {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        crate::cores()
     };
     if threads <= 1 {
-        return render_block(&mut SourceCache::new(sources, &windows), diags);
+        return vec![render_block(
+            &mut SourceCache::new(sources, &windows),
+            diags,
+        )];
     }
     // Reports are independent: threads take blocks in turn and the blocks
-    // are joined in order, so the output is the same as from one thread.
+    // stay in order, so the output is the same as from one thread.
     let blocks: Vec<&[&Diagnostic]> = diags.chunks(BLOCK).collect();
     let rendered: Mutex<Vec<String>> = Mutex::new(vec![String::new(); blocks.len()]);
     let next = AtomicUsize::new(0);
@@ -72,10 +78,7 @@ pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> S
         }
         work();
     });
-    rendered
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .concat()
+    rendered.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 fn render_one(

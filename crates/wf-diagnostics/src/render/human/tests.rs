@@ -101,7 +101,7 @@ fn parallel_rendering_keeps_the_order() {
         })
         .collect();
     let refs: Vec<&Diagnostic> = diags.iter().collect();
-    let parallel = render(&refs, &sources, false);
+    let parallel = render(&refs, &sources, false).concat();
     let mut serial = String::new();
     let none = snippets::Windows::new();
     let mut cache = SourceCache::new(&sources, &none);
@@ -125,7 +125,7 @@ fn report_that_would_panic_ariadne_is_written_plainly() {
     let d = Diagnostic::new(code, "m", at(primary, 12, 13))
         .with_primary_label("here")
         .with_label(at(second, 9, 10), "and there");
-    let text = render(&[&d], &sources, false);
+    let text = render(&[&d], &sources, false).concat();
     assert!(text.contains("  --> a.dot:1:13: here\n"), "{text}");
     assert!(text.contains("  --> b.dot:2:1: and there\n"), "{text}");
     // The workaround is needed only while ariadne panics here.
