@@ -66,7 +66,7 @@ pub fn run(args: BuildArgs) -> u8 {
     }
     let mut errors: Vec<InputError> = Vec::new();
     let mut sources = Sources::new();
-    inputs::read_paths(&args.paths, &mut sources, &mut errors);
+    let early = inputs::read_paths(&args.paths, &mut sources, &mut errors);
     if !errors.is_empty() {
         for err in &errors {
             eprintln!("error: {}", err.0);
@@ -75,7 +75,7 @@ pub fn run(args: BuildArgs) -> u8 {
         return EXIT_TROUBLE;
     }
 
-    let db = inputs::load_database(sources, project.as_ref().map(|p| p.root.as_path()));
+    let db = inputs::load_database(sources, early, project.as_ref().map(|p| p.root.as_path()));
     let sources = db.sources();
     let mut diagnostics = db.diagnostics();
     if let Some(project) = &project {

@@ -99,7 +99,7 @@ pub fn run(args: CheckArgs) -> u8 {
         .filter(|p| p.as_os_str() != "-")
         .cloned()
         .collect();
-    inputs::read_paths(&file_paths, &mut sources, &mut errors);
+    let early = inputs::read_paths(&file_paths, &mut sources, &mut errors);
     if stdin_count == 1 {
         let name = args.stdin_filename.as_deref().unwrap_or("<stdin>");
         inputs::read_stdin(name, &mut sources, &mut errors);
@@ -107,7 +107,7 @@ pub fn run(args: CheckArgs) -> u8 {
 
     // The database loads imported files from disk; render from its sources,
     // which include them.
-    let mut db = inputs::load_database(sources, project.as_ref().map(|p| p.root.as_path()));
+    let mut db = inputs::load_database(sources, early, project.as_ref().map(|p| p.root.as_path()));
     let mut diagnostics = db.diagnostics();
     if let Some(project) = &project {
         wf_analysis::project::apply_lint_levels(&mut diagnostics, project);

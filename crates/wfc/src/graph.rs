@@ -66,7 +66,7 @@ pub fn run(args: GraphArgs) -> u8 {
     };
     let mut errors: Vec<InputError> = Vec::new();
     let mut sources = Sources::new();
-    inputs::read_paths(std::slice::from_ref(&args.path), &mut sources, &mut errors);
+    let early = inputs::read_paths(std::slice::from_ref(&args.path), &mut sources, &mut errors);
     if !errors.is_empty() {
         for err in &errors {
             eprintln!("error: {}", err.0);
@@ -75,7 +75,7 @@ pub fn run(args: GraphArgs) -> u8 {
     }
     // The files given come first in the database; imports follow.
     let given = sources.len();
-    let db = inputs::load_database(sources, project.as_ref().map(|p| p.root.as_path()));
+    let db = inputs::load_database(sources, early, project.as_ref().map(|p| p.root.as_path()));
     let diagnostics = db.diagnostics();
     let is_given = |file: FileId| (file.0 as usize) < given;
 

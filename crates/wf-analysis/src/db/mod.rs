@@ -37,6 +37,8 @@ pub mod queries;
 mod shape;
 
 #[cfg(test)]
+mod early_tests;
+#[cfg(test)]
 mod tests;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -49,7 +51,8 @@ use salsa::{Durability, Setter};
 use wf_diagnostics::{Diagnostic, FileId, Sources};
 
 use crate::imports::{self, LoadFailure};
-use queries::ImportTarget;
+use formats::FrontEnd;
+use queries::{ImportTarget, LoweredFile};
 
 pub use names::relative_import;
 pub use shape::strip_spans;
@@ -70,6 +73,54 @@ pub struct SourceFile {
     /// The text.
     #[returns(ref)]
     pub text: String,
+    /// The file already lowered from `text` by [`lower_early`], or `None`
+    /// (then [`queries::lower_file`] lowers it). Cleared whenever the text
+    /// changes.
+    #[default]
+    #[returns(ref)]
+    pub early: Option<Arc<LoweredFile>>,
+}
+
+/// A file lowered before the database exists (see [`lower_early`]).
+#[derive(Debug)]
+pub struct Early {
+    id: FileId,
+    /// Where the text it was lowered from is, and its length: the text
+    /// then given to the database must be that very string (moved, not
+    /// copied), which nothing changed in between.
+    text_at: usize,
+    text_len: usize,
+    lowered: Arc<LoweredFile>,
+}
+
+impl Early {
+    /// Whether this is `text` lowered as the file `id`.
+    fn is_for(&self, id: FileId, text: &str) -> bool {
+        self.id == id && self.text_at == text.as_ptr() as usize && self.text_len == text.len()
+    }
+}
+
+/// Lowers a DOT or Reflex file as the database would give it the id `id`,
+/// or `None` for other formats. For a one-shot check that reads files on
+/// one thread while others lower what it has read: lowering is most of the
+/// cost of loading a project, and would otherwise wait for the last file
+/// to be read. [`Database::set_files_early`] keeps the result only if the
+/// file does get that id and the text it gets is this string (moved there
+/// unchanged), so a wrong guess costs time, not correctness.
+/// (`.wf` files are left to the database: their syntax tree is a query of
+/// its own, which other queries read.)
+pub fn lower_early(path: &Path, id: FileId, text: &str) -> Option<Early> {
+    let lowered = match formats::front_end(path) {
+        FrontEnd::Dot => formats::lower_dot(id, text),
+        FrontEnd::Reflex => formats::lower_reflex(id, text),
+        FrontEnd::Wf => return None,
+    };
+    Some(Early {
+        id,
+        text_at: text.as_ptr() as usize,
+        text_len: text.len(),
+        lowered: Arc::new(lowered),
+    })
 }
 
 /// The set of files checked together. There is one per database (a
@@ -188,9 +239,7 @@ impl Database {
             if *file.text(self) != text {
                 // Edited files become volatile (see `Durability` above).
                 self.edited.insert(path);
-                file.set_text(self)
-                    .with_durability(Durability::LOW)
-                    .to(text);
+                self.replace_text(file, text, Some(Durability::LOW));
                 self.publish();
             }
             return file.id(self);
@@ -216,6 +265,29 @@ impl Database {
                 .with_durability(Durability::LOW)
                 .to(text);
             self.publish();
+        }
+    }
+
+    /// Sets the text of `file` (with `durability`, else keeping the one it
+    /// has), dropping its early lowering (made from the old text), and
+    /// returns the old text.
+    fn replace_text(
+        &mut self,
+        file: SourceFile,
+        text: String,
+        durability: Option<Durability>,
+    ) -> String {
+        if file.early(self).is_some() {
+            let setter = file.set_early(self);
+            match durability {
+                Some(durability) => setter.with_durability(durability).to(None),
+                None => setter.to(None),
+            };
+        }
+        let setter = file.set_text(self);
+        match durability {
+            Some(durability) => setter.with_durability(durability).to(text),
+            None => setter.to(text),
         }
     }
 
@@ -263,9 +335,23 @@ impl Database {
         &mut self,
         files: impl IntoIterator<Item = (P, String, String)>,
     ) -> Vec<FileId> {
+        self.set_files_early(
+            files
+                .into_iter()
+                .map(|(path, display, text)| (path, display, text, None)),
+        )
+    }
+
+    /// [`Database::set_files`] with files lowered ahead by
+    /// [`lower_early`]: a new file that gets the id the early lowering
+    /// assumed, and the very text it was lowered from, starts out lowered.
+    pub fn set_files_early<P: AsRef<Path>>(
+        &mut self,
+        files: impl IntoIterator<Item = (P, String, String, Option<Early>)>,
+    ) -> Vec<FileId> {
         let mut ids = Vec::new();
         let mut added = false;
-        for (path, display, text) in files {
+        for (path, display, text, early) in files {
             let normalized = imports::normalize(path.as_ref());
             if self.by_path.contains_key(&normalized) {
                 // An edit sees every file added before it, as one call at
@@ -277,7 +363,9 @@ impl Database {
                 continue;
             }
             let id = FileId(self.files.len() as u32);
+            let early = early.filter(|e| e.is_for(id, &text)).map(|e| e.lowered);
             let file = SourceFile::builder(normalized.clone(), display, id, text)
+                .early(early)
                 .durability(Durability::HIGH)
                 .new(self);
             self.files.push(file);
@@ -329,9 +417,7 @@ impl Database {
         self.edited.remove(&path);
         let id = file.id(self);
         self.removed.insert(id);
-        file.set_text(self)
-            .with_durability(Durability::LOW)
-            .to(String::new());
+        self.replace_text(file, String::new(), Some(Durability::LOW));
         self.publish_files();
         Some(id)
     }
@@ -553,7 +639,7 @@ impl Database {
         let mut sources = Sources::new();
         for (file, wanted) in self.files.clone().into_iter().zip(wanted) {
             let text = if wanted {
-                file.set_text(self).to(String::new())
+                self.replace_text(file, String::new(), None)
             } else {
                 String::new()
             };

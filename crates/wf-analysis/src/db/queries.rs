@@ -66,7 +66,15 @@ pub struct LoweredFile {
 
 /// A file lowered to the model, with its imports.
 #[salsa::tracked(returns(ref))]
-pub fn lower_file(db: &dyn Db, file: SourceFile) -> LoweredFile {
+pub fn lower_file(db: &dyn Db, file: SourceFile) -> Arc<LoweredFile> {
+    if let Some(early) = file.early(db) {
+        return Arc::clone(early);
+    }
+    Arc::new(lower_source(db, file))
+}
+
+/// What [`lower_file`] gives a file not lowered early.
+fn lower_source(db: &dyn Db, file: SourceFile) -> LoweredFile {
     let id = file.id(db);
     if front_end(file.path(db)) == FrontEnd::Reflex {
         return super::formats::lower_reflex(id, file.text(db));

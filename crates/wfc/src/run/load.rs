@@ -71,7 +71,7 @@ fn compile_source(path: &Path) -> Result<Loaded, LoadFailure> {
     if let Some(e) = errors.into_iter().next() {
         return Err(LoadFailure(format!("error: {}", e.0)));
     }
-    let db = inputs::load_database(sources, None);
+    let db = inputs::load_database(sources, inputs::EarlyLowered::default(), None);
     let diagnostics = db.diagnostics();
     if !diagnostics.is_empty() {
         let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())

@@ -1,11 +1,13 @@
 //! Turning command-line paths into source files.
 
+mod walk;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
+use wf_analysis::db::{Early, lower_early};
 use wf_analysis::imports::{self, LoadFailure};
-use wf_diagnostics::Sources;
+use wf_diagnostics::{FileId, Sources};
 
 /// A problem reading inputs: reported on stderr, makes the exit status 2.
 #[derive(Debug)]
@@ -22,7 +24,7 @@ const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
 /// deterministic. `.gv` files are checked only when named: the extension is
 /// Graphviz's own, and most `.gv` files are diagrams, not pipelines.
 pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<PathBuf> {
-    expand(paths, errors, |path| {
+    walk::expand(paths, errors, is_candidate, |_, path| {
         (has_source_extension(path) || is_reflex_file(path)).then_some(())
     })
     .into_iter()
@@ -30,20 +32,40 @@ pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<Pat
     .collect()
 }
 
+/// DOT and Reflex files lowered while the walk was still finding and
+/// reading files (see [`read_paths`]), for [`load_database`].
+#[derive(Debug, Default)]
+pub struct EarlyLowered {
+    /// The index in the sources of the first entry of `files`.
+    first: usize,
+    /// Per source from `first` on, in order.
+    files: Vec<Option<Early>>,
+}
+
 /// [`collect_paths`] and then [`read_files`], in one pass: each file a
-/// directory walk finds is read by the walker thread that found it, so
-/// reading overlaps the walk instead of waiting for it to end (and a
-/// Reflex candidate is read once, not twice). The sources, their order and
-/// the errors (the walk's first, then the reads') are the same.
-pub fn read_paths(paths: &[PathBuf], sources: &mut Sources, errors: &mut Vec<InputError>) {
-    let found = expand(paths, errors, |path| {
-        if has_source_extension(path) {
-            Some(Some(read_one(path)))
+/// directory walk finds is read, and a DOT or Reflex file also lowered, on
+/// another thread while the walk goes on (and a Reflex candidate is read
+/// once, not twice). The sources, their order and the errors (the walk's
+/// first, then the reads') are the same. The lowered files go to
+/// [`load_database`], so that the database does not lower them again.
+pub fn read_paths(
+    paths: &[PathBuf],
+    sources: &mut Sources,
+    errors: &mut Vec<InputError>,
+) -> EarlyLowered {
+    let first = sources.len();
+    let found = walk::expand(paths, errors, is_candidate, |position, path| {
+        let text = if has_source_extension(path) {
+            read_one(path)
         } else {
             // Decoded as any source is (a byte-order mark dropped).
             let text = reflex_text(path)?;
-            Some(Some(decode(&path.display().to_string(), text.into_bytes())))
-        }
+            decode(&path.display().to_string(), text.into_bytes())
+        };
+        // The id the file gets if every file before it is read.
+        let id = FileId((first + position) as u32);
+        let early = text.as_ref().ok().and_then(|t| lower_early(path, id, t));
+        Some(Some((text, early)))
     });
     // Files named on the command line are read afterwards, all at once.
     let named: Vec<PathBuf> = found
@@ -52,129 +74,32 @@ pub fn read_paths(paths: &[PathBuf], sources: &mut Sources, errors: &mut Vec<Inp
         .map(|(path, _)| path.clone())
         .collect();
     let mut named_reads = read_all(&named).into_iter();
+    let mut early = EarlyLowered {
+        first,
+        files: Vec::new(),
+    };
     for (path, read) in found {
-        let result = match read {
-            Some(result) => result,
-            None => named_reads
-                .next()
-                .expect("one read per file named on the command line"),
+        let (result, lowered) = match read {
+            Some(read) => read,
+            None => (
+                named_reads
+                    .next()
+                    .expect("one read per file named on the command line"),
+                None,
+            ),
         };
+        if result.is_ok() {
+            early.files.push(lowered);
+        }
         add_source(&path, result, sources, errors);
     }
+    early
 }
 
-/// The files `paths` stand for, in order, each with what `keep` made of it
-/// (`keep` runs on the walker threads and skips the files it returns `None`
-/// for); files named on the command line are kept as they are, with
-/// `T::default()`. Walk problems go to `errors`.
-fn expand<T: Send + Default>(
-    paths: &[PathBuf],
-    errors: &mut Vec<InputError>,
-    keep: impl Fn(&Path) -> Option<T> + Sync,
-) -> Vec<(PathBuf, T)> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let (found, walk_errors) = walk(path, &keep);
-            errors.extend(
-                walk_errors
-                    .into_iter()
-                    .map(|err| InputError(format!("cannot walk `{}`: {err}", path.display()))),
-            );
-            if found.is_empty() {
-                errors.push(InputError(format!(
-                    "no workflow files (*.wf, Reflex *.json) found in directory `{}`",
-                    path.display()
-                )));
-            }
-            files.extend(found);
-        } else if path.exists() {
-            files.push((path.clone(), T::default()));
-        } else {
-            errors.push(InputError(format!(
-                "`{}`: no such file or directory",
-                path.display()
-            )));
-        }
-    }
-    files
-}
-
-/// The files under the directory `root` that `keep` keeps, sorted by path
-/// (the order of a depth-first walk taking each directory's entries by
-/// name), and the walk's errors, sorted.
-///
-/// One thread walks; the other cores run `keep` (which reads the file) on
-/// the paths as they are found, and this thread joins them when the walk
-/// ends. The walk is `ignore`'s parallel walker with one thread: with more,
-/// idle threads sleep a millisecond at a time, and the sequential walker
-/// probes each directory for ignore files with five `stat` calls where the
-/// parallel one reads the entries it lists. On the 170 directories of the
-/// Attractor corpus this took about 2.1 ms against 3.8 ms for the walker on
-/// two threads (docs/performance.md).
-fn walk<T: Send>(
-    root: &Path,
-    keep: &(impl Fn(&Path) -> Option<T> + Sync),
-) -> (Vec<(PathBuf, T)>, Vec<String>) {
-    let threads = wf_diagnostics::cores();
-    let (sender, receiver) = std::sync::mpsc::channel::<PathBuf>();
-    let receiver = Mutex::new(receiver);
-    let take = || {
-        let mut kept = Vec::new();
-        while let Ok(path) = lock(&receiver).recv() {
-            if let Some(value) = keep(&path) {
-                kept.push((path, value));
-            }
-        }
-        kept
-    };
-    let errors = Mutex::new(Vec::new());
-    let mut found = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(take)).collect();
-        ignore::WalkBuilder::new(root)
-            .threads(1)
-            .build_parallel()
-            .run(|| {
-                let sender = sender.clone();
-                let errors = &errors;
-                Box::new(move |entry| {
-                    match entry {
-                        Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                            // The receiver lives until the scope ends.
-                            let _ = sender.send(entry.into_path());
-                        }
-                        Ok(_) => {}
-                        Err(err) => lock(errors).push(err.to_string()),
-                    }
-                    ignore::WalkState::Continue
-                })
-            });
-        drop(sender);
-        let mut found = take();
-        for helper in helpers {
-            match helper.join() {
-                Ok(kept) => found.extend(kept),
-                Err(payload) => std::panic::resume_unwind(payload),
-            }
-        }
-        found
-    });
-    // Paths compare component by component, so sorting gives the order of
-    // a walk that visits each directory's entries sorted by name.
-    found.sort_by(|(a, _), (b, _)| a.cmp(b));
-    let mut errors = errors
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    errors.sort();
-    (found, errors)
-}
-
-/// The value behind a mutex, even if a thread panicked holding it (the
-/// panic is raised again when the walk joins it).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// A file a directory walk passes on to be read: a source extension, or
+/// `.json` (read to see whether it is a Reflex workflow).
+fn is_candidate(path: &Path) -> bool {
+    has_source_extension(path) || path.extension().is_some_and(|e| e == "json")
 }
 
 fn has_source_extension(path: &Path) -> bool {
@@ -322,7 +247,11 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
 /// it. The root that imports may not leave is `root` (the directory of
 /// `wf.toml`) when given, else the deepest directory containing both the
 /// current directory and every file checked.
-pub fn load_database(sources: Sources, root: Option<&Path>) -> wf_analysis::Database {
+pub fn load_database(
+    sources: Sources,
+    early: EarlyLowered,
+    root: Option<&Path>,
+) -> wf_analysis::Database {
     let cwd = std::env::current_dir()
         .and_then(|d| d.canonicalize())
         .unwrap_or_else(|_| PathBuf::from("/"));
@@ -338,13 +267,23 @@ pub fn load_database(sources: Sources, root: Option<&Path>) -> wf_analysis::Data
         ),
     };
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
+    let early_first = early.first;
     let mut db = wf_analysis::Database::new(&root);
     // The texts move into the database: no copy of the project.
-    db.set_files(
+    let mut early = early.files.into_iter();
+    let mut early_for = |index: usize| {
+        if index < early_first {
+            None
+        } else {
+            early.next().flatten()
+        }
+    };
+    db.set_files_early(
         sources
             .into_files()
             .zip(paths)
-            .map(|(file, path)| (path, file.path, file.text)),
+            .enumerate()
+            .map(|(index, (file, path))| (path, file.path, file.text, early_for(index))),
     );
     db.load_imports(|path| load_import(path, &cwd, &canonical_root));
     db
@@ -417,7 +356,7 @@ mod tests {
             release.display().to_string(),
             std::fs::read_to_string(&release).unwrap(),
         );
-        let db = load_database(sources, None);
+        let db = load_database(sources, EarlyLowered::default(), None);
         assert_eq!(db.file_count(), 2, "lib/review.wf is loaded");
         assert!(codes(&db).is_empty(), "{:?}", db.diagnostics());
     }
@@ -484,7 +423,7 @@ mod tests {
         let text = "import \"lib/link.wf\"\nimport \"lib/dir.wf\"\nimport \"lib/bad.wf\"\nimport \"lib/ok.wf\"\nworkflow Main {\n  call ok = Ok\n  start -> ok -> done\n}\n";
         let mut sources = Sources::new();
         sources.add(main.display().to_string(), text);
-        let db = load_database(sources, Some(&root));
+        let db = load_database(sources, EarlyLowered::default(), Some(&root));
         assert_eq!(codes(&db), ["WF0108", "WF0107", "WF0107"]);
         let diagnostics = db.diagnostics();
         assert!(diagnostics[0].notes[0].contains("outside/out.wf"));
