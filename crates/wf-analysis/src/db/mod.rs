@@ -37,7 +37,7 @@ pub mod queries;
 mod shape;
 
 #[cfg(test)]
-mod early_tests;
+mod one_shot_tests;
 #[cfg(test)]
 mod tests;
 
@@ -136,6 +136,11 @@ pub struct Project {
     /// Import targets the loader could not load, and why.
     #[returns(ref)]
     pub load_failures: BTreeMap<PathBuf, LoadFailure>,
+    /// Whether the project is checked once and never edited (see
+    /// [`Database::set_one_shot`]).
+    #[default]
+    #[returns(copy)]
+    pub one_shot: bool,
 }
 
 /// Project-wide aggregates of derived values, republished by the
@@ -213,6 +218,22 @@ impl Database {
             .durability(Durability::HIGH)
             .new(&db);
         db
+    }
+
+    /// Declares that this database is checked once and never edited (a
+    /// `wfc check` run): the queries then skip work that only pays off
+    /// across edits. So far that is the span-free copy of each workflow
+    /// ([`queries::workflow_shape`]), which exists so that salsa can see
+    /// that an edit that only moved text left the graph alone; a one-shot
+    /// check reads the workflow itself. Diagnostics are the same either way.
+    pub fn set_one_shot(&mut self) {
+        let project = self.project();
+        if !project.one_shot(self) {
+            project
+                .set_one_shot(self)
+                .with_durability(Durability::HIGH)
+                .to(true);
+        }
     }
 
     fn project(&self) -> Project {

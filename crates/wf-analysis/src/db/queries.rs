@@ -157,9 +157,15 @@ pub fn workflow_model<'db>(db: &'db dyn Db, id: WorkflowId<'db>) -> Arc<Workflow
     lowered.workflows[at].clone()
 }
 
-/// One workflow without its spans (see [`super::shape`]).
+/// One workflow without its spans (see [`super::shape`]), or, in a
+/// database that is never edited ([`super::Database::set_one_shot`]), the
+/// workflow itself: nothing reads the spans, attributes or doc comments of
+/// a shape, so the analyses give the same results from either.
 #[salsa::tracked(returns(ref))]
 pub fn workflow_shape<'db>(db: &'db dyn Db, id: WorkflowId<'db>) -> Arc<Workflow> {
+    if Project::get(db).one_shot(db) {
+        return Arc::clone(workflow_model(db, id));
+    }
     Arc::new(strip_spans(workflow_model(db, id)))
 }
 

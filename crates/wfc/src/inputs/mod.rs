@@ -269,6 +269,8 @@ pub fn load_database(
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
     let early_first = early.first;
     let mut db = wf_analysis::Database::new(&root);
+    // The command line checks once and never edits.
+    db.set_one_shot();
     // The texts move into the database: no copy of the project.
     let mut early = early.files.into_iter();
     let mut early_for = |index: usize| {

@@ -1,5 +1,7 @@
-//! Files lowered before the database exists ([`super::lower_early`]): used
-//! when they are what the database would lower, ignored otherwise.
+//! What a one-shot check (`wfc check`) does differently: files lowered
+//! before the database exists ([`super::lower_early`]), used when they are
+//! what the database would lower and ignored otherwise, and workflows read
+//! as their own shapes ([`Database::set_one_shot`]).
 
 use std::sync::Arc;
 
@@ -73,4 +75,19 @@ fn editing_a_file_lowered_early_lowers_the_new_text() {
 #[test]
 fn wf_files_are_left_to_the_database() {
     assert!(lower_early("/p/a.wf".as_ref(), FileId(0), "workflow w {}").is_none());
+}
+
+#[test]
+fn a_one_shot_database_reads_workflows_as_their_shapes() {
+    for one_shot in [false, true] {
+        let (mut db, _) = database(PIPELINE, None);
+        if one_shot {
+            db.set_one_shot();
+        }
+        let file = db.files[0];
+        let id = queries::file_workflows(&db, file)[0];
+        let shape = queries::workflow_shape(&db, id);
+        let model = queries::workflow_model(&db, id);
+        assert_eq!(Arc::ptr_eq(shape, model), one_shot);
+    }
 }
