@@ -1,6 +1,7 @@
-//! How many threads a parallel pass may use, asked once per process.
+//! The threads of parallel passes: how many, and where they start.
 
 use std::sync::OnceLock;
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// The number of cores this process may run on (at least 1).
 ///
@@ -12,4 +13,81 @@ pub fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES
         .get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
+
+/// Spawns a worker of a parallel pass on `scope`, making sure it starts on
+/// another core than this thread's.
+///
+/// Linux queues a new thread on its parent's core, and on some machines
+/// (small virtual machines in particular) leaves it there for milliseconds
+/// while the other cores idle: the worker then waits for the parent to
+/// block, which in a pass the parent takes part in is the end of the pass.
+/// Here the parent yields once, so that the worker runs at once, and the
+/// worker, finding itself on its parent's core, moves to another one (by
+/// narrowing its CPU mask for a moment) before it starts working.
+pub fn spawn_apart<'scope, T: Send + 'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> ScopedJoinHandle<'scope, T> {
+    let parent = placement::current_cpu();
+    let handle = scope.spawn(move || {
+        if let Some(parent) = parent {
+            placement::leave_cpu(parent);
+        }
+        work()
+    });
+    if parent.is_some() {
+        std::thread::yield_now();
+    }
+    handle
+}
+
+#[cfg(target_os = "linux")]
+mod placement {
+    /// The core this thread runs on.
+    pub(super) fn current_cpu() -> Option<usize> {
+        // SAFETY: no arguments, no memory touched.
+        let cpu = unsafe { libc::sched_getcpu() };
+        usize::try_from(cpu).ok()
+    }
+
+    /// Moves this thread off `cpu` if it is on it and may run elsewhere,
+    /// then lets it run anywhere it could before.
+    pub(super) fn leave_cpu(cpu: usize) {
+        if current_cpu() != Some(cpu) {
+            return;
+        }
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `cpu_set_t` is plain data (all zeroes is an empty set);
+        // the calls read and write only the sets passed, of `size` bytes,
+        // and `cpu` is checked against the set's capacity.
+        unsafe {
+            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
+                return;
+            }
+            if cpu >= 8 * size {
+                return;
+            }
+            let mut elsewhere = allowed;
+            libc::CPU_CLR(cpu, &mut elsewhere);
+            if libc::CPU_COUNT(&elsewhere) == 0 {
+                return;
+            }
+            // Narrowing the mask moves the thread now; widening it again
+            // leaves it where it is.
+            if libc::sched_setaffinity(0, size, &elsewhere) == 0 {
+                libc::sched_setaffinity(0, size, &allowed);
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod placement {
+    pub(super) fn current_cpu() -> Option<usize> {
+        None
+    }
+
+    pub(super) fn leave_cpu(_cpu: usize) {}
 }

@@ -16,7 +16,7 @@ pub mod render;
 mod source;
 
 pub use codes::{Code, Family};
-pub use cores::cores;
+pub use cores::{cores, spawn_apart};
 pub use diagnostic::{Applicability, Diagnostic, Fix, Label, Severity, TextEdit};
 pub use docs::{REGENERATE_DOCS, diagnostics_markdown};
 pub use render::{

@@ -606,7 +606,7 @@ impl Database {
                 .map(|_| {
                     let db = self.clone();
                     let work = &work;
-                    scope.spawn(move || work(&db))
+                    wf_diagnostics::spawn_apart(scope, move || work(&db))
                 })
                 .collect();
             work(self);

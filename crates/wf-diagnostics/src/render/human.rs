@@ -74,7 +74,7 @@ pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> V
     std::thread::scope(|scope| {
         // This thread renders too: one thread fewer to start.
         for _ in 1..threads.min(blocks.len()) {
-            scope.spawn(work);
+            crate::spawn_apart(scope, work);
         }
         work();
     });

@@ -179,7 +179,11 @@ fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
         // This thread reads the first part: one thread fewer to start.
         let first = parts.next().unwrap_or_default();
         let workers: Vec<_> = parts
-            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .map(|part| {
+                wf_diagnostics::spawn_apart(scope, move || {
+                    part.iter().map(read).collect::<Vec<_>>()
+                })
+            })
             .collect();
         let mut all: Vec<_> = first.iter().map(read).collect();
         for worker in workers {
