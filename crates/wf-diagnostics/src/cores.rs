@@ -91,3 +91,47 @@ mod placement {
 
     pub(super) fn leave_cpu(_cpu: usize) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_started_apart_run_and_return() {
+        let items: Vec<usize> = (0..100).collect();
+        let total: usize = std::thread::scope(|scope| {
+            let handles: Vec<_> = items
+                .chunks(10)
+                .map(|chunk| spawn_apart(scope, move || chunk.iter().sum::<usize>()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(total, 4950);
+    }
+
+    /// Leaving a core narrows the CPU mask only for a moment: a worker
+    /// may run anywhere afterwards, as before.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn leaving_a_core_keeps_the_cpu_mask() {
+        fn mask() -> Vec<usize> {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: as in `placement::leave_cpu`.
+            unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+                (0..8 * size)
+                    .filter(|&c| libc::CPU_ISSET(c, &set))
+                    .collect()
+            }
+        }
+        std::thread::spawn(|| {
+            let before = mask();
+            let here = placement::current_cpu().expect("sched_getcpu works on Linux");
+            placement::leave_cpu(here);
+            assert_eq!(mask(), before);
+        })
+        .join()
+        .unwrap();
+    }
+}
