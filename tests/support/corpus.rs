@@ -29,3 +29,30 @@ pub fn shared_corpus(kind: &str) -> Option<PathBuf> {
     eprintln!("skipped: no shared corpus at {}", dir.display());
     None
 }
+
+/// Every file below `dir` whose extension is one of `extensions`, sorted
+/// (for tests that run over a corpus or the project's own sources).
+#[allow(dead_code)] // not every test that includes this file walks
+pub fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, extensions, out);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| extensions.contains(&e))
+            {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, extensions, &mut out);
+    out.sort();
+    out
+}

@@ -3,38 +3,18 @@
 //! code, so the real-world effect of a check is visible in review.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use wf_diagnostics::{FileId, Severity};
 
 #[path = "../../../tests/support/corpus.rs"]
 mod corpus;
 
-fn pipelines(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            pipelines(&path, out);
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("dot" | "fabro" | "gv")
-        ) {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn corpus_summary() {
     let Some(dir) = corpus::shared_corpus("attractor") else {
         return;
     };
-    let mut files = Vec::new();
-    pipelines(&dir, &mut files);
-    files.sort();
+    let files = corpus::files_under(&dir, &["dot", "fabro", "gv"]);
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut clean = 0;
     let mut without_errors = 0;

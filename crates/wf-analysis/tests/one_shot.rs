@@ -13,21 +13,13 @@ use wf_analysis::Database;
 mod corpus;
 
 /// Source files under `dir`, by directory.
-fn sources(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<PathBuf>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("wf" | "dot" | "fabro" | "json")
-        ) {
-            out.entry(dir.to_path_buf()).or_default().push(path);
-        }
+fn sources(dir: &Path) -> BTreeMap<PathBuf, Vec<PathBuf>> {
+    let mut by_dir: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for path in corpus::files_under(dir, &["wf", "dot", "fabro", "json"]) {
+        let parent = path.parent().unwrap_or(dir).to_path_buf();
+        by_dir.entry(parent).or_default().push(path);
     }
+    by_dir
 }
 
 fn diagnostics(dir: &Path, files: &[(PathBuf, String)], one_shot: bool) -> String {
@@ -44,11 +36,8 @@ fn diagnostics(dir: &Path, files: &[(PathBuf, String)], one_shot: bool) -> Strin
 }
 
 fn compare(root: &Path) -> usize {
-    let mut dirs = BTreeMap::new();
-    sources(root, &mut dirs);
     let mut compared = 0;
-    for (dir, mut paths) in dirs {
-        paths.sort();
+    for (dir, paths) in sources(root) {
         let files: Vec<(PathBuf, String)> = paths
             .into_iter()
             .filter_map(|p| Some((p.clone(), std::fs::read_to_string(&p).ok()?)))

@@ -9,43 +9,18 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
 #[path = "../../../tests/support/corpus.rs"]
 mod corpus;
 
 use wf_diagnostics::{FileId, Severity};
 
-/// Every pipeline file (`.dot`, `.fabro`, `.gv`) below `dir`, sorted.
-fn pipelines(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "dot" || e == "fabro" || e == "gv")
-            {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, &mut out);
-    out.sort();
-    out
-}
-
 #[test]
 fn corpus_parses_and_lowers() {
     let Some(dir) = corpus::shared_corpus("attractor") else {
         return;
     };
-    let files = pipelines(&dir);
+    let files = corpus::files_under(&dir, &["dot", "fabro", "gv"]);
     assert!(
         files.len() >= 276,
         "expected the 276 corpus files, found {}",

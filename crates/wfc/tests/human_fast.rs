@@ -16,30 +16,11 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("wf" | "dot" | "gv" | "fabro" | "json")
-        ) {
-            out.push(path);
-        }
-    }
-}
-
 /// Checks every source file under `dir` in one database, as `wfc check
 /// DIR` does, and compares both renderings of each diagnostic. Returns how
 /// many reports were drawn by the fast path, and how many in all.
 fn compare_dir(dir: &Path) -> (usize, usize) {
-    let mut files = Vec::new();
-    collect(dir, &mut files);
-    files.sort();
+    let files = corpus::files_under(dir, &["wf", "dot", "gv", "fabro", "json"]);
     let mut inputs = Vec::new();
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
