@@ -172,38 +172,20 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
                     span,
                 });
                 if !closed {
-                    out.runs_to_end = true;
-                    out.diagnostics.push(unterminated(
-                        Span::new(start, start + 2),
-                        "block comment",
-                        "`*/`",
-                        file,
-                    ));
+                    out.unterminated(Span::new(start, start + 2), "block comment", "`*/`", file);
                 }
                 continue;
             }
             Lexeme::Word => Token::Word(slice),
             Lexeme::Str(closed) => {
                 if !closed {
-                    out.runs_to_end = true;
-                    out.diagnostics.push(unterminated(
-                        Span::new(start, start + 1),
-                        "string",
-                        "`\"`",
-                        file,
-                    ));
+                    out.unterminated(Span::new(start, start + 1), "string", "`\"`", file);
                 }
                 Token::Str(slice)
             }
             Lexeme::Html(closed) => {
                 if !closed {
-                    out.runs_to_end = true;
-                    out.diagnostics.push(unterminated(
-                        Span::new(start, start + 1),
-                        "HTML string",
-                        "`>`",
-                        file,
-                    ));
+                    out.unterminated(Span::new(start, start + 1), "HTML string", "`>`", file);
                 }
                 Token::Html(slice)
             }
@@ -217,14 +199,21 @@ pub fn lex(text: &str, file: FileId) -> Lexed<'_> {
     out
 }
 
-fn unterminated(at: Span, what: &str, closer: &str, file: FileId) -> Diagnostic {
-    Diagnostic::new(
-        &codes::DOT_UNTERMINATED,
-        format!("unterminated {what}"),
-        at.in_file(file),
-    )
-    .with_primary_label(format!("this {what} is never closed"))
-    .with_help(format!("close it with {closer}"))
+impl Lexed<'_> {
+    /// WF0602 for a string or comment opened at `at` and never closed: it
+    /// runs to the end of the file.
+    fn unterminated(&mut self, at: Span, what: &str, closer: &str, file: FileId) {
+        self.runs_to_end = true;
+        self.diagnostics.push(
+            Diagnostic::new(
+                &codes::DOT_UNTERMINATED,
+                format!("unterminated {what}"),
+                at.in_file(file),
+            )
+            .with_primary_label(format!("this {what} is never closed"))
+            .with_help(format!("close it with {closer}")),
+        );
+    }
 }
 
 /// Reports a run of invalid characters once and leaves an `Error` token so
