@@ -48,6 +48,17 @@ pub fn front_end(path: &Path) -> FrontEnd {
     }
 }
 
+/// A file of a format lowered from its text alone (DOT and Reflex), the
+/// front end chosen by `path`; `None` for `.wf`, whose lowering reads the
+/// `parse_file` query.
+pub fn lower_text(path: &Path, file: FileId, text: &str) -> Option<LoweredFile> {
+    match front_end(path) {
+        FrontEnd::Dot => Some(lower_dot(file, text)),
+        FrontEnd::Reflex => Some(lower_reflex(file, text)),
+        FrontEnd::Wf => None,
+    }
+}
+
 /// A DOT file lowered by `wf-dot`: its pipeline (one workflow) and the
 /// syntax and lowering diagnostics. DOT files have no imports.
 pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {

@@ -51,7 +51,6 @@ use salsa::{Durability, Setter};
 use wf_diagnostics::{Diagnostic, FileId, Sources};
 
 use crate::imports::{self, LoadFailure};
-use formats::FrontEnd;
 use queries::{ImportTarget, LoweredFile};
 
 pub use names::relative_import;
@@ -110,11 +109,7 @@ impl Early {
 /// (`.wf` files are left to the database: their syntax tree is a query of
 /// its own, which other queries read.)
 pub fn lower_early(path: &Path, id: FileId, text: &str) -> Option<Early> {
-    let lowered = match formats::front_end(path) {
-        FrontEnd::Dot => formats::lower_dot(id, text),
-        FrontEnd::Reflex => formats::lower_reflex(id, text),
-        FrontEnd::Wf => return None,
-    };
+    let lowered = formats::lower_text(path, id, text)?;
     Some(Early {
         id,
         text_at: text.as_ptr() as usize,

@@ -76,11 +76,8 @@ pub fn lower_file(db: &dyn Db, file: SourceFile) -> Arc<LoweredFile> {
 /// What [`lower_file`] gives a file not lowered early.
 fn lower_source(db: &dyn Db, file: SourceFile) -> LoweredFile {
     let id = file.id(db);
-    if front_end(file.path(db)) == FrontEnd::Reflex {
-        return super::formats::lower_reflex(id, file.text(db));
-    }
-    if front_end(file.path(db)) == FrontEnd::Dot {
-        return super::formats::lower_dot(id, file.text(db));
+    if let Some(lowered) = super::formats::lower_text(file.path(db), id, file.text(db)) {
+        return lowered;
     }
     let parsed = parse_file(db, file);
     let lowered = crate::lower::lower_parsed(&[(id, parsed)]);

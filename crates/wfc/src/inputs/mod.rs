@@ -271,25 +271,21 @@ pub fn load_database(
         ),
     };
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
-    let early_first = early.first;
     let mut db = wf_analysis::Database::new(&root);
     // The command line checks once and never edits.
     db.set_one_shot();
+    // Sources before `early.first` and after its files were not lowered.
+    let early = std::iter::repeat_with(|| None)
+        .take(early.first)
+        .chain(early.files)
+        .chain(std::iter::repeat_with(|| None));
     // The texts move into the database: no copy of the project.
-    let mut early = early.files.into_iter();
-    let mut early_for = |index: usize| {
-        if index < early_first {
-            None
-        } else {
-            early.next().flatten()
-        }
-    };
     db.set_files_early(
         sources
             .into_files()
             .zip(paths)
-            .enumerate()
-            .map(|(index, (file, path))| (path, file.path, file.text, early_for(index))),
+            .zip(early)
+            .map(|((file, path), early)| (path, file.path, file.text, early)),
     );
     db.load_imports(|path| load_import(path, &cwd, &canonical_root));
     db
