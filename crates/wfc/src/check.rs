@@ -41,7 +41,8 @@ pub enum ColorChoice {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Files or directories to check (directories are searched recursively
-    /// for `.wf` files); `-` reads standard input. Defaults to `.`.
+    /// for `.wf`, `.dot` and `.fabro` files, and `.json` files that are
+    /// Reflex workflows); `-` reads standard input. Defaults to `.`.
     paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]

@@ -1,7 +1,8 @@
 //! The annotated test files under `tests/check/`.
 //!
-//! Each `.wf` file (or each directory under `tests/check/projects/`, checked
-//! as one program) carries its own expectations as comments:
+//! Each `.wf` or `.dot` file (or each directory under
+//! `tests/check/projects/`, checked as one program) carries its own
+//! expectations as `//` comments:
 //!
 //! ```text
 //! a -> b -> a   // error[WF0201]: cycle
@@ -18,7 +19,7 @@
 
 mod common;
 
-use common::{repo_root, wf_files};
+use common::{files_with_extensions, repo_root, wf_files};
 
 use std::path::{Path, PathBuf};
 
@@ -188,7 +189,7 @@ fn run_all(cases: Vec<(PathBuf, Vec<PathBuf>)>) {
 #[test]
 fn annotated_files() {
     let dir = repo_root().join("tests/check");
-    let cases = wf_files(&dir)
+    let cases = files_with_extensions(&dir, &["wf", "dot"])
         .into_iter()
         .map(|path| (path.strip_prefix(&dir).unwrap().to_path_buf(), path))
         .filter(|(relative, _)| !relative.starts_with("projects"))

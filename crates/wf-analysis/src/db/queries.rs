@@ -340,11 +340,18 @@ pub fn name_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
 /// The `// wfc: allow(…)` comments of a file, and WF0010 for malformed ones.
 #[salsa::tracked(returns(ref))]
 pub fn file_suppressions(db: &dyn Db, file: SourceFile) -> (Vec<Suppression>, Vec<Diagnostic>) {
-    if front_end(file.path(db)) != FrontEnd::Wf {
+    let text = file.text(db);
+    match front_end(file.path(db)) {
+        FrontEnd::Wf => suppress::collect(file.id(db), text, parse_file(db, file)),
+        // The DOT syntax tree is not kept after lowering: parse again, but
+        // only a file that names `wfc:` somewhere.
+        FrontEnd::Dot if suppress::dot::may_suppress(text) => {
+            let parsed = wf_dot::parse(text, file.id(db));
+            suppress::dot::collect(file.id(db), text, &parsed)
+        }
         // JSON has no comments to hold suppressions.
-        return (Vec::new(), Vec::new());
+        FrontEnd::Dot | FrontEnd::Reflex => (Vec::new(), Vec::new()),
     }
-    suppress::collect(file.id(db), file.text(db), parse_file(db, file))
 }
 
 /// Every diagnostic whose file is `file`, except WF0308 (see

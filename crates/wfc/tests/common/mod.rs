@@ -15,20 +15,29 @@ pub fn repo_root() -> PathBuf {
 /// Every `.wf` file below `dir`, recursively, skipping `snapshots/`
 /// directories, in sorted order.
 pub fn wf_files(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    files_with_extensions(dir, &["wf"])
+}
+
+/// Every file under `dir` (recursively, skipping `snapshots/`) whose
+/// extension is one of `extensions`, sorted.
+pub fn files_with_extensions(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 if path.file_name().is_some_and(|n| n != "snapshots") {
-                    walk(&path, out);
+                    walk(&path, extensions, out);
                 }
-            } else if path.extension().is_some_and(|e| e == "wf") {
+            } else if path
+                .extension()
+                .is_some_and(|e| extensions.iter().any(|x| e == *x))
+            {
                 out.push(path);
             }
         }
     }
     let mut out = Vec::new();
-    walk(dir, &mut out);
+    walk(dir, extensions, &mut out);
     out.sort();
     out
 }

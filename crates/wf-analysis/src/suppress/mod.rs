@@ -8,6 +8,11 @@
 //! errors cannot be suppressed: a file that does not parse is not understood.
 //! A malformed suppression is itself reported (WF0010), so a typo does not
 //! silently stop suppressing.
+//!
+//! `.dot` pipelines take the same comments, written `// wfc: allow(…)` or
+//! `# wfc: allow(…)` (see [`dot`]).
+
+pub mod dot;
 
 use wf_diagnostics::{Code, Diagnostic, Family, FileId, Severity, Span, codes};
 use wf_syntax::ast::{Item, Statement};
@@ -27,19 +32,44 @@ pub struct Suppression {
 /// Finds the suppression comments of one parsed file; malformed ones become
 /// WF0010 warnings.
 pub fn collect(file: FileId, text: &str, parsed: &Parsed) -> (Vec<Suppression>, Vec<Diagnostic>) {
+    let comments = parsed
+        .trivia
+        .iter()
+        .filter(|trivia| trivia.kind == TriviaKind::LineComment)
+        .map(|trivia| trivia.span);
+    let layout = Layout {
+        anchors: item_anchors(parsed),
+        comment_line: |line: &str| line.starts_with("//"),
+    };
+    collect_comments(file, text, comments, &layout)
+}
+
+/// What a format tells [`collect_comments`] about its files.
+struct Layout<F: Fn(&str) -> bool> {
+    /// Where each suppressible item starts, with its span.
+    anchors: Vec<(u32, Span)>,
+    /// Whether a trimmed line holds only a comment (so a stand-alone
+    /// suppression looks past it for the next line of code).
+    comment_line: F,
+}
+
+/// The suppressions among `comments` (line comments, delimiters included);
+/// malformed ones become WF0010 warnings.
+fn collect_comments<F: Fn(&str) -> bool>(
+    file: FileId,
+    text: &str,
+    comments: impl Iterator<Item = Span>,
+    layout: &Layout<F>,
+) -> (Vec<Suppression>, Vec<Diagnostic>) {
     let mut suppressions = Vec::new();
     let mut problems = Vec::new();
-    let anchors = item_anchors(parsed);
-    for trivia in &parsed.trivia {
-        if trivia.kind != TriviaKind::LineComment {
-            continue;
-        }
-        let comment = &text[trivia.span.range()];
-        let body = comment.trim_start_matches('/').trim();
+    for span in comments {
+        let comment = &text[span.range()];
+        let body = comment.trim_start_matches(['/', '#']).trim();
         let Some(directive) = body.strip_prefix("wfc:") else {
             continue;
         };
-        let at = trivia.span.in_file(file);
+        let at = span.in_file(file);
         let codes = match parse_allow(directive.trim()) {
             Ok(codes) => codes,
             Err(message) => {
@@ -51,7 +81,7 @@ pub fn collect(file: FileId, text: &str, parsed: &Parsed) -> (Vec<Suppression>, 
                 continue;
             }
         };
-        let scope = scope_of(text, trivia.span, &anchors);
+        let scope = scope_of(text, span, layout);
         suppressions.push(Suppression { file, scope, codes });
     }
     (suppressions, problems)
@@ -130,7 +160,7 @@ fn item_anchors(parsed: &Parsed) -> Vec<(u32, Span)> {
 }
 
 /// The range a suppression comment covers (see the module docs).
-fn scope_of(text: &str, comment: Span, anchors: &[(u32, Span)]) -> Span {
+fn scope_of<F: Fn(&str) -> bool>(text: &str, comment: Span, layout: &Layout<F>) -> Span {
     let start = comment.start as usize;
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     if !text[line_start..start].trim().is_empty() {
@@ -144,13 +174,14 @@ fn scope_of(text: &str, comment: Span, anchors: &[(u32, Span)]) -> Span {
     while offset < text.len() {
         let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
         let line = text[offset..end].trim();
-        if !line.is_empty() && !line.starts_with("//") {
+        if !line.is_empty() && !(layout.comment_line)(line) {
             let (code_start, line_end) = (
                 offset + (text[offset..end].len() - text[offset..end].trim_start().len()),
                 end,
             );
             // The largest item that starts on that line, else the line.
-            return anchors
+            return layout
+                .anchors
                 .iter()
                 .filter(|(anchor, _)| (code_start as u32..=line_end as u32).contains(anchor))
                 .map(|(_, span)| *span)
