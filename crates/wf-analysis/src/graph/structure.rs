@@ -129,7 +129,11 @@ pub fn entry_problems(workflow: &Workflow, facts: &GraphFacts) -> Option<Diagnos
                 label_edges(diagnostic, workflow, incoming, |e| {
                     format!("`{}` goes to the entry", workflow.node(e.from).name)
                 })
-                .with_help("the entry runs only when the workflow starts: to repeat it, move it into its own workflow and invoke that with `call`, or choose another entry"),
+                .with_help(if workflow.format == SourceFormat::Dot {
+                    "the start node runs only when the pipeline starts: send these edges to the first stage after it"
+                } else {
+                    "the entry runs only when the workflow starts: to repeat it, move it into its own workflow and invoke that with `call`, or choose another entry"
+                }),
             )
         }
     }
@@ -240,10 +244,17 @@ pub fn exits_with_outgoing(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagn
             label_edges(diagnostic, workflow, outgoing, |e| {
                 format!("`{}` goes to `{}`", node.name, workflow.node(e.to).name)
             })
-            .with_help(format!(
-                "remove these edges, or declare `{}` as a `step` if the run should go on",
-                node.name
-            ))
+            .with_help(if workflow.format == SourceFormat::Dot {
+                format!(
+                    "remove these edges; if the run should go on, make `{}` a stage (not `shape=Msquare`) and add an exit after it",
+                    node.name
+                )
+            } else {
+                format!(
+                    "remove these edges, or declare `{}` as a `step` if the run should go on",
+                    node.name
+                )
+            })
         })
         .collect()
 }
@@ -261,7 +272,11 @@ pub fn humans_without_choices(workflow: &Workflow, facts: &GraphFacts) -> Vec<Di
         })
         .map(|n| {
             let node = workflow.node(n);
-            let written = name_source_text(&node.name);
+            let example = if workflow.format == SourceFormat::Dot {
+                format!("{} -> next [label=\"[A] Approve\"]", dot_id(&node.name))
+            } else {
+                format!("{} -> next \"[A] Approve\"", name_source_text(&node.name))
+            };
             let diagnostic = Diagnostic::new(
                 &codes::HUMAN_WITHOUT_CHOICES,
                 format!(
@@ -272,7 +287,7 @@ pub fn humans_without_choices(workflow: &Workflow, facts: &GraphFacts) -> Vec<Di
             )
             .with_primary_label("a person asked here would have no choices")
             .with_help(format!(
-                "add one labelled edge per choice, for example `{written} -> next \"[A] Approve\"`"
+                "add one labelled edge per choice, for example `{example}`"
             ));
             // Attractor defines the outcome (the gate fails the run), and
             // pipelines use such a gate on purpose to halt loudly.
@@ -285,4 +300,13 @@ pub fn humans_without_choices(workflow: &Workflow, facts: &GraphFacts) -> Vec<Di
             }
         })
         .collect()
+}
+
+/// A node id as DOT source: bare when it is a DOT identifier, else quoted.
+fn dot_id(name: &str) -> String {
+    if wf_dot::ast::is_identifier(name) {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+    }
 }

@@ -70,7 +70,7 @@ pub mod types;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wf_diagnostics::{Diagnostic, FileSpan, codes};
-use wf_model::{Edge, Expr, Workflow};
+use wf_model::{Edge, Expr, SourceFormat, Workflow};
 
 use crate::graph::Adjacency;
 
@@ -117,7 +117,13 @@ pub fn check_workflow_with(
         let (has_error, has_operand) = scan(&guard.expr);
         if !has_error {
             let before = out.len();
-            typeck::check_guard(&guard.expr, keys, &mut valid_patterns, &mut out);
+            typeck::check_guard(
+                &guard.expr,
+                keys,
+                workflow.format,
+                &mut valid_patterns,
+                &mut out,
+            );
             // Satisfiability of an ill-typed guard would repeat its errors.
             if out.len() == before {
                 if let Some(reason) = conflicts::never(&guard.expr, &parts) {
@@ -203,9 +209,11 @@ fn never_holds(workflow: &Workflow, edge: &Edge, guard: FileSpan, reason: Never<
             }
             diagnostic
                 .with_label(resolve::span(second), "… contradicts this one")
-                .with_help(
-                    "if either condition should do, join them with `||`; otherwise fix or remove the wrong one",
-                )
+                .with_help(if workflow.format == SourceFormat::Dot {
+                    "if either condition should do, give each its own edge (Attractor conditions have no `||`); otherwise fix or remove the wrong one"
+                } else {
+                    "if either condition should do, join them with `||`; otherwise fix or remove the wrong one"
+                })
         }
         Never::Alternatives(_, alternatives) => {
             let mut diagnostic = base(": none of its alternatives can".to_string())

@@ -223,7 +223,13 @@ fn large_guards_and_fan_outs_are_checked() {
     let _ = conflicts::never(&expr, &truths);
     let keys = KeyTypes::default();
     let mut out = Vec::new();
-    typeck::check_guard(&expr, &keys, &mut Default::default(), &mut out);
+    typeck::check_guard(
+        &expr,
+        &keys,
+        wf_model::SourceFormat::Wf,
+        &mut Default::default(),
+        &mut out,
+    );
     assert!(out.is_empty(), "{out:?}");
 
     let mut src = String::from("workflow W {\n  step s\n  start -> s\n");

@@ -9,7 +9,7 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
-use wf_model::{BinOp, Expr, Value};
+use wf_model::{BinOp, Expr, SourceFormat, Value};
 
 use super::pattern;
 use super::print::expr_text;
@@ -27,11 +27,13 @@ const MAX_DEPTH: usize = 1_000;
 pub fn check_guard(
     expr: &Expr,
     keys: &KeyTypes<'_>,
+    format: SourceFormat,
     valid_patterns: &mut HashSet<String>,
     out: &mut Vec<Diagnostic>,
 ) {
     let mut checker = Checker {
         keys,
+        attractor: format == SourceFormat::Dot,
         valid_patterns,
         out,
     };
@@ -40,6 +42,8 @@ pub fn check_guard(
 
 struct Checker<'a, 'k> {
     keys: &'a KeyTypes<'k>,
+    /// An Attractor condition: its help speaks of `=` and `!=` only.
+    attractor: bool,
     valid_patterns: &'a mut HashSet<String>,
     out: &'a mut Vec<Diagnostic>,
 }
@@ -202,6 +206,10 @@ impl Checker<'_, '_> {
             diagnostic = diagnostic
                 .with_help("the quotes make the value a string")
                 .with_fix(fix);
+        } else if self.attractor {
+            diagnostic = diagnostic.with_help(
+                "Attractor conditions compare with `=` and `!=` only: `outcome=success`, `context.key=value`",
+            );
         } else if ty == Ty::Status {
             diagnostic = diagnostic.with_help("statuses are compared with `==`, `!=` and `in`");
         } else if ty.is_stringy() {
