@@ -1,7 +1,7 @@
 //! WF0301 to WF0304: the diagnostics of the must-analysis.
 
 use wf_diagnostics::{Applicability, Diagnostic, Fix, codes};
-use wf_model::{NodeId, Workflow};
+use wf_model::{NodeId, SourceFormat, Workflow};
 
 use super::CalleeView;
 use super::flow::{FlowResult, written_keys};
@@ -122,12 +122,20 @@ pub fn missing_reads(
                         Applicability::MaybeIncorrect,
                     ));
             }
-            diagnostic
-                .with_help(format!(
+            let help = if workflow.format == SourceFormat::ReflexJson {
+                format!(
+                    "write `{key}` on every path to `{}` (a guaranteed `outputs` entry), or make the input optional with `\"required\": false`",
+                    node.name
+                )
+            } else {
+                format!(
                     "write `{key}` on every path to `{}`, add it to the workflow's `needs`, or make the read optional with `{}?`",
                     node.name,
                     name_source_text(key)
-                ))
+                )
+            };
+            diagnostic
+                .with_help(help)
                 .with_fix(Fix::replace(
                     format!("make the read of `{key}` optional"),
                     wf_diagnostics::Span::new(

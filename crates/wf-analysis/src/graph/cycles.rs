@@ -90,8 +90,11 @@ pub fn cycle(workflow: &Workflow, cycle: &Cycle) -> Diagnostic {
         SourceFormat::Dot => diagnostic.with_note(
             "DOT pipelines may loop; the runtime bounds repetitions (max steps, visits per node), so make sure the loop has a way out",
         ),
-        SourceFormat::Wf | SourceFormat::ReflexJson => diagnostic.with_help(
+        SourceFormat::Wf => diagnostic.with_help(
             "a workflow must be acyclic: to repeat steps, move them into their own workflow and invoke it recursively with a `call` node",
+        ),
+        SourceFormat::ReflexJson => diagnostic.with_help(
+            "a workflow must be acyclic: to repeat steps, move them into their own workflow and invoke it recursively from a node's `invokes`",
         ),
     }
 }

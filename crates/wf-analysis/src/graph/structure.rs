@@ -129,10 +129,10 @@ pub fn entry_problems(workflow: &Workflow, facts: &GraphFacts) -> Option<Diagnos
                 label_edges(diagnostic, workflow, incoming, |e| {
                     format!("`{}` goes to the entry", workflow.node(e.from).name)
                 })
-                .with_help(if workflow.format == SourceFormat::Dot {
-                    "the start node runs only when the pipeline starts: send these edges to the first stage after it"
-                } else {
-                    "the entry runs only when the workflow starts: to repeat it, move it into its own workflow and invoke that with `call`, or choose another entry"
+                .with_help(match workflow.format {
+                    SourceFormat::Dot => "the start node runs only when the pipeline starts: send these edges to the first stage after it",
+                    SourceFormat::ReflexJson => "the entry runs only when the workflow starts: to repeat it, move it into its own workflow and invoke that from a node's `invokes`, or choose another `entry`",
+                    SourceFormat::Wf => "the entry runs only when the workflow starts: to repeat it, move it into its own workflow and invoke that with `call`, or choose another entry",
                 }),
             )
         }
@@ -158,7 +158,11 @@ pub fn no_terminal(workflow: &Workflow, facts: &GraphFacts) -> Option<Diagnostic
         return None;
     }
     let name = &workflow.name;
-    let help = "add a node without outgoing edges (for example `exit done`) and an edge to it";
+    let help = if workflow.format == SourceFormat::ReflexJson {
+        "add a node without outgoing edges and an edge to it: a run completes there"
+    } else {
+        "add a node without outgoing edges (for example `exit done`) and an edge to it"
+    };
     let any_terminal = workflow.node_ids().any(is_terminal);
     Some(match (facts.entry.node(), any_terminal) {
         (Some(entry), true) => {
