@@ -396,3 +396,29 @@ fn a_human_gate_without_choices_is_a_warning() {
         "WF0208",
     );
 }
+
+/// Through the database, as `wfc check` and the language server see a
+/// `.dot` file: the Attractor checks' fixes (written in DOT) are kept, the
+/// other checks' (written in `.wf` syntax) are dropped.
+#[test]
+fn fixes_in_the_database_keep_only_dot_edits() {
+    let src = pipeline(
+        "  review [prompt=\"r\"]\n  start -> a -> exit\n  a -> review\n  a -> reveiw [condition=\"outcome=sucess\"]\n  a -> exit [condition=\"context.approved=true\"]\n  a -> exit [condition=\"context.approved!=true && context.aproved!=skip\"]",
+    );
+    let mut sources = wf_diagnostics::Sources::new();
+    sources.add("p.dot".to_string(), src.clone());
+    let found = wf_analysis::check_sources(&sources);
+    let fix_of = |code: &str| {
+        let d = found
+            .iter()
+            .find(|d| d.code.code == code)
+            .unwrap_or_else(|| panic!("no {code}: {found:#?}"));
+        d.fix.as_ref().map(|f| &f.edits[0])
+    };
+    let outcome = fix_of("WF0805").expect("WF0805 keeps its fix");
+    assert_eq!(&src[outcome.location.span.range()], "sucess");
+    assert_eq!(outcome.replacement, "success");
+    assert!(fix_of("WF0806").is_some(), "WF0806 keeps its fix");
+    // WF0105's fix renames the node in `.wf` syntax: dropped here.
+    assert!(fix_of("WF0105").is_none());
+}

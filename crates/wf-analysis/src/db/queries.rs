@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use salsa::Database as Db;
-use wf_diagnostics::{Applicability, Diagnostic, Fix, TextEdit};
+use wf_diagnostics::{Applicability, Diagnostic, Family, Fix, TextEdit};
 use wf_model::Workflow;
 use wf_syntax::{Parsed, ast};
 
@@ -376,13 +376,15 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
     if front_end(file.path(db)) != FrontEnd::Wf {
         // The checks write their fixes in `.wf` syntax: never offer one
         // that would edit another format's text. The front end's own
-        // diagnostics speak its format, so their fixes stay.
+        // diagnostics speak its format, and so do the Attractor checks
+        // (WF08xx, which run on `.dot` only), so their fixes stay.
         let id = file.id(db);
         for diagnostic in &mut out[front_end_end..] {
-            if diagnostic
-                .fix
-                .as_ref()
-                .is_some_and(|fix| fix.edits.iter().any(|edit| edit.location.file == id))
+            if diagnostic.code.family != Family::Attractor
+                && diagnostic
+                    .fix
+                    .as_ref()
+                    .is_some_and(|fix| fix.edits.iter().any(|edit| edit.location.file == id))
             {
                 diagnostic.fix = None;
             }
