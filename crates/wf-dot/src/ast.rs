@@ -69,6 +69,16 @@ impl Id {
     }
 }
 
+/// `text` as a DOT id in source: bare when it is an identifier, else a
+/// quoted string (for messages and help that show DOT).
+pub fn id_source_text(text: &str) -> String {
+    if is_identifier(text) {
+        text.to_string()
+    } else {
+        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
 /// Whether `text` matches `[A-Za-z_][A-Za-z0-9_]*`.
 pub fn is_identifier(text: &str) -> bool {
     let mut chars = text.chars();
@@ -178,4 +188,16 @@ pub enum Stmt {
     },
     /// A subgraph on its own.
     Subgraph(Subgraph),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::id_source_text;
+
+    #[test]
+    fn ids_are_quoted_only_when_they_must_be() {
+        assert_eq!(id_source_text("plan_2"), "plan_2");
+        assert_eq!(id_source_text("review step"), "\"review step\"");
+        assert_eq!(id_source_text("say \"hi\"\\"), r#""say \"hi\"\\""#);
+    }
 }

@@ -277,7 +277,7 @@ pub fn humans_without_choices(workflow: &Workflow, facts: &GraphFacts) -> Vec<Di
         .map(|n| {
             let node = workflow.node(n);
             let example = if workflow.format == SourceFormat::Dot {
-                format!("{} -> next [label=\"[A] Approve\"]", dot_id(&node.name))
+                format!("{} -> next [label=\"[A] Approve\"]", wf_dot::ast::id_source_text(&node.name))
             } else {
                 format!("{} -> next \"[A] Approve\"", name_source_text(&node.name))
             };
@@ -304,13 +304,4 @@ pub fn humans_without_choices(workflow: &Workflow, facts: &GraphFacts) -> Vec<Di
             }
         })
         .collect()
-}
-
-/// A node id as DOT source: bare when it is a DOT identifier, else quoted.
-fn dot_id(name: &str) -> String {
-    if wf_dot::ast::is_identifier(name) {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
-    }
 }

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use wf_analysis::Database;
 use wf_diagnostics::FileId;
-use wf_model::{Value, Workflow};
+use wf_model::{Node, NodeKind, SourceFormat, Value, Workflow};
 
 use super::resolve::Target;
 
@@ -14,7 +14,7 @@ pub fn markdown(db: &Database, from: FileId, target: &Target) -> Option<String> 
     match target {
         Target::Node(workflow, id) => {
             let node = workflow.node(*id);
-            let _ = writeln!(out, "```wf\n{} {}\n```", node.kind.as_str(), node.name);
+            out.push_str(&node_header(workflow, node));
             if node.implicit {
                 let _ = writeln!(out, "_implicit node (declared by its edges)_\n");
             }
@@ -98,6 +98,43 @@ pub fn markdown(db: &Database, from: FileId, target: &Target) -> Option<String> 
         }
     }
     Some(out)
+}
+
+/// The first lines of a node's hover, in the language of its file: the
+/// `.wf` declaration; for a DOT node its id and the Attractor handler it
+/// runs; for a Reflex node its id.
+fn node_header(workflow: &Workflow, node: &Node) -> String {
+    match workflow.format {
+        SourceFormat::Wf => format!("```wf\n{} {}\n```\n", node.kind.as_str(), node.name),
+        SourceFormat::Dot => {
+            let text = |key: &str| {
+                node.attributes
+                    .iter()
+                    .find(|a| a.key == key)
+                    .and_then(|a| match &a.value {
+                        Value::String(s) | Value::Ref(s) => Some(s.as_str()),
+                        _ => None,
+                    })
+            };
+            let is_start = workflow
+                .entry
+                .as_ref()
+                .is_some_and(|(e, _)| *e == node.name);
+            // As the compiler resolves it (`wf_ir` `handler_of`): `type`,
+            // then the start and exits, then the shape.
+            let handler = match text("type").map(str::trim).filter(|t| !t.is_empty()) {
+                Some(ty) => ty,
+                None if is_start => "start",
+                None if node.kind == NodeKind::Exit => "exit",
+                None => wf_dot::handler_type(text("shape"), None),
+            };
+            format!(
+                "```dot\n{}\n```\nruns the `{handler}` handler\n\n",
+                wf_dot::ast::id_source_text(&node.name)
+            )
+        }
+        SourceFormat::ReflexJson => format!("```json\n{:?}\n```\nReflex node\n", node.name),
+    }
 }
 
 /// `workflow Name` with its `needs` and `gives`, in a code block.
