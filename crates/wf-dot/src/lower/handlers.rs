@@ -1,7 +1,7 @@
 //! Attractor handler types: from `shape` and `type` (spec section 2.8) to
 //! the model's node kinds.
 
-use wf_model::NodeKind;
+use wf_model::{Node, NodeKind, Value};
 
 /// The shape-to-handler table of spec section 2.8: each shape with the
 /// handler type it runs.
@@ -16,6 +16,40 @@ pub const SHAPE_HANDLERS: &[(&str, &str)] = &[
     ("parallelogram", "tool"),
     ("house", "stack.manager_loop"),
 ];
+
+/// The handler a lowered pipeline node runs: its `type` when set; else
+/// `start` for the entry node and `exit` for exit nodes (the spec resolves
+/// both by id too, and a node found that way is a start or exit, not an
+/// LLM stage); else the handler of its `shape` (`box`, the default shape,
+/// and unknown shapes run `codergen`). The compiler and the language
+/// server's hover both ask this.
+pub fn node_handler(node: &Node, is_entry: bool, is_exit: bool) -> &str {
+    if let Some(ty) = attribute_text(node, "type")
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        return ty;
+    }
+    if is_entry {
+        return "start";
+    }
+    if is_exit {
+        return "exit";
+    }
+    handler_type(attribute_text(node, "shape"), None)
+}
+
+/// The text of a lowered node's attribute `key`, when it is a string or a
+/// bare word.
+pub fn attribute_text<'n>(node: &'n Node, key: &str) -> Option<&'n str> {
+    node.attributes
+        .iter()
+        .find(|a| a.key == key)
+        .and_then(|a| match &a.value {
+            Value::String(s) | Value::Ref(s) => Some(s.as_str()),
+            _ => None,
+        })
+}
 
 /// The handler type a node runs: its `type` when set and not empty, else
 /// the handler of its `shape` (`box` when unset). A shape outside the

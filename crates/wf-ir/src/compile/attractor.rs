@@ -8,17 +8,6 @@ use wf_model::{Node, NodeKind, Value, Workflow};
 use super::{CompileError, Cx};
 use crate::types::{IrNode, Opcode};
 
-/// The text of attribute `key`, when it is a string or a bare word.
-fn text<'n>(node: &'n Node, key: &str) -> Option<&'n str> {
-    node.attributes
-        .iter()
-        .find(|a| a.key == key)
-        .and_then(|a| match &a.value {
-            Value::String(s) | Value::Ref(s) => Some(s.as_str()),
-            _ => None,
-        })
-}
-
 /// The indices of the workflow's exit nodes (the front end resolved them
 /// by shape, `type` or id).
 pub fn exit_nodes(w: &Workflow) -> HashSet<usize> {
@@ -30,22 +19,9 @@ pub fn exit_nodes(w: &Workflow) -> HashSet<usize> {
         .collect()
 }
 
-/// The handler a node runs: its `type` when set; else `start` for the
-/// entry node and `exit` for exit nodes (the spec resolves both by id too,
-/// and a node found that way is a start or exit, not an LLM stage); else
-/// the handler of its `shape` (`box`, the default shape, and unknown
-/// shapes run `codergen`).
+/// The handler a node runs (`wf_dot::node_handler`).
 pub fn handler_of(node: &Node, is_entry: bool, is_exit: bool) -> &str {
-    if let Some(ty) = text(node, "type").map(str::trim).filter(|t| !t.is_empty()) {
-        return ty;
-    }
-    if is_entry {
-        return "start";
-    }
-    if is_exit {
-        return "exit";
-    }
-    wf_dot::handler_type(text(node, "shape"), None)
+    wf_dot::node_handler(node, is_entry, is_exit)
 }
 
 /// A tool node's command: Attractor's `tool_command` (fabro writes

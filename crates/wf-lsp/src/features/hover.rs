@@ -107,27 +107,11 @@ fn node_header(workflow: &Workflow, node: &Node) -> String {
     match workflow.format {
         SourceFormat::Wf => format!("```wf\n{} {}\n```\n", node.kind.as_str(), node.name),
         SourceFormat::Dot => {
-            let text = |key: &str| {
-                node.attributes
-                    .iter()
-                    .find(|a| a.key == key)
-                    .and_then(|a| match &a.value {
-                        Value::String(s) | Value::Ref(s) => Some(s.as_str()),
-                        _ => None,
-                    })
-            };
             let is_start = workflow
                 .entry
                 .as_ref()
                 .is_some_and(|(e, _)| *e == node.name);
-            // As the compiler resolves it (`wf_ir` `handler_of`): `type`,
-            // then the start and exits, then the shape.
-            let handler = match text("type").map(str::trim).filter(|t| !t.is_empty()) {
-                Some(ty) => ty,
-                None if is_start => "start",
-                None if node.kind == NodeKind::Exit => "exit",
-                None => wf_dot::handler_type(text("shape"), None),
-            };
+            let handler = wf_dot::node_handler(node, is_start, node.kind == NodeKind::Exit);
             format!(
                 "```dot\n{}\n```\nruns the `{handler}` handler\n\n",
                 wf_dot::ast::id_source_text(&node.name)
