@@ -176,12 +176,20 @@ fn edge_text(workflow: &Workflow, edge: &Edge) -> String {
 /// WF0405.
 fn never_holds(workflow: &Workflow, edge: &Edge, guard: FileSpan, reason: Never<'_>) -> Diagnostic {
     let edge_text = edge_text(workflow, edge);
+    let dot = workflow.format == SourceFormat::Dot;
+    let what = if dot { "condition" } else { "guard" };
     let base = |detail: String| {
         Diagnostic::new(
             &codes::GUARD_NEVER_HOLDS,
-            format!("the guard of {edge_text} can never hold{detail}"),
+            format!("the {what} of {edge_text} can never hold{detail}"),
             guard,
         )
+    };
+    // Clauses are quoted in the language the file is written in.
+    let quote = if dot {
+        print::condition_text
+    } else {
+        print::expr_text
     };
     match reason {
         Never::Constant(at) if at == guard => base(String::new())
@@ -196,7 +204,7 @@ fn never_holds(workflow: &Workflow, edge: &Edge, guard: FileSpan, reason: Never<
             second,
             others,
         } => {
-            let texts = print::expr_text(first).zip(print::expr_text(second));
+            let texts = quote(first).zip(quote(second));
             let detail = match (&texts, others.is_empty()) {
                 (Some((a, b)), true) => format!(": `{a}` and `{b}` contradict each other"),
                 _ => ": its clauses contradict each other".to_string(),
@@ -209,7 +217,7 @@ fn never_holds(workflow: &Workflow, edge: &Edge, guard: FileSpan, reason: Never<
             }
             diagnostic
                 .with_label(resolve::span(second), "… contradicts this one")
-                .with_help(if workflow.format == SourceFormat::Dot {
+                .with_help(if dot {
                     "if either condition should do, give each its own edge (Attractor conditions have no `||`); otherwise fix or remove the wrong one"
                 } else {
                     "if either condition should do, join them with `||`; otherwise fix or remove the wrong one"
@@ -228,14 +236,22 @@ fn never_holds(workflow: &Workflow, edge: &Edge, guard: FileSpan, reason: Never<
 
 /// WF0407.
 fn always_holds(workflow: &Workflow, edge: &Edge, guard: FileSpan) -> Diagnostic {
+    let dot = workflow.format == SourceFormat::Dot;
+    let what = if dot { "condition" } else { "guard" };
     Diagnostic::new(
         &codes::GUARD_ALWAYS_HOLDS,
-        format!("the guard of {} always holds", edge_text(workflow, edge)),
+        format!("the {what} of {} always holds", edge_text(workflow, edge)),
         guard,
     )
     .with_primary_label("always true")
-    .with_note("an edge whose guard holds is preferred over every edge without a guard")
-    .with_help("if the edge should not be preferred, remove the `when` clause; otherwise check the condition")
+    .with_note(format!(
+        "an edge whose {what} holds is preferred over every edge without a {what}"
+    ))
+    .with_help(if dot {
+        "if the edge should not be preferred, remove its `condition`; otherwise check the condition"
+    } else {
+        "if the edge should not be preferred, remove the `when` clause; otherwise check the condition"
+    })
 }
 
 #[cfg(test)]

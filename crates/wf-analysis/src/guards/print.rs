@@ -1,6 +1,7 @@
 //! Writing guard expressions back as `.wf` source text: bounded, for
 //! messages and fixes ([`expr_text`]), or whole, for pictures
-//! ([`expr_label`]).
+//! ([`expr_label`]); or as an Attractor condition, for messages about
+//! `.dot` pipelines ([`condition_text`]).
 
 use std::fmt::Write;
 
@@ -15,6 +16,7 @@ pub fn expr_text(expr: &Expr) -> Option<String> {
     let mut printer = Printer {
         out: String::new(),
         whole: false,
+        attractor: false,
     };
     printer.expr(expr, 0, 0)?;
     (printer.out.len() <= MAX_TEXT).then_some(printer.out)
@@ -29,9 +31,24 @@ pub fn expr_label(expr: &Expr) -> String {
     let mut printer = Printer {
         out: String::new(),
         whole: true,
+        attractor: false,
     };
     let _ = printer.expr(expr, 0, 0);
     printer.out
+}
+
+/// Like [`expr_text`], in the Attractor condition language of a `.dot`
+/// pipeline: `context.approved=true && outcome!=fail`, `preferred_label`
+/// for the label, values bare when they can be. Operators outside the
+/// language (which WF0607 reports) keep their `.wf` spelling.
+pub fn condition_text(expr: &Expr) -> Option<String> {
+    let mut printer = Printer {
+        out: String::new(),
+        whole: false,
+        attractor: true,
+    };
+    printer.expr(expr, 0, 0)?;
+    (printer.out.len() <= MAX_TEXT).then_some(printer.out)
 }
 
 /// Texts longer than this are not quoted in messages.
@@ -56,6 +73,8 @@ struct Printer {
     out: String,
     /// Write everything ([`expr_label`]) rather than give up.
     whole: bool,
+    /// Write an Attractor condition ([`condition_text`]).
+    attractor: bool,
 }
 
 impl Printer {
@@ -75,6 +94,9 @@ impl Printer {
         }
         match expr {
             Expr::Literal(value, _) => self.value(value)?,
+            Expr::Name(name, _) if self.attractor && name == "label" => {
+                self.out.push_str("preferred_label");
+            }
             Expr::Name(name, _) => self.out.push_str(name),
             Expr::Key(key, _) => self.key(key),
             Expr::List(items, _) => {
@@ -105,7 +127,11 @@ impl Printer {
                     _ => (3, 3),
                 };
                 self.expr(l, left, depth + 1)?;
-                write!(self.out, " {} ", op.as_str()).ok()?;
+                match op {
+                    BinOp::Eq if self.attractor => self.out.push('='),
+                    BinOp::Ne if self.attractor => self.out.push_str("!="),
+                    _ => write!(self.out, " {} ", op.as_str()).ok()?,
+                }
                 self.expr(r, right, depth + 1)?;
             }
             Expr::Error(_) => self.unwritable()?,
@@ -136,6 +162,9 @@ impl Printer {
             // `{:?}` keeps a `.0` on integral floats, so the text lexes as a
             // float.
             Value::Float(f) if f.is_finite() || self.whole => write!(self.out, "{f:?}").ok()?,
+            Value::String(s) if self.attractor && is_bare_condition_value(s) => {
+                self.out.push_str(s);
+            }
             Value::String(s) => self.out.push_str(&string_literal(s)),
             Value::Duration(ms) => self.out.push_str(&duration_literal(*ms)),
             Value::Ref(name) if self.whole => self.out.push_str(name),
@@ -165,6 +194,15 @@ impl Printer {
         }
         Some(())
     }
+}
+
+/// Whether an Attractor condition can write `value` unquoted: it holds no
+/// space, quote or operator character.
+fn is_bare_condition_value(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/'))
 }
 
 #[cfg(test)]
@@ -202,6 +240,23 @@ mod tests {
             "90m"
         );
         assert_eq!(expr_label(&Expr::Literal(Value::Float(3.0), at())), "3.0");
+    }
+
+    #[test]
+    fn conditions_are_written_as_attractor_writes_them() {
+        let key = |k: &str| Box::new(Expr::Key(k.into(), at()));
+        let text = |v: &str| Box::new(Expr::Literal(Value::String(v.into()), at()));
+        let approved = Expr::Binary(key("context.approved"), BinOp::Eq, text("true"), at());
+        let label = Expr::Binary(name("label"), BinOp::Ne, text("Ship it"), at());
+        let both = Expr::Binary(Box::new(approved), BinOp::And, Box::new(label), at());
+        assert_eq!(
+            condition_text(&both).as_deref(),
+            Some(r#"context.approved=true && preferred_label!="Ship it""#)
+        );
+        assert_eq!(
+            expr_text(&both).as_deref(),
+            Some(r#"context.approved == "true" && label != "Ship it""#)
+        );
     }
 
     #[test]
