@@ -128,6 +128,24 @@ mod tests {
     }
 
     #[test]
+    fn dot_syntax_errors_cannot_be_suppressed() {
+        let text = "digraph G {\n  a -> b [condition=\"outcome=\"] // wfc: allow(WF0606, WF0601)\n  c -- d // wfc: allow(WF0603)\n  @ // wfc: allow(dot-syntax-error)\n}\n";
+        let parsed = wf_dot::parse(text, FileId(0));
+        let (suppressions, problems) = collect(FileId(0), text, &parsed);
+        assert!(problems.is_empty(), "{problems:?}");
+        let mut diagnostics = wf_dot::parse_and_lower(text, FileId(0)).diagnostics;
+        let codes = |d: &[Diagnostic]| d.iter().map(|d| d.code.code).collect::<Vec<_>>();
+        let before = codes(&diagnostics);
+        assert!(
+            before.contains(&"WF0606") && before.contains(&"WF0603"),
+            "{before:?}"
+        );
+        assert!(before.contains(&"WF0601"), "{before:?}");
+        super::super::apply(&mut diagnostics, &suppressions);
+        assert_eq!(codes(&diagnostics), before);
+    }
+
+    #[test]
     fn only_files_naming_wfc_are_parsed_again() {
         assert!(may_suppress("digraph G { a -> b // wfc: allow(cycle)\n}"));
         assert!(!may_suppress("digraph G { a -> b }"));

@@ -87,14 +87,14 @@ fn collect_comments<F: Fn(&str) -> bool>(
     (suppressions, problems)
 }
 
-/// Drops every diagnostic a suppression covers. Errors of the syntax family
-/// are never dropped.
+/// Drops every diagnostic a suppression covers. Syntax errors are never
+/// dropped (see [`is_syntax_error`]).
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, suppressions: &[Suppression]) {
     if suppressions.is_empty() {
         return;
     }
     diagnostics.retain(|d| {
-        if d.code.family == Family::Syntax && d.severity == Severity::Error {
+        if is_syntax_error(d) {
             return true;
         }
         let at = d.primary.location;
@@ -105,6 +105,21 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, suppressions: &[Suppression]) {
                 && s.codes.iter().any(|c| c.code == d.code.code)
         })
     });
+}
+
+/// Whether `d` reports text its front end could not read: a `.wf` syntax
+/// error, or a DOT one (a token, an unterminated string, Graphviz syntax
+/// outside the subset, a condition that does not parse). Such errors
+/// cannot be suppressed: a file that does not parse is not understood.
+pub fn is_syntax_error(d: &Diagnostic) -> bool {
+    const DOT_SYNTAX: [&Code; 4] = [
+        &codes::DOT_SYNTAX_ERROR,
+        &codes::DOT_UNTERMINATED,
+        &codes::DOT_UNSUPPORTED,
+        &codes::DOT_CONDITION_SYNTAX,
+    ];
+    d.severity == Severity::Error
+        && (d.code.family == Family::Syntax || DOT_SYNTAX.iter().any(|c| c.code == d.code.code))
 }
 
 /// Parses `allow(A, B)` into codes.
