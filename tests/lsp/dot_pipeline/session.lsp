@@ -42,3 +42,10 @@ request textDocument/rangeFormatting {"textDocument": "$doc:pipeline.dot", "rang
 # Fix the typo: its diagnostic goes.
 replace pipeline.dot ["outcome=sucess", "outcome=success"]
 diagnostics pipeline.dot
+
+# Suppress the bare-number timeout as the quick fix above does: its warning
+# goes, and a misspelled suppression is reported instead.
+replace pipeline.dot ["  implement [", "  // wfc: allow(dot-duration-unit)\n  implement ["]
+diagnostics pipeline.dot
+replace pipeline.dot ["allow(dot-duration-unit)", "allow(dot-duration-units)"]
+diagnostics pipeline.dot

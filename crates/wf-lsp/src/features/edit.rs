@@ -161,7 +161,8 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
 }
 
 /// One quick fix per diagnostic of `file` that has a fix and touches
-/// `range` (byte offsets).
+/// `range` (byte offsets), then one per such diagnostic that a
+/// `// wfc: allow(...)` comment can silence ([`super::allow`]).
 pub fn code_actions(
     snapshot: &Snapshot,
     files: &FileMap,
@@ -172,38 +173,65 @@ pub fn code_actions(
     if let Some(config) = snapshot.config(file) {
         wf_analysis::project::apply_lint_levels(&mut diagnostics, config);
     }
-    diagnostics
+    let touched: Vec<&wf_diagnostics::Diagnostic> = diagnostics
         .iter()
+        .filter(|d| d.primary.location.file == file)
         .filter(|d| {
             let span = d.primary.location.span;
             (span.start as usize) <= range.1 && range.0 <= span.end as usize
         })
-        .filter_map(|d| {
-            let fix = d.fix.as_ref()?;
-            let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
-            for edit in &fix.edits {
-                let uri = files.uri(edit.location.file)?.clone();
-                let range = files.range(edit.location)?;
-                changes.entry(uri).or_default().push(TextEdit {
-                    range,
-                    new_text: edit.replacement.clone(),
-                });
-            }
-            Some(CodeActionOrCommand::CodeAction(CodeAction {
-                title: fix.message.clone(),
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![convert::to_lsp(d, files)]),
-                edit: Some(WorkspaceEdit {
-                    changes: Some(changes),
-                    ..WorkspaceEdit::default()
-                }),
-                is_preferred: Some(
-                    fix.applicability == wf_diagnostics::Applicability::MachineApplicable,
-                ),
-                ..CodeAction::default()
-            }))
-        })
-        .collect()
+        .collect();
+    let fixes = touched.iter().filter_map(|d| {
+        let fix = d.fix.as_ref()?;
+        let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+        for edit in &fix.edits {
+            let uri = files.uri(edit.location.file)?.clone();
+            let range = files.range(edit.location)?;
+            changes.entry(uri).or_default().push(TextEdit {
+                range,
+                new_text: edit.replacement.clone(),
+            });
+        }
+        Some(CodeActionOrCommand::CodeAction(CodeAction {
+            title: fix.message.clone(),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![convert::to_lsp(d, files)]),
+            edit: Some(WorkspaceEdit {
+                changes: Some(changes),
+                ..WorkspaceEdit::default()
+            }),
+            is_preferred: Some(
+                fix.applicability == wf_diagnostics::Applicability::MachineApplicable,
+            ),
+            ..CodeAction::default()
+        }))
+    });
+    let text = snapshot.db.file_text(file);
+    let path = snapshot.db.file_path(file);
+    let allows = touched.iter().filter_map(|d| {
+        let edit = super::allow::allow_edit(text.as_deref()?, path.as_deref()?, d)?;
+        let uri = files.uri(file)?.clone();
+        let at = files.range(wf_diagnostics::Span::new(edit.at, edit.at).in_file(file))?;
+        let changes = HashMap::from([(
+            uri,
+            vec![TextEdit {
+                range: at,
+                new_text: edit.text,
+            }],
+        )]);
+        Some(CodeActionOrCommand::CodeAction(CodeAction {
+            title: edit.title,
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![convert::to_lsp(d, files)]),
+            edit: Some(WorkspaceEdit {
+                changes: Some(changes),
+                ..WorkspaceEdit::default()
+            }),
+            is_preferred: Some(false),
+            ..CodeAction::default()
+        }))
+    });
+    fixes.chain(allows).collect()
 }
 
 /// The edits that format a `.wf` or `.dot` file with `wf-fmt` (the

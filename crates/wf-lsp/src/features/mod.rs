@@ -2,6 +2,7 @@
 //! positions in, protocol values out. The analysis parts are in the
 //! submodules.
 
+mod allow;
 mod complete_dot;
 mod complete_wf;
 mod context;
