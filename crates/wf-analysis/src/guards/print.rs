@@ -13,13 +13,7 @@ use crate::text::{duration_literal, string_literal};
 /// Source text of `expr` with the fewest parentheses that keep its meaning;
 /// `None` when part of it failed to parse or is too long to quote.
 pub fn expr_text(expr: &Expr) -> Option<String> {
-    let mut printer = Printer {
-        out: String::new(),
-        whole: false,
-        attractor: false,
-    };
-    printer.expr(expr, 0, 0)?;
-    (printer.out.len() <= MAX_TEXT).then_some(printer.out)
+    quote(expr, false)
 }
 
 /// Source text of `expr` as [`expr_text`] writes it, but never giving up:
@@ -42,10 +36,15 @@ pub fn expr_label(expr: &Expr) -> String {
 /// for the label, values bare when they can be. Operators outside the
 /// language (which WF0607 reports) keep their `.wf` spelling.
 pub fn condition_text(expr: &Expr) -> Option<String> {
+    quote(expr, true)
+}
+
+/// [`expr_text`] or [`condition_text`]: bounded, for messages.
+fn quote(expr: &Expr, attractor: bool) -> Option<String> {
     let mut printer = Printer {
         out: String::new(),
         whole: false,
-        attractor: true,
+        attractor,
     };
     printer.expr(expr, 0, 0)?;
     (printer.out.len() <= MAX_TEXT).then_some(printer.out)
