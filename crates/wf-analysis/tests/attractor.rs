@@ -398,12 +398,20 @@ fn a_human_gate_without_choices_is_a_warning() {
 }
 
 /// Through the database, as `wfc check` and the language server see a
-/// `.dot` file: the Attractor checks' fixes (written in DOT) are kept, the
-/// other checks' (written in `.wf` syntax) are dropped.
+/// `.dot` file: the Attractor checks' fixes (written in DOT) and renames
+/// of identifiers are kept, the other checks' fixes (written in `.wf`
+/// syntax) are dropped.
 #[test]
 fn fixes_in_the_database_keep_only_dot_edits() {
     let src = pipeline(
-        "  review [prompt=\"r\"]\n  start -> a -> exit\n  a -> review\n  a -> reveiw [condition=\"outcome=sucess\"]\n  a -> exit [condition=\"context.approved=true\"]\n  a -> exit [condition=\"context.approved!=true && context.aproved!=skip\"]",
+        "  review [prompt=\"r\"]\n  start -> a -> exit\n  a -> review\n  a -> reveiw [condition=\"outcome=sucess\"]\n  a -> exit [condition=\"context.approved=true\"]\n  a -> exit [condition=\"context.approved!=true && context.aproved!=skip\"]\n  a -> exit [condition=\"context.n>\\\"3\\\"\"]",
+    );
+    // Outside the database, WF0401 offers to drop the quotes, in `.wf`
+    // syntax (`3` for `"3"`; here the quotes are escaped in DOT).
+    assert!(
+        with_code(&src, "WF0401")[0].fix.is_some(),
+        "{:#?}",
+        with_code(&src, "WF0401")
     );
     let mut sources = wf_diagnostics::Sources::new();
     sources.add("p.dot".to_string(), src.clone());
@@ -419,6 +427,10 @@ fn fixes_in_the_database_keep_only_dot_edits() {
     assert_eq!(&src[outcome.location.span.range()], "sucess");
     assert_eq!(outcome.replacement, "success");
     assert!(fix_of("WF0806").is_some(), "WF0806 keeps its fix");
-    // WF0105's fix renames the node in `.wf` syntax: dropped here.
-    assert!(fix_of("WF0105").is_none());
+    // WF0105's fix renames the node: the same in DOT, kept.
+    let rename = fix_of("WF0105").expect("WF0105 keeps its rename");
+    assert_eq!(&src[rename.location.span.range()], "reveiw");
+    assert_eq!(rename.replacement, "review");
+    // WF0401's unquoting is `.wf` syntax: dropped here.
+    assert!(fix_of("WF0401").is_none());
 }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use salsa::Database as Db;
-use wf_diagnostics::{Applicability, Diagnostic, Family, Fix, TextEdit};
+use wf_diagnostics::{Applicability, Diagnostic, Family, FileId, Fix, TextEdit};
 use wf_model::Workflow;
 use wf_syntax::{Parsed, ast};
 
@@ -354,6 +354,19 @@ pub fn file_suppressions(db: &dyn Db, file: SourceFile) -> (Vec<Suppression>, Ve
     }
 }
 
+/// Whether every edit of `fix` replaces an identifier of `file` (whose
+/// text is `text`) by another: a rename that is written the same in `.wf`,
+/// in DOT and inside a JSON string.
+fn renames_identifiers(fix: &Fix, file: FileId, text: &str) -> bool {
+    fix.edits.iter().all(|edit| {
+        edit.location.file == file
+            && text
+                .get(edit.location.span.range())
+                .is_some_and(wf_dot::ast::is_identifier)
+            && wf_dot::ast::is_identifier(&edit.replacement)
+    })
+}
+
 /// Every diagnostic whose file is `file`, except WF0308 (see
 /// [`super::flow::recursion_diagnostics`]), with its suppressions applied;
 /// sorted.
@@ -377,14 +390,16 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
         // The checks write their fixes in `.wf` syntax: never offer one
         // that would edit another format's text. The front end's own
         // diagnostics speak its format, and so do the Attractor checks
-        // (WF08xx, which run on `.dot` only), so their fixes stay.
-        let id = file.id(db);
+        // (WF08xx, which run on `.dot` only), so their fixes stay; so does
+        // a fix that only renames identifiers (a misspelled node or key),
+        // which reads the same in every format.
+        let (id, text) = (file.id(db), file.text(db));
         for diagnostic in &mut out[front_end_end..] {
             if diagnostic.code.family != Family::Attractor
-                && diagnostic
-                    .fix
-                    .as_ref()
-                    .is_some_and(|fix| fix.edits.iter().any(|edit| edit.location.file == id))
+                && diagnostic.fix.as_ref().is_some_and(|fix| {
+                    fix.edits.iter().any(|edit| edit.location.file == id)
+                        && !renames_identifiers(fix, id, text)
+                })
             {
                 diagnostic.fix = None;
             }

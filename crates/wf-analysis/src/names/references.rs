@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
-use wf_model::{NodeId, Program, Workflow};
+use wf_model::{NodeId, Program, SourceFormat, Workflow};
 
 use crate::suggest::{SuggestionIndex, name_source_text};
 use crate::text::{code, join_truncated};
@@ -150,10 +150,17 @@ pub fn undeclared_nodes(workflow: &Workflow) -> Vec<Diagnostic> {
                 ),
                 node.name_span,
             )
-            .with_primary_label(format!(
-                "not declared, so {} is an implicit `step`",
-                code(&node.name)
-            ))
+            .with_primary_label(if workflow.format == SourceFormat::Dot {
+                format!(
+                    "not declared, so {} is a new node (an LLM stage)",
+                    code(&node.name)
+                )
+            } else {
+                format!(
+                    "not declared, so {} is an implicit `step`",
+                    code(&node.name)
+                )
+            })
             .with_label(
                 declared.name_span,
                 format!("`{suggestion}` is declared here"),
@@ -165,12 +172,21 @@ pub fn undeclared_nodes(workflow: &Workflow) -> Vec<Diagnostic> {
             {
                 diagnostic = diagnostic.with_label(span, "also used here");
             }
-            diagnostic
-                .with_help(format!(
+            let help = if workflow.format == SourceFormat::Dot {
+                format!(
+                    "if `{}` is meant to be a new node, declare it with what it runs: `{} [prompt=\"...\"]`",
+                    node.name,
+                    wf_dot::ast::id_source_text(&node.name)
+                )
+            } else {
+                format!(
                     "if `{}` is meant to be a new step, declare it: `step {}`",
                     node.name,
                     name_source_text(&node.name)
-                ))
+                )
+            };
+            diagnostic
+                .with_help(help)
                 .with_fix(rename_fix(mentions, suggestion))
         })
         .collect()
