@@ -44,7 +44,7 @@ enum Command {
     Build(build::BuildArgs),
     /// Print the long explanation of a diagnostic code (or list every code).
     Explain(explain::ExplainArgs),
-    /// Format `.wf` files in place (`--check` to verify, `--diff` to preview).
+    /// Format `.wf` and `.dot` files in place (`--check` to verify, `--diff` to preview).
     Fmt(fmt::FmtArgs),
     /// Draw the workflows of a file as Graphviz DOT, Mermaid or SVG (docs/graph.md).
     Graph(graph::GraphArgs),
