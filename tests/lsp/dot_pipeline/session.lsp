@@ -47,5 +47,12 @@ diagnostics pipeline.dot
 # goes, and a misspelled suppression is reported instead.
 replace pipeline.dot ["  implement [", "  // wfc: allow(dot-duration-unit)\n  implement ["]
 diagnostics pipeline.dot
+# Hover on the name in the comment explains the code, in `//` and `#`
+# comments alike.
+request textDocument/hover {"textDocument": "$doc:pipeline.dot", "position": {"line": 4, "character": 20}}
+replace pipeline.dot ["// wfc: allow(dot", "# wfc: allow(dot"]
+request textDocument/hover {"textDocument": "$doc:pipeline.dot", "position": {"line": 4, "character": 20}}
+diagnostics pipeline.dot
+replace pipeline.dot ["# wfc: allow(dot", "// wfc: allow(dot"]
 replace pipeline.dot ["allow(dot-duration-unit)", "allow(dot-duration-units)"]
 diagnostics pipeline.dot

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use wf_analysis::Database;
+use wf_analysis::db::formats::{FrontEnd, front_end};
 use wf_diagnostics::{Code, FileId, FileSpan};
 use wf_model::{Expr, NodeId, Workflow};
 
@@ -169,14 +170,22 @@ pub fn keys_in_expr(expr: &Expr, out: &mut Vec<(String, FileSpan)>) {
     }
 }
 
-/// A diagnostic code (`WF0301`) or name under the cursor inside a comment.
+/// A diagnostic code (`WF0301`) or name under the cursor inside a comment
+/// (`//`, or in a `.dot` file a line starting with `#`).
 fn code_at(db: &Database, file: FileId, offset: usize) -> Option<(Target, FileSpan)> {
     let text = db.file_text(file)?;
     let offset = offset.min(text.len());
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let line = &text[line_start..line_end];
-    let comment = line.find("//")? + line_start;
+    let hash_comment = || {
+        let is_dot = db
+            .file_path(file)
+            .is_some_and(|p| front_end(&p) == FrontEnd::Dot);
+        let indent = line.len() - line.trim_start().len();
+        (is_dot && line[indent..].starts_with('#')).then_some(indent)
+    };
+    let comment = line.find("//").or_else(hash_comment)? + line_start;
     if offset < comment {
         return None;
     }
