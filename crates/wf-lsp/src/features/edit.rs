@@ -206,8 +206,13 @@ pub fn code_actions(
             ..CodeAction::default()
         }))
     });
-    let text = snapshot.db.file_text(file);
-    let path = snapshot.db.file_path(file);
+    // Trying a suppression re-reads the file's comments: only for the
+    // diagnostics under the cursor, and not at all when there are none.
+    let (text, path) = if touched.is_empty() {
+        (None, None)
+    } else {
+        (snapshot.db.file_text(file), snapshot.db.file_path(file))
+    };
     let allows = touched.iter().filter_map(|d| {
         let edit = super::allow::allow_edit(text.as_deref()?, path.as_deref()?, d)?;
         let uri = files.uri(file)?.clone();
