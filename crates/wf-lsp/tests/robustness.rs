@@ -1,9 +1,9 @@
-//! Random edits through `didChange`, each followed by a hover and a
-//! completion: the server must answer every request (a result or "content
-//! modified", never an internal error), and after every edit its published
-//! diagnostics must come to equal what the database `wfc check` uses says
-//! of the same text. One run edits a `.wf` file, another an Attractor
-//! `.dot` pipeline.
+//! Random edits through `didChange`, each followed by a hover, a
+//! completion and the code actions of a line: the server must answer every
+//! request (a result or "content modified", never an internal error), and
+//! after every edit its published diagnostics must come to equal what the
+//! database `wfc check` uses says of the same text. One run edits a `.wf`
+//! file, another an Attractor `.dot` pipeline.
 //!
 //! Edits are deletions, insertions of syntax fragments and pastes of
 //! slices of other files (the imported library and the repository's
@@ -277,6 +277,23 @@ async fn random_edits(run: Run) {
                 // Only cancellation by a newer edit is acceptable.
                 assert_eq!(error["code"], json!(-32801), "{method} at {at:?}: {reply}");
             }
+        }
+        // The quick fixes of the line, suppressions included (each tried
+        // on a copy of the text).
+        let uri = s.uri(path);
+        let line = json!({"start": {"line": at.0, "character": 0}, "end": {"line": at.0 + 1, "character": 0}});
+        let reply = s
+            .request(
+                "textDocument/codeAction",
+                json!({"textDocument": {"uri": uri}, "range": line, "context": {"diagnostics": []}}),
+            )
+            .await;
+        if let Some(error) = reply.get("error") {
+            assert_eq!(
+                error["code"],
+                json!(-32801),
+                "codeAction at {at:?}: {reply}"
+            );
         }
         let wanted = expected(&s, &run, &text);
         converge(&mut s, path, &mut published, &wanted).await;
