@@ -323,3 +323,27 @@ async fn semantic_tokens_and_workspace_symbols() {
     insta::assert_json_snapshot!("workspace_symbols", s.normalize(&symbols));
     s.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_on_a_dot_node_shows_values_as_written_and_as_read() {
+    let text = "digraph P {\n  graph [goal=\"Ship it\"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [prompt=\"Do $goal\nwith care\", timeout=90, max_retries=2]\n  start -> a -> exit\n}\n";
+    let mut s = Session::start(&[]).await;
+    s.open("p.dot", text).await;
+    let hover = s.at("textDocument/hover", "p.dot", 4, 2).await;
+    let value = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        value.starts_with("```dot\na\n```\nruns the `codergen` handler"),
+        "{value}"
+    );
+    assert!(
+        value.contains("- `prompt` = `Do $goal…` (read as `\"Do Ship it\"…`)"),
+        "{value}"
+    );
+    assert!(
+        value.contains("- `timeout` = `90` (read as `90s`)"),
+        "{value}"
+    );
+    // Written as read: shown once.
+    assert!(value.contains("- `max_retries` = `2`\n"), "{value}");
+    s.shutdown().await;
+}

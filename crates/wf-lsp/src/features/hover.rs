@@ -27,8 +27,35 @@ pub fn markdown(db: &Database, from: FileId, target: &Target) -> Option<String> 
             if let Some(call) = &node.call {
                 let _ = writeln!(out, "calls `{}`\n", call.workflow);
             }
+            // A DOT value is text whatever it means (`timeout=900` is read
+            // as 15 minutes): show what was written beside what it means.
+            let text = (workflow.format == SourceFormat::Dot)
+                .then(|| db.file_text(workflow.file))
+                .flatten();
             for attribute in &node.attributes {
-                let _ = writeln!(out, "- `{}` = `{}`", attribute.key, value(&attribute.value));
+                let read = value(&attribute.value);
+                let written = text
+                    .as_deref()
+                    .filter(|_| attribute.value_span.file == workflow.file)
+                    .and_then(|t| t.get(attribute.value_span.span.range()))
+                    .map(|w| w.trim_matches('"'))
+                    .filter(|w| !w.is_empty() && *w != read.trim_matches('"'));
+                match written {
+                    Some(w) => {
+                        // Like `value`: the first line, at most 60 characters.
+                        let first = w.lines().next().unwrap_or("");
+                        let shown: String = first.chars().take(60).collect();
+                        let cut = if shown.len() < w.len() { "…" } else { "" };
+                        let _ = writeln!(
+                            out,
+                            "- `{}` = `{shown}{cut}` (read as `{read}`)",
+                            attribute.key
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(out, "- `{}` = `{read}`", attribute.key);
+                    }
+                }
             }
             let reads: Vec<String> = node
                 .reads
