@@ -23,9 +23,7 @@ use wf_diagnostics::{Diagnostic, FileId};
 use wf_model::Program;
 
 pub use lexer::{Comment, CommentKind};
-pub use lower::handlers::{
-    SHAPE_HANDLERS, attribute_text, handler_type, kind_of_handler, node_handler,
-};
+pub use lower::handlers::{SHAPE_HANDLERS, handler_type, kind_of_handler, node_handler};
 pub use parser::MAX_DEPTH;
 
 /// The result of parsing one file.

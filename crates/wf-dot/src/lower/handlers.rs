@@ -18,12 +18,12 @@ pub const SHAPE_HANDLERS: &[(&str, &str)] = &[
 ];
 
 /// The handler a lowered pipeline node runs: its `type` when set; else
-/// `start` for the entry node and `exit` for exit nodes (the spec resolves
-/// both by id too, and a node found that way is a start or exit, not an
-/// LLM stage); else the handler of its `shape` (`box`, the default shape,
-/// and unknown shapes run `codergen`). The compiler and the language
-/// server's hover both ask this.
-pub fn node_handler(node: &Node, is_entry: bool, is_exit: bool) -> &str {
+/// `start` for the entry node and `exit` for exit nodes (the front end
+/// resolved them by shape, `type` or id, and a node found by id is a start
+/// or exit, not an LLM stage); else the handler of its `shape` (`box`, the
+/// default shape, and unknown shapes run `codergen`). The compiler and the
+/// language server's hover both ask this.
+pub fn node_handler(node: &Node, is_entry: bool) -> &str {
     if let Some(ty) = attribute_text(node, "type")
         .map(str::trim)
         .filter(|t| !t.is_empty())
@@ -33,7 +33,7 @@ pub fn node_handler(node: &Node, is_entry: bool, is_exit: bool) -> &str {
     if is_entry {
         return "start";
     }
-    if is_exit {
+    if node.kind == NodeKind::Exit {
         return "exit";
     }
     handler_type(attribute_text(node, "shape"), None)
@@ -41,7 +41,7 @@ pub fn node_handler(node: &Node, is_entry: bool, is_exit: bool) -> &str {
 
 /// The text of a lowered node's attribute `key`, when it is a string or a
 /// bare word.
-pub fn attribute_text<'n>(node: &'n Node, key: &str) -> Option<&'n str> {
+fn attribute_text<'n>(node: &'n Node, key: &str) -> Option<&'n str> {
     node.attributes
         .iter()
         .find(|a| a.key == key)

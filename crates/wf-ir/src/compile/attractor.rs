@@ -1,28 +1,10 @@
 //! What an Attractor pipeline (`.dot`) keeps in the IR beyond the model:
-//! each node's handler type and a tool node's `tool_command`.
+//! a tool node's `tool_command` (the handler type is `wf_dot::node_handler`).
 
-use std::collections::HashSet;
-
-use wf_model::{Node, NodeKind, Value, Workflow};
+use wf_model::{Node, Value};
 
 use super::{CompileError, Cx};
 use crate::types::{IrNode, Opcode};
-
-/// The indices of the workflow's exit nodes (the front end resolved them
-/// by shape, `type` or id).
-pub fn exit_nodes(w: &Workflow) -> HashSet<usize> {
-    w.nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.kind == NodeKind::Exit)
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// The handler a node runs (`wf_dot::node_handler`).
-pub fn handler_of(node: &Node, is_entry: bool, is_exit: bool) -> &str {
-    wf_dot::node_handler(node, is_entry, is_exit)
-}
 
 /// A tool node's command: Attractor's `tool_command` (fabro writes
 /// `script`) becomes the engine's `command` when `command` is not set.

@@ -161,7 +161,6 @@ impl<'a> Cx<'a> {
         order.sort_by_key(|&i| w.edges[i].from);
         let mut nodes = Vec::with_capacity(w.nodes.len());
         let mut start = 0u32;
-        let exits = attractor::exit_nodes(w);
         for (i, node) in w.nodes.iter().enumerate() {
             let len = order
                 .iter()
@@ -170,8 +169,7 @@ impl<'a> Cx<'a> {
                 .count() as u32;
             let mut ir = self.node(node, EdgeRange { start, len })?;
             if attractor {
-                let handler =
-                    attractor::handler_of(node, i == entry.0 as usize, exits.contains(&i));
+                let handler = wf_dot::node_handler(node, i == entry.0 as usize);
                 ir.handler = Some(self.strings.intern(handler));
                 attractor::tool_command(self, node, &mut ir)?;
             }

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use wf_analysis::Database;
 use wf_diagnostics::FileId;
-use wf_model::{Node, NodeKind, SourceFormat, Value, Workflow};
+use wf_model::{Node, SourceFormat, Value, Workflow};
 
 use super::resolve::Target;
 
@@ -138,7 +138,7 @@ fn node_header(workflow: &Workflow, node: &Node) -> String {
                 .entry
                 .as_ref()
                 .is_some_and(|(e, _)| *e == node.name);
-            let handler = wf_dot::node_handler(node, is_start, node.kind == NodeKind::Exit);
+            let handler = wf_dot::node_handler(node, is_start);
             format!(
                 "```dot\n{}\n```\nruns the `{handler}` handler\n\n",
                 wf_dot::ast::id_source_text(&node.name)
