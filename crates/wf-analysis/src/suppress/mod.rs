@@ -64,9 +64,7 @@ fn collect_comments<F: Fn(&str) -> bool>(
     let mut suppressions = Vec::new();
     let mut problems = Vec::new();
     for span in comments {
-        let comment = &text[span.range()];
-        let body = comment.trim_start_matches(['/', '#']).trim();
-        let Some(directive) = body.strip_prefix("wfc:") else {
+        let Some(directive) = directive(&text[span.range()]) else {
             continue;
         };
         let at = span.in_file(file);
@@ -85,6 +83,15 @@ fn collect_comments<F: Fn(&str) -> bool>(
         suppressions.push(Suppression { file, scope, codes });
     }
     (suppressions, problems)
+}
+
+/// What follows `wfc:` in a line comment (`// wfc: allow(…)`, or `#` in
+/// DOT), when the comment is a directive at all.
+pub fn directive(comment: &str) -> Option<&str> {
+    comment
+        .trim_start_matches(['/', '#'])
+        .trim()
+        .strip_prefix("wfc:")
 }
 
 /// Drops every diagnostic a suppression covers. Syntax errors are never

@@ -7,26 +7,15 @@ use std::path::Path;
 
 use wf_analysis::db::formats::{FrontEnd, front_end};
 use wf_analysis::suppress;
-use wf_diagnostics::{Diagnostic, FileId, Span, codes};
+use wf_diagnostics::{Applicability, Diagnostic, FileId, Fix, Span, codes};
 
-/// Text to insert at a byte offset, and what the action is called.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AllowEdit {
-    /// Where to insert.
-    pub at: usize,
-    /// What to insert.
-    pub text: String,
-    /// The action's title.
-    pub title: String,
-}
-
-/// The edit that suppresses `diagnostic` (whose primary span is in `text`,
+/// The fix that suppresses `diagnostic` (whose primary span is in `text`,
 /// the file at `path`): a `// wfc: allow(name)` line above its line, with
 /// the line's indentation, or the name added to such a comment already
 /// there. `None` when no comment can: a syntax error, a malformed
 /// suppression (WF0010: fix it instead), Reflex JSON (no comments), or a
 /// comment that would land inside a multi-line string.
-pub fn allow_edit(text: &str, path: &Path, diagnostic: &Diagnostic) -> Option<AllowEdit> {
+pub fn allow_fix(text: &str, path: &Path, diagnostic: &Diagnostic) -> Option<Fix> {
     let front_end = front_end(path);
     if front_end == FrontEnd::Reflex
         || suppress::is_syntax_error(diagnostic)
@@ -50,13 +39,16 @@ pub fn allow_edit(text: &str, path: &Path, diagnostic: &Diagnostic) -> Option<Al
     edited.push_str(&insert);
     edited.push_str(&text[at..]);
     let moved = Span::new(start + insert.len(), start + insert.len());
-    covers(&edited, front_end, diagnostic, moved).then(|| AllowEdit {
-        at,
-        text: insert,
-        title: format!(
-            "Suppress {} ({name}) with `// wfc: allow`",
-            diagnostic.code.code
-        ),
+    covers(&edited, front_end, diagnostic, moved).then(|| {
+        Fix::replace(
+            format!(
+                "Suppress {} ({name}) with `// wfc: allow`",
+                diagnostic.code.code
+            ),
+            Span::new(at, at).in_file(diagnostic.primary.location.file),
+            insert,
+            Applicability::MaybeIncorrect,
+        )
     })
 }
 
@@ -66,12 +58,9 @@ fn extendable_comment(text: &str, line_start: usize) -> Option<usize> {
     let previous_end = line_start.checked_sub(1)?;
     let previous_start = text[..previous_end].rfind('\n').map_or(0, |i| i + 1);
     let line = &text[previous_start..previous_end];
-    let comment = line.trim_end_matches('\r').trim();
-    let body = comment
-        .strip_prefix("//")
-        .or_else(|| comment.strip_prefix('#'))?;
-    let directive = body.trim_start_matches('/').trim();
-    if !directive.starts_with("wfc:") || !directive.ends_with(')') {
+    let comment = line.trim();
+    let alone = comment.starts_with("//") || comment.starts_with('#');
+    if !alone || suppress::directive(comment).is_none() || !comment.ends_with(')') {
         return None;
     }
     Some(previous_start + line.rfind(')')?)
@@ -110,21 +99,23 @@ mod tests {
         )
     }
 
-    fn apply(text: &str, edit: &AllowEdit) -> String {
-        format!("{}{}{}", &text[..edit.at], edit.text, &text[edit.at..])
+    fn apply(text: &str, fix: &Fix) -> String {
+        let edit = &fix.edits[0];
+        let at = edit.location.span.start as usize;
+        format!("{}{}{}", &text[..at], edit.replacement, &text[at..])
     }
 
     #[test]
     fn a_comment_line_goes_above_the_line_with_its_indentation() {
         let text = "workflow W {\n  start -> a -> done\n  step orphan\n}\n";
         let d = at(text, &codes::UNREACHABLE_NODE, "orphan");
-        let edit = allow_edit(text, Path::new("w.wf"), &d).unwrap();
+        let edit = allow_fix(text, Path::new("w.wf"), &d).unwrap();
         assert_eq!(
             apply(text, &edit),
             "workflow W {\n  start -> a -> done\n  // wfc: allow(unreachable-node)\n  step orphan\n}\n"
         );
         assert_eq!(
-            edit.title,
+            edit.message,
             "Suppress WF0205 (unreachable-node) with `// wfc: allow`"
         );
     }
@@ -133,7 +124,7 @@ mod tests {
     fn an_existing_comment_above_gets_the_name() {
         let text = "digraph G {\n  # wfc: allow(cycle)\n  w [timeout=9]\n}\n";
         let d = at(text, &codes::DOT_DURATION_UNIT, "9");
-        let edit = allow_edit(text, Path::new("p.dot"), &d).unwrap();
+        let edit = allow_fix(text, Path::new("p.dot"), &d).unwrap();
         assert_eq!(
             apply(text, &edit),
             "digraph G {\n  # wfc: allow(cycle, dot-duration-unit)\n  w [timeout=9]\n}\n"
@@ -144,14 +135,14 @@ mod tests {
     fn nothing_is_offered_where_a_comment_cannot_work() {
         let dot = "digraph G {\n  @\n}\n";
         let syntax = at(dot, &codes::DOT_SYNTAX_ERROR, "@");
-        assert_eq!(allow_edit(dot, Path::new("p.dot"), &syntax), None);
+        assert_eq!(allow_fix(dot, Path::new("p.dot"), &syntax), None);
         let json = "{\"id\": \"w\"}";
         let reflex = at(json, &codes::REFLEX_SCHEMA, "\"w\"");
-        assert_eq!(allow_edit(json, Path::new("w.json"), &reflex), None);
+        assert_eq!(allow_fix(json, Path::new("w.json"), &reflex), None);
         // The line starts inside a multi-line DOT string: a comment there
         // would be text of the string.
         let string = "digraph G {\n  a [prompt=\"first\nsecond\", timeout=9]\n}\n";
         let inside = at(string, &codes::DOT_DURATION_UNIT, "9");
-        assert_eq!(allow_edit(string, Path::new("p.dot"), &inside), None);
+        assert_eq!(allow_fix(string, Path::new("p.dot"), &inside), None);
     }
 }

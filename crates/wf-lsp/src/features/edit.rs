@@ -181,31 +181,6 @@ pub fn code_actions(
             (span.start as usize) <= range.1 && range.0 <= span.end as usize
         })
         .collect();
-    let fixes = touched.iter().filter_map(|d| {
-        let fix = d.fix.as_ref()?;
-        let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
-        for edit in &fix.edits {
-            let uri = files.uri(edit.location.file)?.clone();
-            let range = files.range(edit.location)?;
-            changes.entry(uri).or_default().push(TextEdit {
-                range,
-                new_text: edit.replacement.clone(),
-            });
-        }
-        Some(CodeActionOrCommand::CodeAction(CodeAction {
-            title: fix.message.clone(),
-            kind: Some(CodeActionKind::QUICKFIX),
-            diagnostics: Some(vec![convert::to_lsp(d, files)]),
-            edit: Some(WorkspaceEdit {
-                changes: Some(changes),
-                ..WorkspaceEdit::default()
-            }),
-            is_preferred: Some(
-                fix.applicability == wf_diagnostics::Applicability::MachineApplicable,
-            ),
-            ..CodeAction::default()
-        }))
-    });
     // Trying a suppression re-reads the file's comments: only for the
     // diagnostics under the cursor, and not at all when there are none.
     let (text, path) = if touched.is_empty() {
@@ -213,30 +188,43 @@ pub fn code_actions(
     } else {
         (snapshot.db.file_text(file), snapshot.db.file_path(file))
     };
+    let fixes = touched
+        .iter()
+        .filter_map(|d| quick_fix(d, d.fix.as_ref()?, files));
     let allows = touched.iter().filter_map(|d| {
-        let edit = super::allow::allow_edit(text.as_deref()?, path.as_deref()?, d)?;
-        let uri = files.uri(file)?.clone();
-        let at = files.range(wf_diagnostics::Span::new(edit.at, edit.at).in_file(file))?;
-        let changes = HashMap::from([(
-            uri,
-            vec![TextEdit {
-                range: at,
-                new_text: edit.text,
-            }],
-        )]);
-        Some(CodeActionOrCommand::CodeAction(CodeAction {
-            title: edit.title,
-            kind: Some(CodeActionKind::QUICKFIX),
-            diagnostics: Some(vec![convert::to_lsp(d, files)]),
-            edit: Some(WorkspaceEdit {
-                changes: Some(changes),
-                ..WorkspaceEdit::default()
-            }),
-            is_preferred: Some(false),
-            ..CodeAction::default()
-        }))
+        let fix = super::allow::allow_fix(text.as_deref()?, path.as_deref()?, d)?;
+        quick_fix(d, &fix, files)
     });
     fixes.chain(allows).collect()
+}
+
+/// The code action that applies `fix` to resolve `diagnostic`, preferred
+/// when the fix is machine-applicable.
+fn quick_fix(
+    diagnostic: &wf_diagnostics::Diagnostic,
+    fix: &wf_diagnostics::Fix,
+    files: &FileMap,
+) -> Option<CodeActionOrCommand> {
+    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    for edit in &fix.edits {
+        let uri = files.uri(edit.location.file)?.clone();
+        let range = files.range(edit.location)?;
+        changes.entry(uri).or_default().push(TextEdit {
+            range,
+            new_text: edit.replacement.clone(),
+        });
+    }
+    Some(CodeActionOrCommand::CodeAction(CodeAction {
+        title: fix.message.clone(),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![convert::to_lsp(diagnostic, files)]),
+        edit: Some(WorkspaceEdit {
+            changes: Some(changes),
+            ..WorkspaceEdit::default()
+        }),
+        is_preferred: Some(fix.applicability == wf_diagnostics::Applicability::MachineApplicable),
+        ..CodeAction::default()
+    }))
 }
 
 /// The edits that format a `.wf` or `.dot` file with `wf-fmt` (the
