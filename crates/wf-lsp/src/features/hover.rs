@@ -42,10 +42,7 @@ pub fn markdown(db: &Database, from: FileId, target: &Target) -> Option<String> 
                     .filter(|w| !w.is_empty() && *w != read.trim_matches('"'));
                 match written {
                     Some(w) => {
-                        // Like `value`: the first line, at most 60 characters.
-                        let first = w.lines().next().unwrap_or("");
-                        let shown: String = first.chars().take(60).collect();
-                        let cut = if shown.len() < w.len() { "…" } else { "" };
+                        let (shown, cut) = excerpt(w);
                         let _ = writeln!(
                             out,
                             "- `{}` = `{shown}{cut}` (read as `{read}`)",
@@ -207,10 +204,8 @@ fn value(value: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
         Value::String(s) => {
-            let first = s.lines().next().unwrap_or("");
-            let shown: String = first.chars().take(60).collect();
-            let cut = shown.len() < s.len();
-            format!("{shown:?}{}", if cut { "…" } else { "" })
+            let (shown, cut) = excerpt(s);
+            format!("{shown:?}{cut}")
         }
         Value::Duration(ms) => duration(*ms),
         Value::Ref(r) => r.clone(),
@@ -227,6 +222,15 @@ fn value(value: &Value) -> String {
                 .join(", ")
         ),
     }
+}
+
+/// The first line of `text`, at most 60 characters, and `…` when that is
+/// not all of it (else an empty marker).
+fn excerpt(text: &str) -> (String, &'static str) {
+    let first = text.lines().next().unwrap_or("");
+    let shown: String = first.chars().take(60).collect();
+    let cut = if shown.len() < text.len() { "…" } else { "" };
+    (shown, cut)
 }
 
 /// A duration in the largest unit that divides it (`15m`, `90s`).
