@@ -21,25 +21,14 @@ pub fn wf_files(dir: &Path) -> Vec<PathBuf> {
 /// Every file under `dir` (recursively, skipping `snapshots/`) whose
 /// extension is one of `extensions`, sorted.
 pub fn files_with_extensions(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
-    fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                if path.file_name().is_some_and(|n| n != "snapshots") {
-                    walk(&path, extensions, out);
-                }
-            } else if path
-                .extension()
-                .is_some_and(|e| extensions.iter().any(|x| e == *x))
-            {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, extensions, &mut out);
-    out.sort();
-    out
+    corpus::files_under(dir, extensions)
+        .into_iter()
+        .filter(|path| {
+            !path
+                .strip_prefix(dir)
+                .is_ok_and(|p| p.components().any(|c| c.as_os_str() == "snapshots"))
+        })
+        .collect()
 }
 
 #[path = "../../../../tests/support/corpus.rs"]
