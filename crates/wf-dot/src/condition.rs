@@ -16,7 +16,7 @@
 //! (`==`, `||`, `!`, `contains`, `!contains`, `<`, `<=`, `>`, `>=`) are
 //! understood and reported as extensions (WF0607).
 
-use wf_diagnostics::{Diagnostic, FileId, FileSpan, codes};
+use wf_diagnostics::{Applicability, Diagnostic, FileId, FileSpan, Fix, codes};
 use wf_model::{BinOp, Expr, Value};
 
 use crate::strings::Decoded;
@@ -216,6 +216,28 @@ impl Cond<'_> {
             );
         }
         let written = &text[op_range.clone()];
+        if let Some(meant) = match op {
+            "=>" => Some(">="),
+            "=<" => Some("<="),
+            _ => None,
+        } {
+            let at = self.at(op_range.clone());
+            let message = format!("`{op}` is not a condition operator");
+            self.out.push(
+                Diagnostic::new(&codes::DOT_CONDITION_SYNTAX, message, at)
+                    .with_primary_label("not an operator")
+                    .with_help(format!(
+                        "conditions compare with `=` and `!=`; for an ordering write `{meant}` (an extension some engines accept)"
+                    ))
+                    .with_fix(Fix::replace(
+                        format!("write `{meant}`"),
+                        at,
+                        meant,
+                        Applicability::MaybeIncorrect,
+                    )),
+            );
+            return Expr::Error(self.at(r));
+        }
         let model_op = match written.trim() {
             "=" => BinOp::Eq,
             "!=" => BinOp::Ne,
@@ -236,6 +258,13 @@ impl Cond<'_> {
                 r,
                 format!("`{key_text}{}` has no value", written.trim()),
                 "expected a value after the operator",
+            );
+        }
+        if let Some(quote) = lone_quote(&text[value_range.clone()]) {
+            return self.error(
+                value_range.start + quote..value_range.end,
+                "unterminated quote in a condition value".into(),
+                "no quote matches this one",
             );
         }
         let key = self.key(key_text, key_range);
@@ -282,6 +311,24 @@ impl Cond<'_> {
         };
         Expr::Literal(value, at)
     }
+}
+
+/// The offset of a `"` in `value` that no other closes: a quote left open
+/// (`"success`), or a closing quote never opened (`success"`). An escaped
+/// quote (`\"`) inside a quoted value is text.
+fn lone_quote(value: &str) -> Option<usize> {
+    let bytes = value.as_bytes();
+    let mut open: Option<usize> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if open.is_some() => i += 1,
+            b'"' => open = if open.is_some() { None } else { Some(i) },
+            _ => {}
+        }
+        i += 1;
+    }
+    open
 }
 
 /// `parts` (at least two) joined by `op`, halves first.
@@ -344,6 +391,10 @@ fn find_op(
         match (b, bytes.get(i + 1)) {
             (b'!', Some(b'=')) => return Some(("!=", at..at + 2)),
             (b'=', Some(b'=')) => return Some(("==", at..at + 2)),
+            // Operators of no condition language, found so that they are
+            // reported as such rather than read as `=` and a value `>x`.
+            (b'=', Some(b'>')) => return Some(("=>", at..at + 2)),
+            (b'=', Some(b'<')) => return Some(("=<", at..at + 2)),
             (b'<', Some(b'=')) => return Some(("<=", at..at + 2)),
             (b'>', Some(b'=')) => return Some((">=", at..at + 2)),
             (b'=', _) => return Some(("=", at..at + 1)),
