@@ -434,3 +434,270 @@ fn fixes_in_the_database_keep_only_dot_edits() {
     // WF0401's unquoting is `.wf` syntax: dropped here.
     assert!(fix_of("WF0401").is_none());
 }
+
+/// The fix of `d`, applied to `src`.
+fn fixed(src: &str, d: &Diagnostic) -> String {
+    let fix = d.fix.as_ref().expect("a fix");
+    let mut out = src.to_string();
+    let mut edits = fix.edits.clone();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.location.span.start));
+    for e in edits {
+        out.replace_range(
+            e.location.span.start as usize..e.location.span.end as usize,
+            &e.replacement,
+        );
+    }
+    out
+}
+
+#[test]
+fn a_start_or_exit_found_by_id_with_another_handler_is_reported_with_a_fix() {
+    let src = "digraph P {\n  start [shape=box]\n  a [prompt=\"do a\"]\n  exit [type=\"codergen\"]\n  start -> a -> exit\n}\n";
+    let found = with_code(src, "WF0807");
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found.iter().all(|d| d.severity == Severity::Warning));
+    assert!(
+        found[0].message.contains("`shape=box`"),
+        "{}",
+        found[0].message
+    );
+    let once = fixed(src, &found[0]);
+    let twice = fixed(&once, &with_code(&once, "WF0807")[0]);
+    assert!(
+        twice.contains("start [shape=Mdiamond]") && twice.contains("exit [type=\"exit\"]"),
+        "{twice}"
+    );
+    silent(&twice, "WF0807");
+    // A shape from the defaults: a statement of its own, not the default.
+    let src = "digraph P {\n  node [shape=box]\n  start\n  a [prompt=\"do a\"]\n  exit [shape=Msquare]\n  start -> a -> exit\n}\n";
+    let d = fires(src, "WF0807", Severity::Warning, None);
+    let after = fixed(src, &d);
+    assert!(after.contains("node [shape=box]"), "{after}");
+    silent(&after, "WF0807");
+    // Found by id with no shape at all: the plain start of the spec.
+    silent(
+        "digraph P {\n  a [prompt=\"do a\"]\n  start -> a -> exit\n}\n",
+        "WF0807",
+    );
+}
+
+#[test]
+fn a_key_near_one_the_engine_writes_is_reported_even_alone() {
+    let d = fires(
+        &pipeline("  start -> a\n  a -> exit [condition=\"outcoe=success\"]\n  a -> exit"),
+        "WF0808",
+        Severity::Warning,
+        None,
+    );
+    assert!(
+        d.message.contains("did you mean `outcome`?"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.fix.as_ref().unwrap().edits[0].replacement, "outcome");
+    let d = fires(
+        &pipeline("  start -> a\n  a -> exit [condition=\"context.last_stag=a\"]\n  a -> exit"),
+        "WF0808",
+        Severity::Warning,
+        None,
+    );
+    assert_eq!(
+        d.fix.as_ref().unwrap().edits[0].replacement,
+        "context.last_stage"
+    );
+    fires(
+        &pipeline("  start -> a\n  a -> exit [condition=\"preferred_lable=Yes\"]\n  a -> exit"),
+        "WF0808",
+        Severity::Warning,
+        None,
+    );
+    fires(
+        &pipeline(
+            "  start -> a\n  a -> exit [condition=\"context.human.gate.selectd=A\"]\n  a -> exit",
+        ),
+        "WF0808",
+        Severity::Warning,
+        None,
+    );
+    // The engine's own keys, far keys, and keys the prompts declare.
+    silent(
+        &pipeline(
+            "  start -> a\n  a -> exit [condition=\"context.last_stage=a && context.tool.output=ok\"]\n  a -> exit",
+        ),
+        "WF0808",
+    );
+    silent(
+        &pipeline("  start -> a\n  a -> exit [condition=\"context.verdict=ok\"]\n  a -> exit"),
+        "WF0808",
+    );
+    silent(
+        &pipeline(
+            "  b [prompt=\"set last_stages\"]\n  start -> a -> b\n  b -> exit [condition=\"context.last_stages=a\"]\n  b -> exit",
+        ),
+        "WF0808",
+    );
+}
+
+#[test]
+fn all_conditional_edges_without_a_sure_one_are_reported() {
+    let d = fires(
+        &pipeline(
+            "  start -> a\n  a -> exit [condition=\"context.kind=bug\"]\n  a -> exit [condition=\"context.kind=question\"]",
+        ),
+        "WF0810",
+        Severity::Warning,
+        Some("all_conditional_edges"),
+    );
+    assert_eq!(d.labels.len(), 2, "{d:#?}");
+    fires(
+        &pipeline("  start -> a\n  a -> exit [condition=\"outcome=fail\"]"),
+        "WF0810",
+        Severity::Warning,
+        None,
+    );
+    // Sure on success (fabro's spelling too), complementary, or a fallback.
+    silent(
+        &pipeline(
+            "  start -> a\n  a -> exit [condition=\"outcome=success\"]\n  a -> a [condition=\"outcome=fail\"]",
+        ),
+        "WF0810",
+    );
+    silent(
+        &pipeline("  start -> a\n  a -> exit [condition=\"outcome=succeeded\"]"),
+        "WF0810",
+    );
+    silent(
+        &pipeline("  start -> a\n  a -> exit [condition=\"outcome!=fail\"]"),
+        "WF0810",
+    );
+    silent(
+        &pipeline(
+            "  start -> a\n  a -> exit [condition=\"context.x=1\"]\n  a -> a [condition=\"context.x!=1\"]",
+        ),
+        "WF0810",
+    );
+    silent(
+        &pipeline(
+            "  start -> a\n  a -> exit [condition=\"context.x=1\"]\n  a -> a [condition=\"context.x=2\"]\n  a -> start2 [condition=\"context.x!=1 && context.x!=2\"]\n  start2 [prompt=\"p\"]\n  start2 -> exit",
+        ),
+        "WF0810",
+    );
+    silent(
+        &pipeline("  start -> a\n  a -> exit [condition=\"context.kind=bug\"]\n  a -> exit"),
+        "WF0810",
+    );
+}
+
+#[test]
+fn a_custom_outcome_the_prompt_asks_for_and_no_edge_takes_is_reported() {
+    let src = "digraph P {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [prompt=\"Write outcome=success, or outcome=needs_review if unsure\"]\n  start -> a\n  a -> exit [condition=\"outcome=success\"]\n  a -> a [condition=\"outcome=fail\"]\n}\n";
+    let d = fires(
+        src,
+        "WF0811",
+        Severity::Warning,
+        Some("orphan_custom_outcome"),
+    );
+    assert!(
+        d.message.contains("`outcome=needs_review`"),
+        "{}",
+        d.message
+    );
+    silent(
+        &src.replace("outcome=fail", "outcome=needs_review"),
+        "WF0811",
+    );
+    silent(
+        &src.replace("a -> a [condition=\"outcome=fail\"]", "a -> a"),
+        "WF0811",
+    );
+}
+
+#[test]
+fn reserved_ids_absolute_cd_and_threads_without_full_fidelity() {
+    fires(
+        "digraph P {\n  start [shape=Mdiamond]\n  \"node\" [prompt=\"x\"]\n  exit [shape=Msquare]\n  start -> \"node\" -> exit\n}\n",
+        "WF0812",
+        Severity::Warning,
+        Some("reserved_keyword_node_id"),
+    );
+    silent(&pipeline(OK), "WF0812");
+    let tool = |cmd: &str| {
+        pipeline(&format!(
+            "  t [shape=parallelogram, tool_command=\"{cmd}\"]\n  start -> a -> t -> exit"
+        ))
+    };
+    fires(
+        &tool("cd /srv/app && make"),
+        "WF0813",
+        Severity::Warning,
+        Some("script_absolute_cd"),
+    );
+    silent(&tool("cd app && make"), "WF0813");
+    fires(
+        &pipeline("  b [prompt=\"b\", thread_id=\"t\"]\n  start -> a -> b -> exit"),
+        "WF0814",
+        Severity::Warning,
+        Some("thread_id_requires_fidelity_full"),
+    );
+    silent(
+        &pipeline(
+            "  b [prompt=\"b\", thread_id=\"t\", fidelity=\"full\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0814",
+    );
+    silent(
+        &pipeline(
+            "  graph [default_fidelity=\"full\"]\n  b [prompt=\"b\", thread_id=\"t\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0814",
+    );
+    silent(
+        &pipeline(
+            "  b [prompt=\"b\", thread_id=\"t\"]\n  start -> a\n  a -> b [fidelity=\"full\"]\n  b -> exit",
+        ),
+        "WF0814",
+    );
+    fires(
+        &pipeline("  b [prompt=\"b\"]\n  start -> a\n  a -> b [thread_id=\"t\"]\n  b -> exit"),
+        "WF0814",
+        Severity::Warning,
+        None,
+    );
+}
+
+#[test]
+fn lenient_values_are_warnings_and_misspelt_attributes_get_a_did_you_mean() {
+    let src = pipeline(
+        "  b [prompt=\"b\", goal_gate=\"outcome = success\", retry_target=a]\n  start -> a -> b\n  b -> exit [weight=\"2.0\"]",
+    );
+    let found: Vec<_> = check(&src)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(with_code(&src, "WF0809").len(), 2);
+    let src = pipeline(
+        "  b [prompt=\"b\", timout=\"5m\", max_retry=2, default_choice=\"x\"]\n  start -> a -> b -> exit",
+    );
+    let found: Vec<String> = with_code(&src, "WF0515")
+        .into_iter()
+        .map(|d| d.message)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "unknown attribute `timout`; did you mean `timeout`?",
+            "unknown attribute `max_retry`; did you mean `max_retries`?",
+            "unknown attribute `default_choice`; did you mean `human.default_choice`?",
+        ]
+    );
+    // One report for a misspelt default, whatever the number of nodes.
+    let src = pipeline("  node [timout=\"5m\"]\n  b [prompt=\"b\"]\n  start -> a -> b -> exit");
+    assert_eq!(with_code(&src, "WF0515").len(), 1);
+    silent(
+        &pipeline(
+            "  b [prompt=\"b\", xlabel=\"x\", fontname=\"Helvetica\", owner=\"me\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0515",
+    );
+}

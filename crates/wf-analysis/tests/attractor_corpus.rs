@@ -19,6 +19,7 @@ fn corpus_summary() {
     let mut clean = 0;
     let mut without_errors = 0;
     let mut attractor_hits = String::new();
+    let mut errors = String::new();
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue; // not UTF-8: the front end's concern, not the checks'
@@ -33,8 +34,10 @@ fn corpus_summary() {
         if diagnostics.iter().all(|d| d.severity == Severity::Info) {
             clean += 1;
         }
-        if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
-            without_errors += 1;
+        match diagnostics.iter().find(|d| d.severity == Severity::Error) {
+            None => without_errors += 1,
+            // Each file with errors, and why (its first error), for review.
+            Some(d) => errors.push_str(&format!("{rel}: {} {}\n", d.code.code, d.message)),
         }
         let mut seen = BTreeSet::new();
         for d in &diagnostics {
@@ -44,8 +47,22 @@ fn corpus_summary() {
             if seen.insert(key) {
                 entry.1 += 1;
             }
-            // Every finding of the typo checks is listed, for review.
-            if matches!(d.code.code, "WF0805" | "WF0806") {
+            // Every finding of the typo checks and of the rules that are
+            // new to Attractor is listed, for review.
+            if matches!(
+                d.code.code,
+                "WF0515"
+                    | "WF0805"
+                    | "WF0806"
+                    | "WF0807"
+                    | "WF0808"
+                    | "WF0809"
+                    | "WF0810"
+                    | "WF0811"
+                    | "WF0812"
+                    | "WF0813"
+                    | "WF0814"
+            ) {
                 let line = text[..d.primary.location.span.start as usize]
                     .lines()
                     .count();
@@ -60,7 +77,9 @@ fn corpus_summary() {
     for (code, (n, f)) in &counts {
         summary.push_str(&format!("{code}: {n} in {f}\n"));
     }
-    summary.push_str("\ntypo check findings (WF0805, WF0806):\n");
+    summary.push_str("\nfiles with errors, and the first error of each:\n");
+    summary.push_str(&errors);
+    summary.push_str("\nfindings of the typo checks and the rules new to Attractor:\n");
     if attractor_hits.is_empty() {
         summary.push_str("none\n");
     }

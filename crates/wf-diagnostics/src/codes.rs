@@ -265,6 +265,9 @@ codes! {
     /// A workflow's `model_stylesheet` that does not parse.
     INVALID_STYLESHEET = "WF0510", "invalid-stylesheet", Attributes, Error,
         "a model stylesheet has a syntax error";
+    /// An attribute name the schema does not know but that is a near miss of one it does.
+    MISSPELT_ATTRIBUTE = "WF0515", "misspelt-attribute", Attributes, Warning,
+        "an attribute name is probably a misspelling of a known attribute";
 
     // WF06xx: the Attractor DOT front end (added in this block only).
     /// A token the DOT parser did not expect, or a character outside DOT.
@@ -323,6 +326,30 @@ codes! {
     /// A `context.*` key used once, next to a near-identical key used elsewhere.
     ATTRACTOR_CONTEXT_KEY_TYPO = "WF0806", "attractor-context-key-typo", Attractor, Warning,
         "a condition's context key is probably a misspelling of another";
+    /// A start or exit found by its id whose `shape` or `type` runs another handler.
+    ATTRACTOR_START_EXIT_HANDLER = "WF0807", "attractor-start-exit-handler", Attractor, Warning,
+        "a start or exit node found by its id has a shape or type that runs another handler";
+    /// A condition key that is a near miss of a key the engine itself writes.
+    ATTRACTOR_ENGINE_KEY_TYPO = "WF0808", "attractor-engine-key-typo", Attractor, Warning,
+        "a condition key is probably a misspelling of a key the engine writes";
+    /// A value engines accept leniently: `weight="2.0"`, a condition in a boolean attribute.
+    ATTRACTOR_LENIENT_VALUE = "WF0809", "attractor-lenient-value", Attractor, Warning,
+        "an attribute value is not of its type, and engines read it leniently";
+    /// Attractor `all_conditional_edges`: no edge is taken when the node succeeds.
+    ATTRACTOR_NO_FALLBACK_EDGE = "WF0810", "attractor-no-fallback-edge", Attractor, Warning,
+        "every outgoing edge of a node is conditional and none is sure to match";
+    /// A custom outcome a node's prompt asks for that no outgoing edge handles.
+    ATTRACTOR_UNHANDLED_OUTCOME = "WF0811", "attractor-unhandled-outcome", Attractor, Warning,
+        "a node's prompt asks for an outcome that none of its edges handles";
+    /// A node id that is a DOT keyword.
+    ATTRACTOR_RESERVED_NODE_ID = "WF0812", "attractor-reserved-node-id", Attractor, Warning,
+        "a node id is a DOT keyword";
+    /// A tool command that changes to an absolute directory.
+    ATTRACTOR_ABSOLUTE_CD = "WF0813", "attractor-absolute-cd", Attractor, Warning,
+        "a tool command changes to an absolute directory";
+    /// A `thread_id` where the fidelity is not `full`, so it has no effect.
+    ATTRACTOR_THREAD_WITHOUT_FULL = "WF0814", "attractor-thread-without-full-fidelity", Attractor, Warning,
+        "a `thread_id` is set where the fidelity is not `full`, so it has no effect";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).

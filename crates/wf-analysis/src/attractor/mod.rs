@@ -9,6 +9,7 @@
 //! dropped here for `.dot` workflows. `docs/attractor.md` has the table of
 //! rules, codes and severities, and the decisions behind them.
 
+mod fabro;
 mod rules;
 mod typos;
 
@@ -33,6 +34,12 @@ pub fn rule_of(code: &str) -> Option<(&'static str, Option<Severity>)> {
         "WF0505" => ("retry_target_exists", Some(Severity::Warning)),
         "WF0803" => ("goal_gate_has_retry", None),
         "WF0804" => ("prompt_on_llm_nodes", None),
+        // fabro-validate's rules, under fabro's ids.
+        "WF0810" => ("all_conditional_edges", None),
+        "WF0811" => ("orphan_custom_outcome", None),
+        "WF0812" => ("reserved_keyword_node_id", None),
+        "WF0813" => ("script_absolute_cd", None),
+        "WF0814" => ("thread_id_requires_fidelity_full", None),
         _ => return None,
     })
 }
@@ -69,6 +76,8 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts, out: &mut Vec<Dia
     out.extend(missing);
     out.extend(rules::check(workflow, facts));
     out.extend(typos::check(workflow));
+    out.extend(rules::start_exit_handlers(workflow));
+    out.extend(fabro::check(workflow));
     for d in out.iter_mut() {
         annotate(d);
     }

@@ -2,7 +2,7 @@
 //! implements: `start_node` (several starts), `type_known`,
 //! `goal_gate_has_retry` and `prompt_on_llm_nodes`.
 
-use wf_diagnostics::{Diagnostic, codes};
+use wf_diagnostics::{Applicability, Diagnostic, Fix, codes};
 use wf_model::{Attribute, Node, NodeKind, Value, Workflow};
 
 use crate::graph::GraphFacts;
@@ -208,4 +208,100 @@ pub fn missing_start_or_exit(workflow: &Workflow, existing: &[Diagnostic]) -> Ve
         );
     }
     out
+}
+
+/// WF0807: the start node, or an exit node, found by its id while its
+/// `shape` or `type` (its own or a default's) names another handler.
+/// Engines that pick the handler by shape run that handler there (an LLM
+/// call for `box`), where `wfc run` runs the start or exit.
+pub fn start_exit_handlers(workflow: &Workflow) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let entry = workflow.entry.as_ref().map(|(name, _)| name.as_str());
+    for node in &workflow.nodes {
+        let role = if Some(node.name.as_str()) == entry {
+            "start"
+        } else if node.kind == NodeKind::Exit {
+            "exit"
+        } else {
+            continue;
+        };
+        let runs = handler(node);
+        if runs == role {
+            continue;
+        }
+        // A node with neither attribute is the plain `start` or `exit` the
+        // spec resolves by id; only a written shape or type says otherwise.
+        let written = attribute(&node.attributes, "type")
+            .filter(|a| text(std::slice::from_ref(a), "type").is_some_and(|t| !t.trim().is_empty()))
+            .or_else(|| attribute(&node.attributes, "shape"));
+        let Some(attr) = written else {
+            continue;
+        };
+        let (key, shape) = (
+            attr.key.as_str(),
+            if role == "start" {
+                "Mdiamond"
+            } else {
+                "Msquare"
+            },
+        );
+        let value = text(std::slice::from_ref(attr), key).unwrap_or_default();
+        let mut d = Diagnostic::new(
+            &codes::ATTRACTOR_START_EXIT_HANDLER,
+            format!(
+                "the {role} node `{}` has `{key}={value}`, which runs the `{runs}` handler",
+                node.name
+            ),
+            node.name_span,
+        )
+        .with_primary_label(format!("the {role} node, found by its id"))
+        .with_label(
+            attr.value_span,
+            format!("engines that go by the {key} run `{runs}` here"),
+        )
+        .with_help(if key == "type" {
+            format!("write `type=\"{role}\"`, or remove the `type`")
+        } else {
+            format!("write `shape={shape}`")
+        });
+        // Only the node's own attribute is rewritten: a default's
+        // (`node [shape=box]`) applies to other nodes too.
+        if within(node.span, attr.value_span) {
+            let by = if key == "type" {
+                format!("\"{role}\"")
+            } else {
+                shape.to_string()
+            };
+            d = d.with_fix(Fix::replace(
+                format!("write `{key}={by}`"),
+                attr.value_span,
+                by,
+                Applicability::MaybeIncorrect,
+            ));
+        } else if !node.implicit && key == "shape" {
+            // A statement of its own sets the shape on this node alone.
+            let at = wf_diagnostics::FileSpan {
+                file: node.span.file,
+                span: wf_diagnostics::Span::new(
+                    node.span.span.end as usize,
+                    node.span.span.end as usize,
+                ),
+            };
+            d = d.with_fix(Fix::replace(
+                format!("add `shape={shape}` to `{}`", node.name),
+                at,
+                format!("\n  {} [shape={shape}]", node.name),
+                Applicability::MaybeIncorrect,
+            ));
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// Whether `inner` lies within `outer` (same file).
+fn within(outer: wf_diagnostics::FileSpan, inner: wf_diagnostics::FileSpan) -> bool {
+    outer.file == inner.file
+        && outer.span.start <= inner.span.start
+        && inner.span.end <= outer.span.end
 }

@@ -1,6 +1,7 @@
-//! Two typo checks no Attractor validator has: an `outcome` compared with a
-//! near miss of a status (WF0805), and a `context.*` key used in one
-//! condition next to a near-identical key used elsewhere (WF0806).
+//! Three typo checks no Attractor validator has: an `outcome` compared with
+//! a near miss of a status (WF0805), a `context.*` key used in one
+//! condition next to a near-identical key used elsewhere (WF0806), and a
+//! key that is a near miss of one the engine writes (WF0808).
 //!
 //! Both are tuned to stay silent on correct pipelines (checked over the
 //! whole corpus, see `docs/attractor.md`): custom outcomes far from any
@@ -14,10 +15,35 @@ use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
 use wf_model::{BinOp, Expr, Value, Workflow};
 
 /// The statuses of spec section 5.2, as conditions see them.
-const STATUSES: &[&str] = &["success", "partial_success", "retry", "fail", "skipped"];
+pub(super) const STATUSES: &[&str] = &["success", "partial_success", "retry", "fail", "skipped"];
 /// Status spellings of peer engines (fabro writes `succeeded` and `failed`),
 /// accepted as they are.
-const PEER_STATUSES: &[&str] = &["succeeded", "failed"];
+pub(super) const PEER_STATUSES: &[&str] = &["succeeded", "failed"];
+
+/// The keys the engine itself writes into the context (`docs/attractor.md`,
+/// "Context"), besides `graph.*`, one per graph attribute.
+const ENGINE_KEYS: &[&str] = &[
+    "outcome",
+    "preferred_label",
+    "last_stage",
+    "last_response",
+    "tool.output",
+    "current_node",
+    "graph.goal",
+    "graph.label",
+    "parallel.results",
+    "parallel.success_count",
+    "parallel.failure_count",
+    "parallel.fan_in.best_id",
+    "parallel.fan_in.best_outcome",
+    "human.gate.selected",
+    "human.gate.label",
+    "stack.child.status",
+    "stack.child.outcome",
+    "stack.child.current_node",
+    "stack.child.steps",
+    "stack.child.cycles",
+];
 
 /// Every typo diagnostic of `workflow`'s conditions.
 pub fn check(workflow: &Workflow) -> Vec<Diagnostic> {
@@ -43,11 +69,12 @@ pub fn check(workflow: &Workflow) -> Vec<Diagnostic> {
             });
         }
     }
-    if outcomes.is_empty() && keys.len() < 2 {
+    if outcomes.is_empty() && keys.is_empty() {
         return Vec::new();
     }
     let prose = Prose::of(workflow);
     let mut out = Vec::new();
+    engine_key_typos(workflow, &mut keys, &prose, &mut out);
     for (value, at) in outcomes {
         if let Some(d) = outcome_typo(&value, at, &prose) {
             out.push(d);
@@ -129,6 +156,63 @@ fn outcome_typo(value: &str, at: FileSpan, prose: &Prose<'_>) -> Option<Diagnost
     .with_note(format!("the statuses are {}", STATUSES.join(", ")))
     .with_help(format!("write `outcome={status}`"));
     Some(with_fix(d, at, value, status))
+}
+
+/// WF0808 for each key that is not one the engine writes but a near miss
+/// of one; such keys are removed from `keys`, so that WF0806 does not
+/// report them again.
+fn engine_key_typos(
+    workflow: &Workflow,
+    keys: &mut BTreeMap<String, Vec<(usize, FileSpan, String)>>,
+    prose: &Prose<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let graph_keys: Vec<String> = workflow
+        .attributes
+        .iter()
+        .map(|a| format!("graph.{}", a.key))
+        .collect();
+    let engine = || {
+        ENGINE_KEYS
+            .iter()
+            .copied()
+            .chain(graph_keys.iter().map(String::as_str))
+    };
+    let mut reported = Vec::new();
+    for (key, uses) in keys.iter() {
+        let lower = key.to_lowercase();
+        if engine().any(|k| k == key) || prose.mentions(key) {
+            continue;
+        }
+        let Some(meant) = engine()
+            .filter(|k| near(&lower, k) || lower == *k)
+            .min_by_key(|k| strsim::osa_distance(&lower, k))
+        else {
+            continue;
+        };
+        for (_, at, written) in uses {
+            // `outcome` and `preferred_label` are never `context.` keys.
+            let by = match written.strip_suffix(key.as_str()) {
+                Some(prefix) if !matches!(meant, "outcome" | "preferred_label") => {
+                    format!("{prefix}{meant}")
+                }
+                _ => meant.to_string(),
+            };
+            let d = Diagnostic::new(
+                &codes::ATTRACTOR_ENGINE_KEY_TYPO,
+                format!("`{written}` is not a key the engine writes; did you mean `{by}`?"),
+                *at,
+            )
+            .with_primary_label("nothing writes this key, so it is always empty")
+            .with_note(format!("the engine writes `{meant}`"))
+            .with_help(format!("write `{by}`"));
+            out.push(with_fix(d, *at, written, &by));
+        }
+        reported.push(key.clone());
+    }
+    for key in reported {
+        keys.remove(&key);
+    }
 }
 
 /// Adds the fix replacing `written` at `at` by `by`, when the span covers

@@ -3,7 +3,8 @@
 //! [`schema`] lists every workflow, node and edge attribute the runtime
 //! understands, with its type and range; [`check_workflow`] checks one
 //! workflow's attributes against it. Attributes the schema does not know
-//! form the opaque spec and are never reported. The check is a pure
+//! form the opaque spec and are never reported, unless they are a near miss
+//! of a known name ([`spelling`], WF0515). The check is a pure
 //! function of one [`Workflow`] and runs in O(nodes + edges + size of the
 //! attribute values): schema look-ups scan a constant table, node names are
 //! indexed once when some attribute names a node, and the adjacency is
@@ -13,6 +14,7 @@ mod durations;
 mod placement;
 mod references;
 pub mod schema;
+mod spelling;
 mod stylesheet;
 mod values;
 
@@ -28,6 +30,8 @@ use values::Site;
 /// Runs every attribute check on one workflow.
 pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
     let mut checker = Checker {
+        format: workflow.format,
+        spelt: HashSet::default(),
         nodes: Nodes::new(workflow),
         defaults: Vec::new(),
         out: Vec::new(),
@@ -62,6 +66,11 @@ pub fn check_workflow(workflow: &Workflow) -> Vec<Diagnostic> {
 
 /// State shared by the checks of one workflow.
 struct Checker<'w> {
+    /// The source format, which decides the names known besides the schema.
+    format: wf_model::SourceFormat,
+    /// Attribute names checked for spelling, by span: a DOT default
+    /// (`node [timout=5m]`) is copied to every node, and is reported once.
+    spelt: HashSet<FileSpan>,
     /// Node look-ups for retry targets.
     nodes: Nodes<'w>,
     /// `default` attributes of `human` nodes, checked once all are known.
@@ -81,6 +90,10 @@ impl<'w> Checker<'w> {
     ) {
         for attribute in attributes {
             let Some(spec) = lookup(place, &attribute.key) else {
+                if self.spelt.insert(attribute.key_span) {
+                    self.out
+                        .extend(spelling::check(place, self.format, attribute));
+                }
                 continue;
             };
             if let Some((id, node)) = node {

@@ -111,7 +111,9 @@ impl Ty {
             Ty::String => "a string".into(),
             Ty::StringOrList => "a string or a list of strings".into(),
             Ty::Bool => "a boolean".into(),
-            Ty::Int { min } => format!("an integer of at least {min}"),
+            // Said as a person would: no 64-bit bound for "any".
+            Ty::Int { min: i64::MIN } => "a whole number".into(),
+            Ty::Int { min } => format!("a whole number of at least {min}"),
             Ty::Number { min } => format!("a number of at least {min}"),
             Ty::Duration => "a duration".into(),
             Ty::Enum(spec) => format!("a {}", spec.what),

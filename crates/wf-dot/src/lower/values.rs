@@ -2,10 +2,14 @@
 //! and the handler attributes of section 4).
 //!
 //! In DOT a value is text whether quoted or not (`max_retries=3` and
-//! `max_retries="3"` mean the same), so typing depends on the key. A value
-//! that does not fit its type stays a string: the analysis then reports it
-//! with the attribute checks every format shares (WF0501, WF0502), rather
-//! than the front end guessing.
+//! `max_retries="3"` mean the same), so typing depends on the key. Two
+//! misfits that real pipelines write and every engine accepts are read as
+//! engines read them, with a WF0809 warning: a whole number written as a
+//! decimal (`weight="2.0"` is `2`) and any text in a boolean attribute
+//! (`false`, unless it is `true` in another case). Any other value that does
+//! not fit its type stays a string: the analysis then reports it with the
+//! attribute checks every format shares (WF0501, WF0502), rather than the
+//! front end guessing.
 
 use wf_diagnostics::{Applicability, Diagnostic, FileId, Fix, Span, codes};
 use wf_model::Value;
@@ -65,11 +69,38 @@ pub fn typed(
     };
     let text = value.text.trim();
     match ty {
-        Ty::Int => parse_int(text).map_or_else(fallback, Value::Int),
+        Ty::Int => match (parse_int(text), whole_decimal(text)) {
+            (Some(n), _) => Value::Int(n),
+            (None, Some(n)) => {
+                let fix = (n.to_string(), "write the whole number");
+                let read_as = format!("`{n}`");
+                out.push(lenient(
+                    key,
+                    value,
+                    "a whole number",
+                    read_as,
+                    Some(fix),
+                    file,
+                ));
+                Value::Int(n)
+            }
+            (None, None) => fallback(),
+        },
         Ty::Bool => match text {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
-            _ => fallback(),
+            _ => {
+                let read_as = text.eq_ignore_ascii_case("true");
+                out.push(lenient(
+                    key,
+                    value,
+                    "`true` or `false`",
+                    format!("`{read_as}`"),
+                    boolean_fix(text),
+                    file,
+                ));
+                Value::Bool(read_as)
+            }
         },
         Ty::Duration => {
             if let Some(ms) = parse_duration(text) {
@@ -83,6 +114,66 @@ pub fn typed(
                 _ => fallback(),
             }
         }
+    }
+}
+
+/// A whole number written as a decimal (`2.0`, `3.`), which engines that
+/// read numbers as floats accept for an integer attribute. Only values an
+/// `f64` holds exactly (below 2^53) qualify.
+fn whole_decimal(text: &str) -> Option<i64> {
+    if !text.contains('.') || text.contains(['e', 'E']) {
+        return None;
+    }
+    let x: f64 = text.parse().ok()?;
+    (x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e15).then_some(x as i64)
+}
+
+/// The fix of a boolean attribute's lenient value: `true` for `True` and
+/// for a condition (a gate on `outcome = success` is what `goal_gate=true`
+/// means), `false` for `False`; none for other text, whose intent is not
+/// clear.
+fn boolean_fix(text: &str) -> Option<(String, &'static str)> {
+    let lower = text.to_ascii_lowercase();
+    if lower == "true" || text.contains('=') || lower.starts_with("outcome") {
+        Some(("true".into(), "write `true`"))
+    } else if lower == "false" {
+        Some(("false".into(), "write `false`"))
+    } else {
+        None
+    }
+}
+
+/// WF0809: `value` is not `expected`, the type of `key`, and engines read
+/// it leniently as `read_as`.
+fn lenient(
+    key: &str,
+    value: &Id,
+    expected: &str,
+    read_as: String,
+    fix: Option<(String, &'static str)>,
+    file: FileId,
+) -> Diagnostic {
+    let at = value.span.in_file(file);
+    let d = Diagnostic::new(
+        &codes::ATTRACTOR_LENIENT_VALUE,
+        format!(
+            "`{key}` expects {expected}, found {:?}; it is read as {read_as}",
+            value.text
+        ),
+        at,
+    )
+    .with_primary_label(format!("read as {read_as}"));
+    match fix {
+        Some((replacement, message)) => {
+            d.with_help(format!("write `{replacement}`"))
+                .with_fix(Fix::replace(
+                    message.to_string(),
+                    at,
+                    replacement,
+                    Applicability::MaybeIncorrect,
+                ))
+        }
+        None => d.with_help("write `true` or `false`"),
     }
 }
 
@@ -170,10 +261,6 @@ mod tests {
             Value::Bool(true)
         );
         assert_eq!(
-            typed(Place::Node, "goal_gate", &id("yes"), f, &mut out),
-            Value::String("yes".into())
-        );
-        assert_eq!(
             typed(Place::Node, "timeout", &id("15m"), f, &mut out),
             Value::Duration(900_000)
         );
@@ -205,6 +292,62 @@ mod tests {
         let fix = out[1].fix.as_ref().unwrap();
         assert_eq!(fix.edits[0].location.span, Span::new(14, 14));
         assert_eq!(parse_duration("99999999999999999999d"), None);
+    }
+
+    /// What real pipelines write and every engine accepts is read as
+    /// engines read it, with a WF0809 warning and a fix.
+    #[test]
+    fn lenient_values_are_warnings_with_fixes() {
+        let mut out = Vec::new();
+        let f = FileId(0);
+        assert_eq!(
+            typed(Place::Edge, "weight", &id("2.0"), f, &mut out),
+            Value::Int(2)
+        );
+        assert_eq!(
+            typed(
+                Place::Node,
+                "goal_gate",
+                &id("outcome = success"),
+                f,
+                &mut out
+            ),
+            Value::Bool(false)
+        );
+        assert_eq!(
+            typed(Place::Node, "goal_gate", &id("True"), f, &mut out),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            typed(Place::Node, "goal_gate", &id("yes"), f, &mut out),
+            Value::Bool(false)
+        );
+        let shown: Vec<String> = out
+            .iter()
+            .map(|d| {
+                let fix = d.fix.as_ref().map(|f| f.edits[0].replacement.as_str());
+                format!("{} {:?} {} {:?}", d.code.code, d.severity, d.message, fix)
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "WF0809 Warning `weight` expects a whole number, found \"2.0\"; it is read as `2` Some(\"2\")",
+                "WF0809 Warning `goal_gate` expects `true` or `false`, found \"outcome = success\"; it is read as `false` Some(\"true\")",
+                "WF0809 Warning `goal_gate` expects `true` or `false`, found \"True\"; it is read as `true` Some(\"true\")",
+                "WF0809 Warning `goal_gate` expects `true` or `false`, found \"yes\"; it is read as `false` None",
+            ]
+        );
+        // Not whole, or not a decimal: a string, for the attribute checks.
+        assert_eq!(
+            typed(Place::Edge, "weight", &id("2.5"), f, &mut out),
+            Value::String("2.5".into())
+        );
+        assert_eq!(
+            typed(Place::Edge, "weight", &id("1e3"), f, &mut out),
+            Value::String("1e3".into())
+        );
+        assert_eq!(out.len(), 4);
         assert_eq!(parse_duration("1h30m"), None);
     }
 }
