@@ -196,7 +196,8 @@ pub fn meant(place: Place, format: SourceFormat, written: &str) -> Option<&'stat
 
 /// WF0515 for `attribute` when its name is a near miss of a known one.
 pub fn check(place: Place, format: SourceFormat, attribute: &Attribute) -> Option<Diagnostic> {
-    let name = meant(place, format, &attribute.key)?;
+    // A near miss of a tool's `command` is WF0507's, which renames it.
+    let name = meant(place, format, &attribute.key).filter(|n| *n != "command")?;
     let written = &attribute.key;
     let d = Diagnostic::new(
         &codes::MISSPELT_ATTRIBUTE,
