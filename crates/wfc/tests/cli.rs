@@ -288,3 +288,13 @@ fn check_dot_and_fabro_concise() {
         ])
     );
 }
+
+/// Leniencies peers accept and the misspellings of issue 18 are warnings
+/// with fixes: the check passes.
+#[test]
+fn check_dot_leniencies_are_warnings() {
+    cli_snapshot!(
+        "check_dot_lenient",
+        wfc(&["check", "--format", "concise", "tests/cli/dot-lenient.dot"])
+    );
+}
