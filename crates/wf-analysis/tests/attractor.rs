@@ -691,6 +691,12 @@ fn lenient_values_are_warnings_and_misspelt_attributes_get_a_did_you_mean() {
             "unknown attribute `default_choice`; did you mean `human.default_choice`?",
         ]
     );
+    // A dotted DOT name is quoted in the fix.
+    let d = &with_code(&src, "WF0515")[2];
+    assert_eq!(
+        d.fix.as_ref().unwrap().edits[0].replacement,
+        "\"human.default_choice\""
+    );
     // One report for a misspelt default, whatever the number of nodes.
     let src = pipeline("  node [timout=\"5m\"]\n  b [prompt=\"b\"]\n  start -> a -> b -> exit");
     assert_eq!(with_code(&src, "WF0515").len(), 1);

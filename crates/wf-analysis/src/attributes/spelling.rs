@@ -210,10 +210,17 @@ pub fn check(place: Place, format: SourceFormat, attribute: &Attribute) -> Optio
     if attribute.key_span.span.len() as usize != written.len() {
         return Some(d);
     }
+    // The fix is written in the file's own syntax: a dotted DOT key is
+    // quoted (`"human.default_choice"`).
+    let replacement = if format == SourceFormat::Dot && name.contains('.') {
+        format!("\"{name}\"")
+    } else {
+        name.to_string()
+    };
     Some(d.with_fix(Fix::replace(
         format!("rename to `{name}`"),
         attribute.key_span,
-        name,
+        replacement,
         Applicability::MaybeIncorrect,
     )))
 }

@@ -395,7 +395,9 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
         // which reads the same in every format.
         let (id, text) = (file.id(db), file.text(db));
         for diagnostic in &mut out[front_end_end..] {
+            // WF0515 writes its fix in the file's own syntax too.
             if diagnostic.code.family != Family::Attractor
+                && !std::ptr::eq(diagnostic.code, &wf_diagnostics::codes::MISSPELT_ATTRIBUTE)
                 && diagnostic.fix.as_ref().is_some_and(|fix| {
                     fix.edits.iter().any(|edit| edit.location.file == id)
                         && !renames_identifiers(fix, id, text)
