@@ -356,7 +356,12 @@ fn blocks(markdown: &str, heading: &str) -> Vec<String> {
 #[test]
 fn explanations_tell_the_truth() {
     let mut failures = Vec::new();
-    for code in codes::ALL.iter().filter(|c| c.family == Family::Attractor) {
+    // WF0815 reads the file system: `crates/wfc/tests/explanations.rs`
+    // checks its example as `wfc check` does.
+    for code in codes::ALL
+        .iter()
+        .filter(|c| c.family == Family::Attractor && c.code != "WF0815")
+    {
         let examples = blocks(code.explanation, "## Example");
         let fixes = blocks(code.explanation, "## How to fix");
         if examples.is_empty() || fixes.is_empty() {

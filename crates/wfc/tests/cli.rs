@@ -298,3 +298,14 @@ fn check_dot_leniencies_are_warnings() {
         wfc(&["check", "--format", "concise", "tests/cli/dot-lenient.dot"])
     );
 }
+
+/// The files a pipeline names are looked for next to it: missing prompt
+/// files and child pipelines are warnings; an existing child, and a prompt
+/// that is a sentence starting with `@`, are not reported.
+#[test]
+fn check_dot_missing_files() {
+    cli_snapshot!(
+        "check_dot_files",
+        wfc(&["check", "--format", "concise", "tests/cli/dot-files.dot"])
+    );
+}

@@ -10,6 +10,7 @@
 //! rules, codes and severities, and the decisions behind them.
 
 mod fabro;
+pub mod files;
 mod rules;
 mod typos;
 
@@ -40,6 +41,7 @@ pub fn rule_of(code: &str) -> Option<(&'static str, Option<Severity>)> {
         "WF0812" => ("reserved_keyword_node_id", None),
         "WF0813" => ("script_absolute_cd", None),
         "WF0814" => ("thread_id_requires_fidelity_full", None),
+        "WF0815" => ("unresolved_file_ref", None),
         _ => return None,
     })
 }

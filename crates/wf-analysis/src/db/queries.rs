@@ -13,7 +13,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use salsa::Database as Db;
@@ -385,6 +385,19 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
     for &id in file_workflows(db, file) {
         out.extend(workflow_diagnostics(db, id).iter().cloned());
         out.extend(super::flow::workflow_dataflow(db, id).iter().cloned());
+    }
+    // The files a pipeline names, next to it on disk (read here, not
+    // tracked: checked again when the pipeline changes). Only for a project
+    // on disk: sources checked in memory (`check_sources`, whose root is
+    // relative) are not read from the file system.
+    if front_end(file.path(db)) == FrontEnd::Dot && project.root(db).is_absolute() {
+        let path = project.root(db).join(file.path(db));
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for &id in file_workflows(db, file) {
+            let mut found = crate::attractor::files::check(workflow_model(db, id), dir);
+            found.iter_mut().for_each(crate::attractor::annotate);
+            out.extend(found);
+        }
     }
     if front_end(file.path(db)) != FrontEnd::Wf {
         // The checks write their fixes in `.wf` syntax: never offer one
