@@ -157,6 +157,19 @@ pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
                 ),
             ));
         }
+        if parsed != LintLevel::Deny
+            && crate::suppress::COMPILE_BLOCKING
+                .iter()
+                .any(|c| c.code == code.code)
+        {
+            return Err(error_at(
+                find_key(text, key),
+                format!(
+                    "{} ({}) cannot be overridden: `wfc build` and `wfc run` cannot compile a workflow with this error; fix it instead",
+                    code.code, code.name
+                ),
+            ));
+        }
         lints.push((code, parsed));
     }
     Ok(ProjectConfig {
@@ -253,6 +266,19 @@ mod tests {
     fn syntax_errors_cannot_be_allowed() {
         let err = parse_str("[lints]\nWF0001 = \"allow\"\n").unwrap_err();
         assert!(err.message.contains("cannot be overridden"));
+    }
+
+    #[test]
+    fn compile_blocking_errors_cannot_be_allowed_or_demoted() {
+        for code in crate::suppress::COMPILE_BLOCKING {
+            for level in ["allow", "warn"] {
+                let err =
+                    parse_str(&format!("[lints]\n{} = \"{level}\"\n", code.name)).unwrap_err();
+                assert!(err.message.contains("cannot compile"), "{}", err.message);
+                assert_eq!(err.position, Some((2, 1)));
+            }
+            assert!(parse_str(&format!("[lints]\n{} = \"deny\"\n", code.code)).is_ok());
+        }
     }
 
     #[test]

@@ -126,9 +126,10 @@ codes! {
     /// An attribute key given twice in the same block.
     DUPLICATE_ATTRIBUTE = "WF0009", "duplicate-attribute", Syntax, Error,
         "an attribute is set twice in the same block";
-    /// A `// wfc: allow(...)` comment that names no known code, or is malformed.
+    /// A `// wfc: allow(...)` comment that names no known code, names one that
+    /// cannot be suppressed, or is malformed.
     INVALID_SUPPRESSION = "WF0010", "invalid-suppression", Syntax, Warning,
-        "a suppression comment is malformed or names an unknown code";
+        "a suppression comment is malformed, or names an unknown or unsuppressible code";
     /// Two workflows share a name.
     DUPLICATE_WORKFLOW = "WF0101", "duplicate-workflow", Names, Error,
         "two workflows have the same name";
