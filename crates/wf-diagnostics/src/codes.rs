@@ -157,6 +157,9 @@ codes! {
     /// An `import` path that does not name a `.wf` file.
     IMPORT_NOT_WF = "WF0109", "import-not-wf", Names, Error,
         "an import path does not name a `.wf` file";
+    /// A manager node's child pipeline path does not name a `.dot` file.
+    CHILD_NOT_PIPELINE = "WF0110", "child-not-pipeline", Names, Error,
+        "a child pipeline path does not name a `.dot` pipeline";
 
     /// A workflow's edges form a cycle.
     CYCLE = "WF0201", "cycle", Graph, Error,

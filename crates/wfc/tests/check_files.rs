@@ -1,7 +1,8 @@
 //! The annotated test files under `tests/check/`.
 //!
 //! Each `.wf` or `.dot` file (or each directory under
-//! `tests/check/projects/`, checked as one program) carries its own
+//! `tests/check/projects/`, its `.wf` and `.dot` files checked as one
+//! program) carries its own
 //! expectations as `//` comments:
 //!
 //! ```text
@@ -19,7 +20,7 @@
 
 mod common;
 
-use common::{files_with_extensions, repo_root, wf_files};
+use common::{files_with_extensions, repo_root};
 
 use std::path::{Path, PathBuf};
 
@@ -217,7 +218,7 @@ fn annotated_projects() {
     let cases = projects
         .into_iter()
         .map(|project| {
-            let files = wf_files(&project);
+            let files = files_with_extensions(&project, &["wf", "dot"]);
             (project.strip_prefix(&base).unwrap().to_path_buf(), files)
         })
         .collect();

@@ -47,9 +47,11 @@ fn examples_trigger_their_code_and_fixes_are_clean() {
     for code in codes::ALL {
         // The Reflex front end's examples are Reflex JSON files; those of
         // the DOT front end and the Attractor rules are `.dot` pipelines.
+        // So are those of WF0110, a child pipeline named in a pipeline.
         let lang = match code.family {
             wf_diagnostics::Family::Reflex => "json",
             wf_diagnostics::Family::Dot | wf_diagnostics::Family::Attractor => "dot",
+            _ if code.code == "WF0110" => "dot",
             _ => "wf",
         };
         let examples = blocks_in_section(code.explanation, "## Example", lang);

@@ -2,7 +2,9 @@
 //!
 //! The child is the `.dot` file `stack.child_dotfile` (fabro:
 //! `stack.child_workflow`) names (the node's attribute, else the graph's),
-//! relative to the parent pipeline's directory. It is loaded by the
+//! relative to the parent pipeline's directory, confined like an import
+//! (see [`confine`]): `wfc check` checks the same rules, and they hold
+//! here again because the IR may come from elsewhere. It is loaded by the
 //! [`ChildLoader`](super::parallel::ChildLoader) the CLI provides and runs
 //! in its own engine with the same backend and interviewer; its run
 //! directory is `{run_dir}/{manager node}/child/`.
@@ -29,7 +31,7 @@
 
 mod condition;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use condition::duration;
@@ -148,9 +150,16 @@ impl Handler for ManagerLoop {
                 Vec::new(),
             ));
         }
-        let path = match &self.kit.base_dir {
-            Some(base) => base.join(&dotfile),
-            None => PathBuf::from(&dotfile),
+        let path = match confine(&self.kit, &dotfile) {
+            Ok(path) => path,
+            Err(why) => {
+                return Ok(fail(
+                    format!(
+                        "manager node `{node}` cannot load its child pipeline `{dotfile}`: {why}"
+                    ),
+                    Vec::new(),
+                ));
+            }
         };
         let Some(loader) = self.kit.loader.clone() else {
             return Ok(fail(
@@ -205,6 +214,7 @@ impl Handler for ManagerLoop {
             .map(|f| RunFiles::new(f.root().join(super::safe_name(&node)).join("child")));
         let kit = Kit {
             base_dir: path.parent().map(PathBuf::from),
+            root: self.kit.root.clone().or_else(|| self.kit.base_dir.clone()),
             depth: self.kit.depth + 1,
             ..self.kit.clone()
         };
@@ -312,4 +322,39 @@ impl Handler for ManagerLoop {
             ),
         })
     }
+}
+
+/// The file the child pipeline path `written` names, by the rules of
+/// imports (`wf_analysis::imports::child`): relative to the parent
+/// pipeline's directory, not absolute, inside the project root (also once
+/// symbolic links are resolved), and a `.dot`, `.fabro` or `.gv` file.
+/// Nothing else is ever handed to the loader, so no other file is read,
+/// let alone quoted in a diagnostic. The error says why, with the code
+/// `wfc check` reports.
+fn confine(kit: &Kit, written: &str) -> Result<PathBuf, String> {
+    use wf_analysis::imports::{self, PathProblem, child};
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = |p: &Path| imports::normalize(&cwd.join(p));
+    let base = absolute(kit.base_dir.as_deref().unwrap_or(Path::new("")));
+    let root = absolute(kit.root.as_deref().unwrap_or(&base));
+    // `resolve` takes the naming file; only its directory matters.
+    let path = child::resolve(&base.join("pipeline.dot"), written, &root).map_err(|p| match p {
+        PathProblem::Absolute => "absolute paths are not allowed (WF0108)".to_owned(),
+        PathProblem::EscapesRoot => {
+            format!("it leaves the project root `{}` (WF0108)", root.display())
+        }
+        PathProblem::NotWf | PathProblem::Empty => {
+            "it does not name a `.dot`, `.fabro` or `.gv` pipeline (WF0110)".to_owned()
+        }
+    })?;
+    if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize())
+        && !real.starts_with(&real_root)
+    {
+        return Err(format!(
+            "it leaves the project root `{}` through a symbolic link to `{}` (WF0108)",
+            root.display(),
+            real.display()
+        ));
+    }
+    Ok(path)
 }

@@ -47,6 +47,9 @@ pub struct Kit {
     /// The pipeline file's directory (`stack.child_dotfile` is relative to
     /// it); `None`: the working directory.
     pub base_dir: Option<PathBuf>,
+    /// The project root child pipelines may not leave (the import rules,
+    /// WF0108); `None`: `base_dir` of the root pipeline.
+    pub root: Option<PathBuf>,
     /// How deep in child pipelines this pipeline runs (0 for the root).
     pub depth: u32,
 }

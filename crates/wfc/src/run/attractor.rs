@@ -98,6 +98,14 @@ fn install_r2(
                 .source
                 .and_then(|s| Path::new(s).parent())
                 .map(Path::to_path_buf),
+            // The root `wfc run` checked the pipeline with (see
+            // `inputs::load_database`): child pipelines may not leave it.
+            root: human.source.map(|s| {
+                let cwd = std::env::current_dir()
+                    .and_then(|d| d.canonicalize())
+                    .unwrap_or_default();
+                wf_analysis::imports::common_root([cwd.join(s).as_path(), cwd.join("-").as_path()])
+            }),
             depth: 0,
         },
     );

@@ -133,6 +133,7 @@ pub fn api_run(
             interviewer: interviewer.map(shared),
             loader: Some(loader()),
             base_dir: base_dir.map(Path::to_path_buf),
+            root: None,
             depth: 0,
         },
     );
