@@ -196,7 +196,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// Renders diagnostics in the given format.
 ///
 /// The diagnostics are rendered in [`sort_diagnostics`] order. Human output
-/// is one report per diagnostic, each followed by a blank line, and does not
+/// is one report per diagnostic, each followed by a blank line (at most
+/// [`MAX_HUMAN_REPORTS_PER_FILE`] per file, then a note counting the rest),
+/// and does not
 /// include the [`summary_line`] (the caller appends it); concise and GitHub
 /// output are one line per diagnostic; JSON output is one pretty-printed
 /// document whose `summary.files` is `sources.len()`; SARIF output is one
@@ -225,12 +227,55 @@ pub fn render_parts(
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by(|a, b| compare(a, b, sources));
     match format {
-        Format::Human => human::render(&sorted, sources, options.color),
+        Format::Human => {
+            let (shown, omitted) = limit_per_file(&sorted, MAX_HUMAN_REPORTS_PER_FILE);
+            let mut parts = human::render(&shown, sources, options.color);
+            parts.extend(omitted.into_iter().map(|(file, count)| {
+                let path = sources.try_get(file).map_or("<unknown file>", |f| f.path.as_str());
+                format!(
+                    "note: {count} more diagnostic{} in `{path}` not shown: human output shows the first {MAX_HUMAN_REPORTS_PER_FILE} of each file (`--format concise` or `--format json` lists them all)\n\n",
+                    if count == 1 { "" } else { "s" }
+                )
+            }));
+            parts
+        }
         Format::Concise => vec![concise::render(&sorted, sources)],
         Format::Json => vec![json::render(&sorted, sources)],
         Format::Github => vec![github::render(&sorted, sources)],
         Format::Sarif => vec![sarif::render(&sorted, sources)],
     }
+}
+
+/// How many reports human output shows per file (by primary location), as
+/// compilers stop after so many errors: a file full of errors would
+/// otherwise bury everything else, and make the report as large as the
+/// errors are many. The rest are counted in one note per file, after the
+/// reports; the other formats list every diagnostic.
+pub const MAX_HUMAN_REPORTS_PER_FILE: usize = 100;
+
+/// The first `limit` diagnostics of each file, in order, and per file (in
+/// order of first omission) how many were left out.
+fn limit_per_file<'d>(
+    sorted: &[&'d Diagnostic],
+    limit: usize,
+) -> (Vec<&'d Diagnostic>, Vec<(crate::FileId, usize)>) {
+    let mut seen: std::collections::HashMap<crate::FileId, usize> = Default::default();
+    let mut omitted: Vec<(crate::FileId, usize)> = Vec::new();
+    let mut shown = Vec::with_capacity(sorted.len().min(limit));
+    for &d in sorted {
+        let file = d.primary.location.file;
+        let count = seen.entry(file).or_default();
+        *count += 1;
+        if *count <= limit {
+            shown.push(d);
+        } else {
+            match omitted.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, n)) => *n += 1,
+                None => omitted.push((file, 1)),
+            }
+        }
+    }
+    (shown, omitted)
 }
 
 /// One human report (without the blank line that follows it in
