@@ -224,26 +224,71 @@ pub fn render_parts(
     format: Format,
     options: &RenderOptions,
 ) -> Vec<String> {
+    let mut parts = Vec::new();
+    render_each(diags, sources, format, options, usize::MAX, &mut |part| {
+        parts.push(part);
+        Ok(())
+    })
+    .expect("collecting parts does not fail");
+    parts
+}
+
+/// [`render`] written to `out` as it is rendered: a human report is
+/// written a block of reports at a time rather than built whole in
+/// memory. Returns the first write error.
+pub fn render_to(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    render_each(diags, sources, format, options, STREAM_BLOCK, &mut |part| {
+        out.write_all(part.as_bytes())
+    })?;
+    out.flush()
+}
+
+/// How many human reports [`render_to`] renders before writing them.
+const STREAM_BLOCK: usize = 1024;
+
+/// Renders `diags` in pieces, in order, handing each to `emit`; human
+/// reports are rendered `block` at a time.
+fn render_each(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+    block: usize,
+    emit: &mut dyn FnMut(String) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by(|a, b| compare(a, b, sources));
-    match format {
+    let whole = match format {
         Format::Human => {
             let (shown, omitted) = limit_per_file(&sorted, MAX_HUMAN_REPORTS_PER_FILE);
-            let mut parts = human::render(&shown, sources, options.color);
-            parts.extend(omitted.into_iter().map(|(file, count)| {
-                let path = sources.try_get(file).map_or("<unknown file>", |f| f.path.as_str());
-                format!(
+            for chunk in shown.chunks(block.max(1)) {
+                for part in human::render(chunk, sources, options.color) {
+                    emit(part)?;
+                }
+            }
+            for (file, count) in omitted {
+                let path = sources
+                    .try_get(file)
+                    .map_or("<unknown file>", |f| f.path.as_str());
+                emit(format!(
                     "note: {count} more diagnostic{} in `{path}` not shown: human output shows the first {MAX_HUMAN_REPORTS_PER_FILE} of each file (`--format concise` or `--format json` lists them all)\n\n",
                     if count == 1 { "" } else { "s" }
-                )
-            }));
-            parts
+                ))?;
+            }
+            return Ok(());
         }
-        Format::Concise => vec![concise::render(&sorted, sources)],
-        Format::Json => vec![json::render(&sorted, sources)],
-        Format::Github => vec![github::render(&sorted, sources)],
-        Format::Sarif => vec![sarif::render(&sorted, sources)],
-    }
+        Format::Concise => concise::render(&sorted, sources),
+        Format::Json => json::render(&sorted, sources),
+        Format::Github => github::render(&sorted, sources),
+        Format::Sarif => sarif::render(&sorted, sources),
+    };
+    emit(whole)
 }
 
 /// How many reports human output shows per file (by primary location), as

@@ -616,6 +616,10 @@ fn human_reports_per_file_are_bounded() {
         "{human}"
     );
     assert!(!human.contains("more diagnostics in `few.wf`"));
+    // Written as it is rendered, the report is the same.
+    let mut streamed = Vec::new();
+    render::render_to(&diags, &sources, Format::Human, &options, &mut streamed).unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), human);
     let concise = render::render(&diags, &sources, Format::Concise, &options);
     assert_eq!(concise.lines().count(), limit + 51);
 }

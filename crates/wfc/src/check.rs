@@ -1,6 +1,6 @@
 //! `wfc check`: parse, lower and check workflow files, and report.
 
-use std::io::{IoSlice, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -127,24 +127,20 @@ pub fn run(args: CheckArgs) -> u8 {
         OutputFormat::Github => Format::Github,
         OutputFormat::Sarif => Format::Sarif,
     };
-    let mut report = render::render_parts(&diagnostics, &sources, format, &options);
-    // "checked 0 files" next to an I/O error would only mislead. The report
-    // stays in the pieces it was rendered in, and the summary is one more:
-    // joining them would copy the whole report (637 KB for the Attractor
-    // corpus) into a new buffer.
-    if args.format == OutputFormat::Human && (!sources.is_empty() || errors.is_empty()) {
-        report.push(format!(
-            "{}\n",
-            render::summary_line(sources.len(), &summary)
-        ));
-    }
-    // The process ends soon: leave the database, the syntax trees and the
-    // texts to the operating system instead of freeing them one by one
-    // (which was 4% of a check of a large project).
-    std::mem::forget(db);
-    std::mem::forget(sources);
+    // "checked 0 files" next to an I/O error would only mislead.
+    let summary_line = (args.format == OutputFormat::Human
+        && (!sources.is_empty() || errors.is_empty()))
+    .then(|| format!("{}\n", render::summary_line(sources.len(), &summary)));
+    // The report is written as it is rendered, never built whole in memory.
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        render::render_to(&diagnostics, &sources, format, &options, out)?;
+        if let Some(line) = &summary_line {
+            out.write_all(line.as_bytes())?;
+        }
+        out.flush()
+    };
     if let Some(path) = &args.output_file {
-        if let Err(err) = write_report(path, &report.concat()) {
+        if let Err(err) = write_report_with(path, write) {
             eprintln!(
                 "error: cannot write the report to `{}`: {}",
                 path.display(),
@@ -154,8 +150,16 @@ pub fn run(args: CheckArgs) -> u8 {
         }
     } else {
         // A closed pipe (`wfc check | head`) is not an error worth a panic.
-        let _ = write_parts(&mut std::io::stdout().lock(), &report);
+        let _ = write(&mut std::io::BufWriter::with_capacity(
+            1 << 16,
+            std::io::stdout().lock(),
+        ));
     }
+    // The process ends soon: leave the database, the syntax trees and the
+    // texts to the operating system instead of freeing them one by one
+    // (which was 4% of a check of a large project).
+    std::mem::forget(db);
+    std::mem::forget(sources);
 
     for err in &errors {
         eprintln!("error: {}", err.0);
@@ -242,6 +246,14 @@ pub(crate) fn write_stdout(text: &str) -> u8 {
 /// renames it into place, so a reader (or a killed run) never sees half a
 /// report.
 pub(crate) fn write_report(path: &std::path::Path, report: &str) -> std::io::Result<()> {
+    write_report_with(path, |out| out.write_all(report.as_bytes()))
+}
+
+/// [`write_report`] for a report `write` writes as it goes.
+fn write_report_with(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => std::path::Path::new("."),
@@ -250,30 +262,18 @@ pub(crate) fn write_report(path: &std::path::Path, report: &str) -> std::io::Res
         .file_name()
         .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
     let temporary = dir.join(format!(".{name}.wfc-tmp-{}", std::process::id()));
-    std::fs::write(&temporary, report)?;
+    let written = std::fs::File::create(&temporary).and_then(|file| {
+        let mut out = std::io::BufWriter::new(file);
+        write(&mut out)?;
+        out.into_inner().map(drop).map_err(|e| e.into_error())
+    });
+    if let Err(err) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(err);
+    }
     std::fs::rename(&temporary, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&temporary);
     })
-}
-
-/// Writes `parts` one after the other, in as few system calls as the
-/// writer allows (`write_vectored`), then flushes.
-fn write_parts(out: &mut impl Write, parts: &[String]) -> std::io::Result<()> {
-    let mut slices: Vec<IoSlice<'_>> = parts
-        .iter()
-        .filter(|p| !p.is_empty())
-        .map(|p| IoSlice::new(p.as_bytes()))
-        .collect();
-    let mut rest = &mut slices[..];
-    while !rest.is_empty() {
-        match out.write_vectored(rest) {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => IoSlice::advance_slices(&mut rest, n),
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(err),
-        }
-    }
-    out.flush()
 }
 
 /// `NO_COLOR` (any non-empty value) and non-terminal output turn colour off
