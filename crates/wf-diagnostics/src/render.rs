@@ -225,10 +225,18 @@ pub fn render_parts(
     options: &RenderOptions,
 ) -> Vec<String> {
     let mut parts = Vec::new();
-    render_each(diags, sources, format, options, usize::MAX, &mut |part| {
-        parts.push(part);
-        Ok(())
-    })
+    let limit = MAX_HUMAN_REPORTS_PER_FILE;
+    render_each(
+        diags,
+        sources,
+        format,
+        options,
+        (usize::MAX, limit),
+        &mut |part| {
+            parts.push(part);
+            Ok(())
+        },
+    )
     .expect("collecting parts does not fail");
     parts
 }
@@ -243,9 +251,34 @@ pub fn render_to(
     options: &RenderOptions,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    render_each(diags, sources, format, options, STREAM_BLOCK, &mut |part| {
-        out.write_all(part.as_bytes())
-    })?;
+    render_to_limited(
+        diags,
+        sources,
+        format,
+        options,
+        MAX_HUMAN_REPORTS_PER_FILE,
+        out,
+    )
+}
+
+/// [`render_to`] showing at most `per_file` human reports per file
+/// (`usize::MAX`: every one); `wfc check --max-reports-per-file`.
+pub fn render_to_limited(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+    per_file: usize,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    render_each(
+        diags,
+        sources,
+        format,
+        options,
+        (STREAM_BLOCK, per_file),
+        &mut |part| out.write_all(part.as_bytes()),
+    )?;
     out.flush()
 }
 
@@ -253,20 +286,20 @@ pub fn render_to(
 const STREAM_BLOCK: usize = 1024;
 
 /// Renders `diags` in pieces, in order, handing each to `emit`; human
-/// reports are rendered `block` at a time.
+/// reports are rendered `block` at a time, at most `limit` per file.
 fn render_each(
     diags: &[Diagnostic],
     sources: &Sources,
     format: Format,
     options: &RenderOptions,
-    block: usize,
+    (block, limit): (usize, usize),
     emit: &mut dyn FnMut(String) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by(|a, b| compare(a, b, sources));
     let whole = match format {
         Format::Human => {
-            let (shown, omitted) = limit_per_file(&sorted, MAX_HUMAN_REPORTS_PER_FILE);
+            let (shown, omitted) = limit_per_file(&sorted, limit);
             for chunk in shown.chunks(block.max(1)) {
                 for part in human::render(chunk, sources, options.color) {
                     emit(part)?;
@@ -277,7 +310,7 @@ fn render_each(
                     .try_get(file)
                     .map_or("<unknown file>", |f| f.path.as_str());
                 emit(format!(
-                    "note: {count} more diagnostic{} in `{path}` not shown: human output shows the first {MAX_HUMAN_REPORTS_PER_FILE} of each file (`--format concise` or `--format json` lists them all)\n\n",
+                    "note: {count} more diagnostic{} in `{path}` not shown: human output shows the first {limit} of each file (`wfc check --max-reports-per-file 0` shows all; `--format concise` or `--format json` lists them)\n\n",
                     if count == 1 { "" } else { "s" }
                 ))?;
             }

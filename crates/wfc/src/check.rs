@@ -61,6 +61,10 @@ pub struct CheckArgs {
     /// standard error.
     #[arg(long, short = 'o', value_name = "PATH")]
     output_file: Option<PathBuf>,
+    /// Human output: show at most N reports per file, then a note counting
+    /// the rest (0: show every one). The summary counts them all.
+    #[arg(long, value_name = "N", default_value_t = render::MAX_HUMAN_REPORTS_PER_FILE)]
+    max_reports_per_file: usize,
 }
 
 /// Runs `wfc check` and returns the exit status.
@@ -133,7 +137,11 @@ pub fn run(args: CheckArgs) -> u8 {
     .then(|| format!("{}\n", render::summary_line(sources.len(), &summary)));
     // The report is written as it is rendered, never built whole in memory.
     let write = |out: &mut dyn Write| -> std::io::Result<()> {
-        render::render_to(&diagnostics, &sources, format, &options, out)?;
+        let per_file = match args.max_reports_per_file {
+            0 => usize::MAX,
+            n => n,
+        };
+        render::render_to_limited(&diagnostics, &sources, format, &options, per_file, out)?;
         if let Some(line) = &summary_line {
             out.write_all(line.as_bytes())?;
         }

@@ -45,6 +45,21 @@ fn check_broken_human() {
     cli_snapshot!("check_broken_human", wfc(&["check", "tests/cli/broken.wf"]));
 }
 
+/// Human output shows at most `--max-reports-per-file` reports per file,
+/// then counts the rest (issue 14, item 14).
+#[test]
+fn check_broken_human_limited() {
+    cli_snapshot!(
+        "check_broken_human_limited",
+        wfc(&[
+            "check",
+            "--max-reports-per-file",
+            "1",
+            "tests/cli/broken.wf"
+        ])
+    );
+}
+
 #[test]
 fn check_broken_concise() {
     cli_snapshot!(
