@@ -213,6 +213,46 @@ impl DecisionContext<'_> {
     pub fn is_terminal(&self) -> bool {
         self.node.edges.len == 0
     }
+
+    /// The valid edge a `human` node's `default` names: by its exact
+    /// label, else by its target's id (`docs/attributes.md`, "Human
+    /// defaults"), else by its label ignoring case and accelerator. `None`
+    /// when the node has no `default` or the edge it names is not valid now.
+    pub fn default_edge(&self) -> Option<&IrEdge> {
+        let wanted = self.str(self.node.engine.default_choice?);
+        let edges: Vec<&IrEdge> = self.valid_edge_list().collect();
+        let label = |e: &IrEdge| e.label.map(|l| self.str(l));
+        let target = |e: &IrEdge| self.str(self.workflow.nodes[e.to.0 as usize].id);
+        let normal = crate::select::normalize_label(wanted);
+        (edges.iter().find(|e| label(e) == Some(wanted)))
+            .or_else(|| edges.iter().find(|e| target(e) == wanted))
+            .or_else(|| {
+                edges
+                    .iter()
+                    .find(|e| label(e).is_some_and(|l| crate::select::normalize_label(l) == normal))
+            })
+            .copied()
+    }
+
+    /// What a `human` node decides when nobody answered within `waited`:
+    /// its `default` choice, as a success along that edge. `None` at other
+    /// nodes, and when the node has no default or its edge is not valid.
+    pub fn timeout_default(&self, waited: std::time::Duration) -> Option<Decision> {
+        if self.node.op != wf_ir::Opcode::Human {
+            return None;
+        }
+        let edge = self.default_edge()?;
+        let chosen = self.str(self.node.engine.default_choice?);
+        Some(Decision::Advance(Outcome {
+            edge: Some(self.str(edge.id).to_string()),
+            preferred_label: edge.label.map(|l| self.str(l).to_string()),
+            notes: Some(format!(
+                "no answer within {}: took the default choice `{chosen}`",
+                crate::tools::human_duration(waited)
+            )),
+            ..Outcome::success()
+        }))
+    }
 }
 
 /// An agent failed to decide (crashed, timed out, answered nonsense). The

@@ -210,13 +210,17 @@ impl<'p> Engine<'p> {
         match result {
             Err(e) => StepInput::AgentError { message: e.message },
             Ok(decision) => match timeout {
+                // Too late: a `human` node's `default` is taken (whatever
+                // the late answer said), else the node fails.
                 Some(limit) if took > limit && !matches!(decision, Decision::Suspend { .. }) => {
                     StepInput::Decision {
-                        decision: Decision::Advance(failed(format!(
-                            "timed out: the agent took {} ms, over the node's timeout of {} ms",
-                            took.as_millis(),
-                            limit.as_millis()
-                        ))),
+                        decision: ctx.timeout_default(limit).unwrap_or_else(|| {
+                            Decision::Advance(failed(format!(
+                                "timed out: the agent took {} ms, over the node's timeout of {} ms",
+                                took.as_millis(),
+                                limit.as_millis()
+                            )))
+                        }),
                     }
                 }
                 _ => StepInput::Decision { decision },
