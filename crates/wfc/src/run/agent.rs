@@ -78,7 +78,7 @@ pub fn build(spec: &AgentSpec, options: &AgentOptions) -> Result<Box<dyn Decisio
         AgentSpec::Auto => Box::new(AutoAgent::new()),
         AgentSpec::Script(file) => Box::new(ScriptAgent::from_file(file)?),
         AgentSpec::Console => Box::new(ConsoleAgent::new(
-            std::io::stdin().lock(),
+            wf_vm::agents::console::StdinLines,
             std::io::stderr(),
         )),
         AgentSpec::Exec(command) => {
