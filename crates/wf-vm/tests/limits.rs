@@ -65,7 +65,14 @@ fn max_steps_and_max_visits_end_loops() {
     config.limits.max_steps = 7;
     let (report, _) = run_collect(&program, config, &mut AutoAgent);
     assert!(failed_reason(&report.status).contains("limit of 7 steps"));
-    assert_eq!(report.steps, 8, "the step that hit the limit counts");
+    // Seven steps ran; the run fails within the seventh, as it would need
+    // an eighth (no phantom step that runs no node is counted).
+    assert_eq!(report.steps, 7);
+    assert_eq!(report.failures.len(), 1);
+    assert_eq!(report.failures[0].step, 6);
+    // It stands at the node the eighth step would have run: a -> b -> a ...
+    let at = report.at.as_ref().unwrap();
+    assert_eq!((at.workflow.as_str(), at.node.as_str()), ("main", "b"));
     let mut config = EngineConfig::default();
     config.limits.max_visits = 3;
     let (report, _) = run_collect(&program, config, &mut AutoAgent);

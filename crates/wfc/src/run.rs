@@ -72,8 +72,9 @@ pub struct RunArgs {
     #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
     set: Vec<String>,
     /// The decision agent: rules, auto, script:FILE, console or
-    /// exec:COMMAND. Default: rules (a resumed run: the agent it started
-    /// with).
+    /// exec:COMMAND. Default: rules for Reflex JSON (its rule-agent
+    /// convention), auto (a dry run: every decision simulated) for `.wf`,
+    /// IR and `.dot`; a resumed run: the agent it started with.
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
     /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
@@ -182,13 +183,30 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             if let Some(note) = note {
                 eprintln!("note: {note}");
             }
+            let pipeline = attractor::is_pipeline(&loaded.program, root);
+            let agent = match &agent_spec {
+                Some(spec) => spec.clone(),
+                None => {
+                    let default = agent::default_for(loaded.format);
+                    if default == AgentSpec::Auto && !pipeline {
+                        eprintln!(
+                            "note: no --agent given: `auto` simulates every decision (a dry \
+                             run); choose who decides with --agent console, exec:COMMAND or \
+                             script:FILE"
+                        );
+                    }
+                    default
+                }
+            };
             let mut program = loaded.program;
             cap_steps(&mut program, root, args.max_steps);
+            // The agent actually used, default included: a resumed run
+            // keeps it unless `--agent` names another.
             let meta = json!({
                 "kind": META_KIND,
                 "source": file.display().to_string(),
                 "workflow": program.str(program.workflows[root.0 as usize].name),
-                "agent": agent_spec.as_ref().map(ToString::to_string),
+                "agent": agent.to_string(),
                 "allow_tools": args.allow_tools,
             });
             (program, meta, None)
@@ -204,7 +222,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             Some(stored) => stored.parse().map_err(|e| {
                 format!("error: the run directory names an agent wfc cannot build: {e}")
             })?,
-            // A pipeline without an agent runs in simulation.
+            // A run directory written before the agent was always stored.
             None if pipeline => AgentSpec::Auto,
             None => AgentSpec::Rules,
         },

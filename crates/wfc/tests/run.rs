@@ -606,3 +606,190 @@ fn an_interrupted_run_leaves_no_tool_behind() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Shell for an `exec:` agent: accepts protocol version 2 at the hello.
+const HELLO: &str = r#"read -r h; echo '{"type":"hello","version":2}'; "#;
+
+/// Shell setting `$id` to the id of the request in `$line`.
+const ID: &str = r#"id=$(printf '%s' "$line" | sed 's/^{"id":\([0-9]*\),.*/\1/'); "#;
+
+/// Issue 14.6: an agent that writes one stray line (a second answer, late)
+/// fails the run, naming both ids, instead of having every later answer
+/// applied one node off.
+#[test]
+fn a_stray_agent_line_fails_the_run_instead_of_shifting_answers() {
+    let agent = format!(
+        "exec:{HELLO}read -r line; {ID}\
+         echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         sleep 0.3; echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         while read -r line; do {ID}echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"complete\\\"}}\"; done"
+    );
+    let (out, summary) = run_json(&["run", "tests/run/chain.wf", "--set", "name=Ada", "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(1), "{summary}");
+    let reason = summary["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the agent failed at node `greet` of workflow `Chain`"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("answered request 2 with the id 1, which is not that request's"),
+        "{reason}"
+    );
+    assert_eq!(summary["at"]["node"], "greet", "{summary}");
+}
+
+/// The shell agent of `docs/agents.md` speaks the protocol.
+#[test]
+fn the_documented_shell_agent_works() {
+    let doc = std::fs::read_to_string(repo_root().join("docs/agents.md")).unwrap();
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("wfc run tests/run/approve.wf --agent 'exec:read -r hello"))
+        .expect("the shell agent example");
+    let agent = line
+        .trim_start_matches("wfc run tests/run/approve.wf --agent '")
+        .trim_end_matches('\'');
+    let (out, summary) = run_json(&["run", "tests/run/approve.wf", "--agent", agent]);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert_eq!(summary["at"]["node"], "done", "{summary}");
+}
+
+/// Issue 14.11: a `human` node's `default` is taken when its timeout
+/// passes (an `exec:` agent that never answers there), and the resumed run
+/// replays that choice rather than asking again.
+#[test]
+fn a_human_default_is_taken_at_the_timeout_and_replayed_on_resume() {
+    let dir = scratch("gate-default");
+    let d = dir.to_str().unwrap();
+    // Answers `plan`, stays silent at `review`, suspends at the next node.
+    let agent = format!(
+        "exec:{HELLO}read -r line; {ID}\
+         echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         read -r line; read -r line; {ID}\
+         echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"suspend\\\",\\\"reason\\\":\\\"later\\\"}}\"; sleep 5"
+    );
+    let (out, summary) = run_json(&[
+        "run",
+        "tests/run/gate_default.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{summary}");
+    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+    // `auto` would choose `[A] Approve` if it were asked at `review`.
+    let (out, summary) = run_json(&["run", "--resume", d, "--agent", "auto"]);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+    // The log records the default taken, as the decision at `review`.
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    assert!(
+        log.contains("no answer within 300ms: took the default choice `[R] Reject`"),
+        "{log}"
+    );
+}
+
+/// Issue 14.11: the console agent stops waiting at a `human` node's
+/// timeout and takes its default (standard input open and silent).
+#[test]
+fn the_console_takes_a_human_default_at_the_timeout() {
+    use std::process::Stdio;
+    let mut child = wfc(&[
+        "run",
+        "tests/run/gate_default.wf",
+        "--agent",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // `plan` succeeds; then nothing more is typed, but input stays open.
+    use std::io::Write as _;
+    stdin.write_all(b"\n").unwrap();
+    let started = std::time::Instant::now();
+    let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(stdin);
+    let out = waiter.join().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("(answer within 300ms; then the default `[R] Reject` is taken)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("No answer within 300ms: taking the default `[R] Reject`."),
+        "{err}"
+    );
+    // The exit node then asks, and input ends: the run suspends there.
+    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+}
+
+/// Issue 14.15: without `--agent`, a `.wf` file runs with `auto` (a dry
+/// run, said on stderr) instead of `rules` stopping at the first fork.
+#[test]
+fn a_wf_file_runs_with_auto_by_default() {
+    run_snapshot!(
+        "default_agent_wf",
+        wfc(&["run", "tests/run/routes.wf", "--set", "mode=fast"])
+    );
+}
+
+/// Issue 14.15: `rules` at a fork its specs do not route says how to run
+/// with another agent.
+#[test]
+fn rules_at_an_unrouted_fork_says_how_to_choose_another_agent() {
+    run_snapshot!(
+        "rules_unrouted_fork",
+        wfc(&["run", "tests/run/routes.wf", "--set", "mode=fast", "--agent", "rules"])
+    );
+}
+
+/// Issue 14.17: `--max-steps 2` reports 2 steps, and the summary says
+/// where the run stopped.
+#[test]
+fn max_steps_reports_the_steps_that_ran() {
+    run_snapshot!(
+        "max_steps_2",
+        wfc(&[
+            "run",
+            "tests/run/chain.wf",
+            "--set",
+            "name=Ada",
+            "--agent",
+            "auto",
+            "--max-steps",
+            "2"
+        ])
+    );
+    let (_, summary) = run_json(&[
+        "run",
+        "tests/run/chain.wf",
+        "--set",
+        "name=Ada",
+        "--agent",
+        "auto",
+        "--max-steps",
+        "2",
+    ]);
+    assert_eq!(summary["steps"], 2, "{summary}");
+    assert_eq!(summary["at"]["workflow"], "Chain", "{summary}");
+    assert_eq!(summary["at"]["node"], "done", "{summary}");
+}
+
+/// Issue 14.17: a failure repeated at each attempt of a tool with a
+/// 30-line command is one line of the human summary, cut short.
+#[test]
+fn a_long_repeated_failure_is_shown_once_and_short() {
+    run_snapshot!(
+        "long_tool_failure",
+        wfc(&["run", "tests/run/long_tool.wf", "--agent", "auto"])
+    );
+}

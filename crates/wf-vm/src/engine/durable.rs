@@ -49,6 +49,7 @@ impl<'p> Engine<'p> {
             engine
                 .do_step(step::Source::Replay(record.input))
                 .map_err(|m| EngineError::Snapshot(format!("log line {line}: {m}")))?;
+            engine.check_step_budget();
             engine.step += 1;
         }
         engine.out.replaying = false;

@@ -336,9 +336,24 @@ impl<'p> Engine<'p> {
             // Only replayed inputs can mismatch; a live step cannot.
             self.fail_run(m);
         }
+        self.check_step_budget();
         self.step += 1;
         self.finish_step();
         &self.status
+    }
+
+    /// After a step: a run that would need a step past `max_steps` fails
+    /// now, within the last step it was allowed. Failing at the start of
+    /// one more step instead would count a step that ran no node
+    /// (`--max-steps 2` reporting 3 steps).
+    pub(crate) fn check_step_budget(&mut self) {
+        if self.status == RunStatus::Running && self.step + 1 >= self.limits.max_steps {
+            let reason = format!(
+                "the run reached its limit of {} steps (max_steps)",
+                self.limits.max_steps
+            );
+            self.fail_run(reason);
+        }
     }
 
     /// The status now.
@@ -390,8 +405,13 @@ impl<'p> Engine<'p> {
             }
         }
         let blackboard = crate::report::Entries(blackboard);
+        let (wf, node, _) = self.position();
         Report {
             status: self.status.clone(),
+            at: Some(crate::report::Position {
+                workflow: self.wf_name(wf).to_owned(),
+                node: self.node_name(wf, node).to_owned(),
+            }),
             steps: self.step,
             elapsed_ms: self.elapsed_now().as_millis() as u64,
             blackboard,

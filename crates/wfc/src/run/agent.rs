@@ -8,6 +8,8 @@ use std::time::Duration;
 use wf_vm::agents::{AutoAgent, ConsoleAgent, ExecAgent, RulesAgent, ScriptAgent};
 use wf_vm::{AgentError, Decision, DecisionAgent, DecisionContext};
 
+use super::load::SourceFormat;
+
 /// A parsed `--agent` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentSpec {
@@ -59,6 +61,17 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Console => f.write_str("console"),
             AgentSpec::Exec(command) => write!(f, "exec:{command}"),
         }
+    }
+}
+
+/// The agent when `--agent` is not given: `rules` for Reflex JSON, whose
+/// workflows carry the rule-agent convention in their node specs; `auto`
+/// (a dry run) for everything else, where `rules` would stop at the first
+/// fork that the spec does not route.
+pub fn default_for(format: SourceFormat) -> AgentSpec {
+    match format {
+        SourceFormat::Reflex => AgentSpec::Rules,
+        SourceFormat::Ir | SourceFormat::Source => AgentSpec::Auto,
     }
 }
 
