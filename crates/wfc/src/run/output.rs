@@ -148,11 +148,17 @@ pub fn human_summary(workflow: &str, report: &Report) -> String {
             // A failure repeated (retries of one node) is shown once.
             let same = report.failures[i..]
                 .iter()
-                .take_while(|g| (&g.workflow, &g.node, &g.reason) == (&f.workflow, &f.node, &f.reason))
+                .take_while(|g| {
+                    (&g.workflow, &g.node, &g.reason) == (&f.workflow, &f.node, &f.reason)
+                })
                 .count();
             let steps = match same {
                 1 => format!("step {}", f.step),
-                n => format!("steps {}-{} ({n} times)", f.step, report.failures[i + n - 1].step),
+                n => format!(
+                    "steps {}-{} ({n} times)",
+                    f.step,
+                    report.failures[i + n - 1].step
+                ),
             };
             out.push_str(&format!(
                 "  {steps}: {}/{}: {}\n",
@@ -174,21 +180,32 @@ pub fn human_summary(workflow: &str, report: &Report) -> String {
     out
 }
 
-/// The longest text a summary line shows of a reason.
-const MAX_REASON_CHARS: usize = 300;
+/// The most characters a summary line shows of a reason quoting a text of
+/// several lines (a tool command), and of any other reason.
+const MAX_QUOTING_CHARS: usize = 160;
+const MAX_REASON_CHARS: usize = 1000;
 
-/// A reason on one line: its lines joined with ` ⏎ `, cut after
-/// [`MAX_REASON_CHARS`] characters with the length said (a 30-line tool
-/// command quoted in a reason must not fill the summary; `--format json`
-/// has the whole text).
+/// A reason on one line: its lines joined with ` ⏎ `, cut with the length
+/// said (a 30-line tool command quoted in a reason must not fill the
+/// summary; `--format json` has the whole text).
 fn one_line(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let max = if lines.len() > 1 {
+        MAX_QUOTING_CHARS
+    } else {
+        MAX_REASON_CHARS
+    };
     let joined = lines.join(" ⏎ ");
-    match joined.char_indices().nth(MAX_REASON_CHARS) {
+    match joined.char_indices().nth(max) {
         Some((i, _)) => format!(
-            "{}… ({} lines, {} bytes; --format json shows it all)",
+            "{}… ({} line{}, {} bytes; --format json shows it all)",
             &joined[..i],
             lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
             text.len()
         ),
         None => joined,
