@@ -94,6 +94,9 @@ pub(crate) struct Frame {
     /// For each key first written in this frame, what [`Visible`] showed
     /// for it before (restored when the frame is popped).
     pub shadows: Vec<(KeyId, Option<Slot>)>,
+    /// The step that pushed this frame and the run's active time then:
+    /// where a callee's own `max_steps` and `wall_clock` count from.
+    pub pushed: (u64, std::time::Duration),
 }
 
 /// Where an entry lives: (frame depth, 1-based; index in its entries).
@@ -134,6 +137,7 @@ impl Frame {
             gates: Vec::new(),
             bytes: 0,
             shadows: Vec::new(),
+            pushed: (0, std::time::Duration::ZERO),
         }
     }
 
@@ -148,6 +152,7 @@ impl Frame {
         self.gates.clear();
         self.bytes = 0;
         self.shadows.clear();
+        self.pushed = (0, std::time::Duration::ZERO);
     }
 
     /// The latest local value of `key`.

@@ -73,6 +73,8 @@ impl Engine<'_> {
                 self.limits.max_write_bytes,
                 trusted,
             )?;
+            // Keys count: an entry holds its key as well as its value.
+            let size = size + w.key.len();
             total += size;
             if total > self.limits.max_blackboard_bytes {
                 return Err(format!(
@@ -161,7 +163,11 @@ impl Engine<'_> {
                 let seed = self.step ^ (u64::from(node.0) << 32) ^ u64::from(wf.0);
                 let delay = backoff_delay(ir_node.engine.backoff.as_ref(), attempt, seed);
                 if !self.out.replaying {
-                    (self.sleeper)(delay);
+                    // Never past the wall clock: the next step reads the
+                    // clock and ends the run when it is spent.
+                    let left = self.time_left();
+                    (self.sleeper)(delay.min(left));
+                    self.clock_due = true;
                 }
                 self.frames[depth - 1].attempt += 1;
                 if self.out.on() {

@@ -70,7 +70,7 @@ impl Engine<'_> {
         if let Some(call) = &call_node.call {
             for m in &call.return_map {
                 if let Some(v) = child.get(m.child.0) {
-                    let size = contract::serialized_size(v);
+                    let size = contract::serialized_size(v) + self.keys.name(m.parent.0).len();
                     self.bb_bytes += size;
                     parent.push(
                         Entry {

@@ -60,7 +60,7 @@ impl<'p> Engine<'p> {
     pub(super) fn finish_step(&mut self) {
         let done = self.status != RunStatus::Running;
         if done {
-            self.clock_mark = None;
+            self.stop_clock();
         }
         let Some(log) = &mut self.out.log else { return };
         if let Err(e) = log.commit(self.step - 1) {

@@ -83,6 +83,11 @@ pub struct FrameSnapshot {
     pub entries: Vec<EntrySnapshot>,
     /// Goal-gate outcomes recorded in this frame.
     pub gates: Vec<GateSnapshot>,
+    /// For a callee with a `max_steps` or `wall_clock` of its own: the
+    /// step that pushed it and the run's active milliseconds then (where
+    /// its budget counts from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pushed: Option<[u64; 2]>,
 }
 
 /// One blackboard entry.
@@ -158,6 +163,8 @@ impl<'p> Engine<'p> {
                         status,
                     })
                     .collect(),
+                pushed: (self.info[f.workflow.0 as usize].budget != (None, None))
+                    .then(|| [f.pushed.0, f.pushed.1.as_millis() as u64]),
             })
             .collect();
         let mut visits = Vec::new();
@@ -272,8 +279,11 @@ impl<'p> Engine<'p> {
                 other => return Err(bad(format!("unknown frame phase `{other}`"))),
             };
             frame.attempt = fs.attempt.max(1);
+            if let Some([step, ms]) = fs.pushed {
+                frame.pushed = (step.min(snap.step), Duration::from_millis(ms));
+            }
             for e in &fs.entries {
-                let size = serialized_size(&e.value);
+                let size = serialized_size(&e.value) + e.key.len();
                 engine.bb_bytes += size;
                 let entry = Entry {
                     key: engine.keys.intern(&e.key),

@@ -35,6 +35,7 @@ impl<'p> Engine<'p> {
             Source::Live(agent) => {
                 let instant = agent.is_instant();
                 let now = if !instant
+                    || std::mem::take(&mut self.clock_due)
                     || self.clock_mark.is_none()
                     || self.step.is_multiple_of(CLOCK_EVERY)
                 {
@@ -69,6 +70,19 @@ impl<'p> Engine<'p> {
             self.fail_run(reason.clone());
             return Ok(());
         }
+        if let Source::Replay(StepInput::OverBudget { depth, reason }) = &src {
+            if *depth < 2 || *depth > self.frames.len() {
+                return Err(format!(
+                    "the log ends a callee at depth {depth}, which is not a callee's"
+                ));
+            }
+            self.record_input(&StepInput::OverBudget {
+                depth: *depth,
+                reason: reason.clone(),
+            });
+            self.fail_call(*depth, reason.clone());
+            return Ok(());
+        }
         if self.step >= self.limits.max_steps {
             let reason = format!(
                 "the run reached its limit of {} steps (max_steps)",
@@ -86,6 +100,19 @@ impl<'p> Engine<'p> {
                 reason: reason.clone(),
             });
             self.fail_run(reason);
+            return Ok(());
+        }
+        // A callee's own budgets; a replay applies the logged outcome of
+        // this check instead (the wall clock is not replayable).
+        if self.budgets
+            && matches!(src, Source::Live(_))
+            && let Some((depth, reason)) = self.over_budget(now.is_some())
+        {
+            self.record_input(&StepInput::OverBudget {
+                depth,
+                reason: reason.clone(),
+            });
+            self.fail_call(depth, reason);
             return Ok(());
         }
         let frame = self.frames.last().expect("the root frame is never popped");
@@ -130,9 +157,14 @@ impl<'p> Engine<'p> {
                 self.ask(agent, wf, node, started)
             }
         };
+        let mut input = input;
+        self.screen(&mut input);
         self.record_input(&input);
         match input {
             StepInput::Engine => unreachable!("handled above"),
+            StepInput::OverBudget { .. } => {
+                return Err("the log ends a callee where the agent decides".into());
+            }
             StepInput::Abort { reason } => self.fail_run(reason),
             StepInput::AgentError { message } => {
                 let reason = format!(
@@ -156,9 +188,25 @@ impl<'p> Engine<'p> {
         node: NodeIdx,
         started: Option<Instant>,
     ) -> StepInput {
-        let timeout = self.node_timeout(wf, node);
         let workflow = &self.program.workflows[wf.0 as usize];
         let ir_node = &workflow.nodes[node.0 as usize];
+        let tool = ir_node.op == Opcode::Tool;
+        let timeout = if tool {
+            // A tool gets no more than the wall clock has left.
+            let own = self.node_timeout(wf, node);
+            Some(
+                own.unwrap_or(self.info[wf.0 as usize].default_timeout)
+                    .min(self.time_left()),
+            )
+        } else {
+            self.decision_timeout(wf, node)
+        };
+        // Tools take time, and so may an Attractor handler (parallel
+        // branches, child pipelines) even with an instant backend: the next
+        // step reads the clock.
+        if tool || workflow.dialect == wf_ir::Dialect::Attractor {
+            self.clock_due = true;
+        }
         let view = Blackboard {
             program: self.program,
             frames: &self.frames,
@@ -315,6 +363,8 @@ impl<'p> Engine<'p> {
             }
             None => Frame::new(callee, entry),
         };
+        let mut frame = frame;
+        frame.pushed = (self.step, self.elapsed);
         self.frames.push(frame);
         if self.out.on() {
             let ev = Event::WorkflowPush {
