@@ -30,7 +30,7 @@ impl Engine<'_> {
                 && self.step - pushed_step > max
             {
                 let reason = format!(
-                    "{} reached its own limit of {max} steps (max_steps)",
+                    "{}, reached its own limit of {max} steps (max_steps)",
                     what()
                 );
                 return Some((i + 1, reason));
@@ -40,7 +40,7 @@ impl Engine<'_> {
                 && self.elapsed.saturating_sub(pushed_at) > limit
             {
                 let reason = format!(
-                    "{} exceeded its own wall-clock limit of {} ms (wall_clock)",
+                    "{}, exceeded its own wall-clock limit of {} ms (wall_clock)",
                     what(),
                     limit.as_millis()
                 );

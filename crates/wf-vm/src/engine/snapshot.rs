@@ -164,7 +164,7 @@ impl<'p> Engine<'p> {
                     })
                     .collect(),
                 pushed: (self.info[f.workflow.0 as usize].budget != (None, None))
-                    .then(|| [f.pushed.0, f.pushed.1.as_millis() as u64]),
+                    .then_some([f.pushed.0, f.pushed.1.as_millis() as u64]),
             })
             .collect();
         let mut visits = Vec::new();

@@ -22,7 +22,7 @@ impl<'p> Engine<'p> {
     /// Ends the run as failed without a new trace entry: for a node
     /// failure the trace already holds (one entry per failure).
     pub(crate) fn end_failed(&mut self, reason: String) {
-        let reason = crate::bound::clip(&reason, self.config.sizes.max_text_bytes);
+        let reason = crate::bound::clip(&reason, 2 * self.config.sizes.max_text_bytes);
         let f = self.frames.last().expect("the root frame is never popped");
         let (wf, node) = (f.workflow, f.node);
         if self.out.on() {
@@ -37,7 +37,9 @@ impl<'p> Engine<'p> {
         self.status = RunStatus::Failed { reason };
     }
 
-    /// Adds a failure to the trace, its reason cut to `max_text_bytes`.
+    /// Adds a failure to the trace. Texts from agents were cut to
+    /// `max_text_bytes` already (see `screen.rs`); a reason the engine
+    /// composes around one is cut at twice that, as a last bound.
     /// A full trace (`max_failures`) drops the oldest quarter of its
     /// latest part at once (so the cost per failure stays constant) and
     /// counts them in one entry after the oldest half.
@@ -78,7 +80,7 @@ impl<'p> Engine<'p> {
         self.failures.push(FailureRecord {
             workflow: self.wf_name(wf).to_owned(),
             node: self.node_name(wf, node).to_owned(),
-            reason: crate::bound::clip(&reason, self.config.sizes.max_text_bytes),
+            reason: crate::bound::clip(&reason, 2 * self.config.sizes.max_text_bytes),
             step: self.step,
             time_ms,
         });
