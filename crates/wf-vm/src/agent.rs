@@ -167,6 +167,13 @@ pub struct DecisionContext<'a> {
     /// The edge the node was entered by; `None` at the start and after a
     /// jump (retry target, goal gate). Attractor fidelity reads it.
     pub incoming_edge: Option<EdgeIdx>,
+    /// The engine's configuration: runs a handler starts (parallel
+    /// branches, child pipelines) inherit it.
+    pub config: &'a crate::config::EngineConfig,
+    /// The limits in force for this run; nested runs get what is left.
+    pub limits: &'a crate::config::RunLimits,
+    /// The run's active time so far (as of the last clock reading).
+    pub elapsed: std::time::Duration,
 }
 
 impl DecisionContext<'_> {

@@ -107,9 +107,10 @@ pub struct RunArgs {
     /// Progress lines on standard error.
     #[arg(long, value_enum, default_value_t = ProgressChoice::Auto)]
     progress: ProgressChoice,
-    /// How long an `exec:` agent may take to answer when neither the node
+    /// How long the agent may take to answer when neither the node
     /// (`timeout`) nor the workflow (`default_timeout`) says (250ms, 30s,
-    /// 5m, 1h).
+    /// 5m, 1h). Default: 2 min for an `exec:` agent, and the engine's node
+    /// timeout (5 min) for the others.
     #[arg(long, value_name = "DURATION", value_parser = agent::parse_duration)]
     agent_timeout: Option<Duration>,
     /// The most bytes of a tool's stdout, and of its stderr, written to
@@ -147,6 +148,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if let Some(n) = args.max_steps {
         config.limits.max_steps = n;
     }
+    // The engine times decisions with it too, so the explicit setting
+    // wins over the default node timeout (5 min) in either direction.
+    config.agent_timeout = args.agent_timeout;
     // Where the program comes from: the file, or the run directory.
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
@@ -218,10 +222,15 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         .filter(|_| pipeline)
         .map(wf_vm::attractor::RunFiles::new);
     let resumed = dir.is_some();
+    let allowed = args.allow_tools || meta["allow_tools"] == Value::Bool(true);
+    // One runner for the pipeline, its parallel branches and child pipelines.
+    let pipeline_tools =
+        (pipeline && allowed).then(|| attractor::shared_tools(args.tool_output_limit));
     let mut agent = if pipeline {
         let human = attractor::Humans {
             interviewer: args.interviewer.as_deref(),
             source: meta["source"].as_str(),
+            tools: pipeline_tools.clone(),
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
     } else {
@@ -254,11 +263,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if !sinks.is_empty() {
         engine.set_event_sink(Box::new(Tee(sinks)));
     }
-    let allowed = args.allow_tools || meta["allow_tools"] == Value::Bool(true);
     if pipeline {
         engine.set_tool_runner(attractor::tool_runner(
-            allowed,
-            args.tool_output_limit,
+            pipeline_tools.as_ref(),
             files.clone(),
         ));
     } else if allowed {

@@ -226,6 +226,9 @@ impl<'p> Engine<'p> {
             attempt: frame.attempt,
             step: self.step,
             incoming_edge: self.incoming,
+            config: &self.config,
+            limits: &self.limits,
+            elapsed: self.elapsed,
         };
         if ir_node.op == Opcode::Tool {
             let command = ir_node
