@@ -239,6 +239,26 @@ fn tools_run_in_parallel_branches_and_child_pipelines() {
     );
 }
 
+/// A branch runs within what is left of the run's limits: `--max-steps
+/// 10` leaves 9 steps after `start`, where a fresh engine would loop on
+/// until `max_visits`.
+#[test]
+fn parallel_branches_inherit_what_is_left_of_the_limits() {
+    let (out, _, _) = run(
+        "limits_par",
+        "limits_parallel.dot",
+        "auto",
+        &["--max-steps", "10"],
+    );
+    let s = summary(&out);
+    let looping = &s["blackboard"]["parallel.results"][0];
+    assert_eq!(looping["outcome"], "fail", "{s}");
+    assert_eq!(
+        looping["failure_reason"],
+        "the run reached its limit of 9 steps (max_steps)"
+    );
+}
+
 #[test]
 fn tool_handler_without_allow_tools_fails_with_the_refusal() {
     let (out, run_dir, _) = run("tool_refused", "handlers.dot", "auto", &[]);
