@@ -595,3 +595,73 @@ fn an_explicit_agent_timeout_wins_over_the_default_node_timeout() {
     let (report, _) = run_collect(&program, config, &mut slow);
     assert!(failed_reason(&report.status).contains("over the node's timeout of 5 ms"));
 }
+
+#[test]
+fn a_callee_budget_survives_a_resume_and_replays_from_the_log() {
+    // Replay: a log holding the over-budget step re-applies it exactly.
+    let limits = wf_ir::Limits {
+        max_steps: Some(2),
+        ..Default::default()
+    };
+    let program = caller(true, limits);
+    let path = temp_dir("budget-replay");
+    let dir = wf_vm::RunDir::create(&path, &program, &json!({})).unwrap();
+    let config = EngineConfig {
+        snapshot_every: 0,
+        ..Default::default()
+    };
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    assert_eq!(engine.run_for(&mut AutoAgent, 6), RunStatus::Yielded);
+    let live = engine.snapshot();
+    drop(engine);
+    let resumed = wf_vm::Engine::resume(&program, dir, config).unwrap();
+    let mut replayed = resumed.snapshot();
+    replayed.elapsed_ms = live.elapsed_ms;
+    for (r, l) in replayed.failures.iter_mut().zip(&live.failures) {
+        r.time_ms = l.time_ms;
+    }
+    assert_eq!(replayed, live);
+    assert!(
+        live.failures[0]
+            .reason
+            .contains("reached its own limit of 2 steps")
+    );
+    let _ = std::fs::remove_dir_all(&path);
+
+    // Resume: the budget counts from the original push, not from the
+    // resume. `main` takes 5 steps before calling `sub`, which suspends at
+    // its first node once.
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["x1", "x2", "x3", "x4", "x5", "c", "done"]);
+    p.call(main, "c", sub, &[]);
+    p.chain(sub, &["s0", "s1", "s2", "s3"]);
+    p.w(sub).limits.max_steps = Some(2);
+    let program = p.build();
+    let path = temp_dir("budget-resume");
+    let dir = wf_vm::RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    let mut once = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+        Ok(if ctx.str(ctx.node.id) == "s0" {
+            Decision::Suspend {
+                reason: "later".into(),
+            }
+        } else {
+            advance(None, &[])
+        })
+    });
+    let report = engine.run(&mut once);
+    assert!(matches!(report.status, RunStatus::Suspended { .. }));
+    assert_eq!(report.steps, 7, "pushed at step 5, suspended at step 6");
+    drop(engine);
+    let mut engine = wf_vm::Engine::resume(&program, dir, EngineConfig::default()).unwrap();
+    let report = engine.run(&mut AutoAgent);
+    assert!(failed_reason(&report.status).contains("reached its own limit of 2 steps"));
+    // Steps 6 (suspended) and 7 are the callee's two; step 8 is over. A
+    // budget counted from the resume would trip later, from step 0 earlier.
+    assert_eq!(report.failures[0].step, 8, "{:?}", report.failures);
+    let _ = std::fs::remove_dir_all(&path);
+}

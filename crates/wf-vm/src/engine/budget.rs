@@ -73,6 +73,8 @@ impl Engine<'_> {
             }
             self.spare.push(child);
         }
+        // The edge the callee's node was entered by is not the caller's.
+        self.incoming = None;
         let (wf, node, depth) = self.position();
         if self.out.on() {
             let ev = Event::NodeEnter {

@@ -88,6 +88,8 @@ impl Engine<'_> {
         }
         parent.phase = Phase::Returned;
         parent.attempt = 1;
+        // The callee's last edge is not the caller's (snapshots name it).
+        self.incoming = None;
         self.emit_writes(depth, first, node);
         if self.out.on() {
             let ev = Event::WorkflowPop {

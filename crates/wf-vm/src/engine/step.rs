@@ -368,6 +368,9 @@ impl<'p> Engine<'p> {
         };
         let mut frame = frame;
         frame.pushed = (self.step, self.elapsed);
+        // The callee's entry is entered by no edge of its own workflow
+        // (the caller's edge would name another workflow's edge).
+        self.incoming = None;
         self.frames.push(frame);
         if self.out.on() {
             let ev = Event::WorkflowPush {
