@@ -147,7 +147,7 @@ impl<'p> Engine<'p> {
         if !self.compute_valid(wf, node, Status::Success.as_str(), None) {
             return Ok(());
         }
-        let input = match src {
+        let mut input = match src {
             Source::Replay(StepInput::Engine) => {
                 return Err("the log records an engine step where the agent decides".into());
             }
@@ -157,7 +157,6 @@ impl<'p> Engine<'p> {
                 self.ask(agent, wf, node, started)
             }
         };
-        let mut input = input;
         self.screen(&mut input);
         self.record_input(&input);
         match input {
@@ -359,14 +358,13 @@ impl<'p> Engine<'p> {
         }
         let callee = call.workflow;
         let entry = self.program.workflows[callee.0 as usize].entry;
-        let frame = match self.spare.pop() {
+        let mut frame = match self.spare.pop() {
             Some(mut f) => {
                 f.reset(callee, entry);
                 f
             }
             None => Frame::new(callee, entry),
         };
-        let mut frame = frame;
         frame.pushed = (self.step, self.elapsed);
         // The callee's entry is entered by no edge of its own workflow
         // (the caller's edge would name another workflow's edge).
