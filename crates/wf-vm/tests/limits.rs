@@ -155,14 +155,21 @@ where
     }
 }
 
-/// A tool runner whose every command takes `.0` (at most its timeout)
-/// and succeeds.
+/// A tool runner whose every command takes `.0` and succeeds, or fails
+/// at its timeout when that is shorter.
 struct SlowTool(Duration);
 
 impl wf_vm::ToolRunner for SlowTool {
     fn run(&mut self, _: &wf_vm::DecisionContext<'_>, _: &str, timeout: Duration) -> Outcome {
         std::thread::sleep(self.0.min(timeout));
-        Outcome::success()
+        if self.0 <= timeout {
+            return Outcome::success();
+        }
+        Outcome {
+            status: Status::Fail,
+            failure_reason: Some(format!("timed out after {} ms", timeout.as_millis())),
+            ..Outcome::success()
+        }
     }
 }
 
@@ -429,8 +436,13 @@ fn the_wall_clock_holds_across_tools_with_an_instant_agent() {
     let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), config).unwrap();
     engine.set_tool_runner(Box::new(SlowTool(Duration::from_secs(5))));
     let t = std::time::Instant::now();
-    engine.run(&mut AutoAgent);
+    let report = engine.run(&mut AutoAgent);
     assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    let reason = failed_reason(&report.status);
+    assert!(
+        reason.contains("(the run's wall-clock limit of 50 ms left the tool"),
+        "{reason}"
+    );
 }
 
 #[test]

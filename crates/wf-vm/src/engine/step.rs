@@ -190,13 +190,18 @@ impl<'p> Engine<'p> {
         let workflow = &self.program.workflows[wf.0 as usize];
         let ir_node = &workflow.nodes[node.0 as usize];
         let tool = ir_node.op == Opcode::Tool;
+        // A tool gets no more than the wall clock has left (`cut`: that is
+        // less than its own timeout, which its failure then says).
+        let mut cut = None;
         let timeout = if tool {
-            // A tool gets no more than the wall clock has left.
-            let own = self.node_timeout(wf, node);
-            Some(
-                own.unwrap_or(self.info[wf.0 as usize].default_timeout)
-                    .min(self.time_left()),
-            )
+            let own = self
+                .node_timeout(wf, node)
+                .unwrap_or(self.info[wf.0 as usize].default_timeout);
+            let left = self.time_left();
+            if left < own {
+                cut = Some(left);
+            }
+            Some(own.min(left))
         } else {
             self.decision_timeout(wf, node)
         };
@@ -237,7 +242,7 @@ impl<'p> Engine<'p> {
                     Some(t) => render(self.program, t, &view, Quoting::Shell),
                     None => Ok(self.program.str(c).to_string()),
                 });
-            let outcome = match (&mut self.tools, command) {
+            let mut outcome = match (&mut self.tools, command) {
                 (_, None) => failed("the tool node has no `command`".into()),
                 (_, Some(Err(key))) => failed(format!(
                     "the command interpolates `{key}`, which has no value in scope \
@@ -253,6 +258,15 @@ impl<'p> Engine<'p> {
                     timeout.unwrap_or(self.info[wf.0 as usize].default_timeout),
                 ),
             };
+            if let (Some(left), Some(reason)) = (cut, outcome.failure_reason.as_mut())
+                && outcome.status == Status::Fail
+            {
+                reason.push_str(&format!(
+                    " (the run's wall-clock limit of {} ms left the tool {} ms)",
+                    self.limits.wall_clock.as_millis(),
+                    left.as_millis()
+                ));
+            }
             return StepInput::Tool { outcome };
         }
         let result = agent.decide(&ctx);
