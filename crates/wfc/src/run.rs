@@ -13,6 +13,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use wf_ir::IrProgram;
+use wf_vm::contract;
 use wf_vm::{
     Engine, EngineConfig, EventSink, JsonLinesSink, ProcessToolRunner, Report, RunDir, RunStatus,
 };
@@ -300,14 +301,26 @@ fn start<'p>(
     let needs = &program.workflows[root.0 as usize].needs;
     for item in &args.set {
         let (key, mut value) = parse_set(item)?;
-        // A key the workflow needs as a string keeps the text as written
-        // (`--set version=1.2` is the string "1.2", not a number).
-        let wants_string = needs
-            .iter()
-            .any(|k| k.ty == wf_ir::ValueType::String && program.str(k.key) == key);
-        if wants_string && !value.is_string() {
-            let text = item.split_once('=').map(|(_, t)| t).unwrap_or_default();
-            value = Value::String(text.to_string());
+        let text = item.split_once('=').map(|(_, t)| t).unwrap_or_default();
+        if let Some(need) = needs.iter().find(|k| program.str(k.key) == key) {
+            // A key the workflow needs as a string keeps the text as written
+            // (`--set version=1.2` is the string "1.2", not a number).
+            if need.ty == wf_ir::ValueType::String && !value.is_string() {
+                value = Value::String(text.to_string());
+            }
+            // Any other type is checked now, not when a guard first reads
+            // the value.
+            if !contract::type_matches(need.ty, &value) {
+                let ty = contract::type_name(need.ty);
+                return Err(format!(
+                    "error: --set {item}: workflow `{workflow}` needs `{key}` as `{ty}`, but `{text}` is {} {}\n  \
+                     help: give {} value, e.g. --set {key}={}",
+                    article(contract::json_type(&value)),
+                    contract::json_type(&value),
+                    article(ty),
+                    example(need.ty),
+                ));
+            }
         }
         engine
             .set_input(&key, value)
@@ -327,6 +340,28 @@ fn start<'p>(
             .map_err(|e| format!("error: {e}"))?;
     }
     Ok(engine)
+}
+
+/// "a" or "an" before a type name.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// A value of type `ty` as `--set` reads it, for the help line.
+fn example(ty: wf_ir::ValueType) -> &'static str {
+    use wf_ir::ValueType::*;
+    match ty {
+        String | Any => "text",
+        Int => "3",
+        Float | Number => "1.5",
+        Bool => "true",
+        List => "'[\"a\",\"b\"]'",
+        Map => "'{\"k\":1}'",
+    }
 }
 
 /// `KEY=VALUE`: the value as JSON, else as a string.

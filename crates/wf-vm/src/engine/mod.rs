@@ -165,6 +165,9 @@ pub struct Engine<'p> {
     /// Whether a guard took part in computing `valid` (else the set
     /// cannot change with the outcome and is not computed again).
     pub(crate) valid_guarded: bool,
+    /// The edges the agent was shown, once `valid` has been evaluated
+    /// again for the real outcome (a buffer kept between steps).
+    pub(crate) shown: Vec<EdgeIdx>,
     pub(crate) out: Outputs<'p>,
     pub(crate) tools: Option<Box<dyn ToolRunner + 'p>>,
     pub(crate) sleeper: Box<dyn FnMut(Duration) + 'p>,
@@ -238,6 +241,7 @@ impl<'p> Engine<'p> {
             bb_bytes: 0,
             valid: Vec::new(),
             valid_guarded: false,
+            shown: Vec::new(),
             out: Outputs {
                 sink: None,
                 log: None,

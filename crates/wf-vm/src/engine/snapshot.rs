@@ -79,6 +79,14 @@ pub struct FrameSnapshot {
     pub phase: String,
     /// The attempt at the node (1 = first).
     pub attempt: u32,
+    /// The node was entered by failure routing (completing there is a
+    /// failure exit); left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub entered_by_failure: bool,
+    /// At a call node whose callee failed: why (the next step fails the
+    /// call node with it); left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callee_failure: Option<String>,
     /// The local blackboard, oldest first.
     pub entries: Vec<EntrySnapshot>,
     /// Goal-gate outcomes recorded in this frame.
@@ -140,6 +148,8 @@ impl<'p> Engine<'p> {
                 node: self.node_name(f.workflow, f.node).to_owned(),
                 phase: phase_name(f.phase).to_owned(),
                 attempt: f.attempt,
+                entered_by_failure: f.entered_by_failure,
+                callee_failure: f.callee_failure.clone(),
                 entries: f
                     .entries
                     .iter()
@@ -272,6 +282,8 @@ impl<'p> Engine<'p> {
                 other => return Err(bad(format!("unknown frame phase `{other}`"))),
             };
             frame.attempt = fs.attempt.max(1);
+            frame.entered_by_failure = fs.entered_by_failure;
+            frame.callee_failure = fs.callee_failure.clone();
             for e in &fs.entries {
                 let size = serialized_size(&e.value);
                 engine.bb_bytes += size;
