@@ -314,7 +314,7 @@ fn start<'p>(
                 let ty = contract::type_name(need.ty);
                 return Err(format!(
                     "error: --set {item}: workflow `{workflow}` needs `{key}` as `{ty}`, but `{text}` is {} {}\n  \
-                     help: give {} value, e.g. --set {key}={}",
+                     help: give {} {ty} value, e.g. --set {key}={}",
                     article(contract::json_type(&value)),
                     contract::json_type(&value),
                     article(ty),

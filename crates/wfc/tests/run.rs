@@ -178,6 +178,45 @@ fn usage_errors() {
     run_snapshot!("bad_set", wfc(&["run", "examples/hello.wf", "--set", "x"]));
 }
 
+/// `--set` values must have the type the root workflow `needs`.
+#[test]
+fn set_values_are_checked_against_needs_types() {
+    run_snapshot!(
+        "set_wrong_type",
+        wfc(&[
+            "run",
+            "tests/run/typed_needs.wf",
+            "--set",
+            "flags=[]",
+            "--set",
+            "count=abc"
+        ])
+    );
+    run_snapshot!(
+        "set_wrong_type_list",
+        wfc(&[
+            "run",
+            "tests/run/typed_needs.wf",
+            "--set",
+            "count=3",
+            "--set",
+            "flags=1.5"
+        ])
+    );
+    let (out, summary) = run_json(&[
+        "run",
+        "tests/run/typed_needs.wf",
+        "--agent",
+        "auto",
+        "--set",
+        "count=3",
+        "--set",
+        "flags=[\"a\"]",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert_eq!(summary["blackboard"]["count"], 3, "{summary}");
+}
+
 #[test]
 fn suspension_without_run_dir_says_it_cannot_resume() {
     run_snapshot!(

@@ -410,8 +410,9 @@ impl Engine<'_> {
     /// Why an outcome that moves on breaks the contracts (section 5 of
     /// docs/runtime.md): a declared write it did not make (not for `tool`
     /// nodes, whose runner writes what it writes, nor `call` nodes, whose
-    /// writes are their return maps), or, at a terminal, a key the
-    /// workflow `gives` that its frame does not hold.
+    /// writes are their return maps), or, at a terminal other than a
+    /// failure exit, a key the workflow `gives` that its frame does not
+    /// hold.
     fn unmet_contract(
         &self,
         wf: WorkflowIdx,
@@ -443,8 +444,9 @@ impl Engine<'_> {
                 ));
             }
         }
-        if n.edges.len == 0 && outcome.jump.is_none() {
-            let frame = self.frames.last().expect("the root frame is never popped");
+        let frame = self.frames.last().expect("the root frame is never popped");
+        // A failure exit completes as a failure: nothing is promised there.
+        if n.edges.len == 0 && outcome.jump.is_none() && !frame.entered_by_failure {
             let missing: Vec<&str> = workflow
                 .gives
                 .iter()
