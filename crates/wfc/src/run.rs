@@ -5,7 +5,7 @@ mod attractor;
 mod load;
 mod output;
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,7 +14,8 @@ use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use wf_ir::IrProgram;
 use wf_vm::{
-    Engine, EngineConfig, EventSink, JsonLinesSink, ProcessToolRunner, Report, RunDir, RunStatus,
+    Engine, EngineConfig, EventSink, JsonLinesSink, PersistError, ProcessToolRunner, Report,
+    RunDir, RunStatus,
 };
 
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
@@ -72,8 +73,9 @@ pub struct RunArgs {
     #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
     set: Vec<String>,
     /// The decision agent: rules, auto, script:FILE, console or
-    /// exec:COMMAND. Default: rules (a resumed run: the agent it started
-    /// with).
+    /// exec:COMMAND. Default: rules (a `.dot` pipeline: auto). A resumed
+    /// run uses the agent of the resuming command line, never the one
+    /// stored in the run directory.
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
     /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
@@ -82,7 +84,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "INTERVIEWER")]
     interviewer: Option<String>,
     /// Run the commands of `tool` nodes (otherwise a tool node fails with
-    /// a refusal). They run through `sh -c` in the current directory.
+    /// a refusal). They run through `sh -c` in the current directory. A
+    /// resumed run runs them only when the resuming command says so.
     #[arg(long)]
     allow_tools: bool,
     /// Make the run durable in DIR (created; must not hold a run): a step
@@ -93,9 +96,10 @@ pub struct RunArgs {
     /// Resume the run in DIR (suspended or killed) where it stopped.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
-    /// Stream the engine's events as JSON lines to FILE (appended to when
-    /// resuming), or to standard output with `-` (the summary then goes to
-    /// standard error).
+    /// Stream the engine's events as JSON lines to FILE, or to standard
+    /// output with `-` (the summary then goes to standard error). When
+    /// resuming, FILE is first rewritten with the events of every step the
+    /// run's log holds.
     #[arg(long, value_name = "FILE|-")]
     events: Option<PathBuf>,
     /// Stop the run (failed) after N steps, whatever the workflow allows.
@@ -150,7 +154,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     // Where the program comes from: the file, or the run directory.
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
-            let run_dir = RunDir::open(dir).map_err(|e| format!("error: cannot resume: {e}"))?;
+            let run_dir = RunDir::open(dir).map_err(|e| match e {
+                PersistError::NotFound(_) | PersistError::InUse { .. } => format!("error: {e}"),
+                e => format!("error: cannot resume: {e}"),
+            })?;
             let program = run_dir
                 .program()
                 .map_err(|e| format!("error: cannot resume: {e}"))?;
@@ -198,17 +205,18 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     let workflow = meta["workflow"].as_str().unwrap_or("?").to_string();
     let root = program.workflow_by_name(&workflow);
     let pipeline = root.is_some_and(|r| attractor::is_pipeline(&program, r));
-    let spec = match agent_spec {
-        Some(spec) => spec,
-        None => match meta["agent"].as_str() {
-            Some(stored) => stored.parse().map_err(|e| {
-                format!("error: the run directory names an agent wfc cannot build: {e}")
-            })?,
-            // A pipeline without an agent runs in simulation.
-            None if pipeline => AgentSpec::Auto,
-            None => AgentSpec::Rules,
-        },
+    // A pipeline without an agent runs in simulation.
+    let default_agent = if pipeline {
+        AgentSpec::Auto
+    } else {
+        AgentSpec::Rules
     };
+    // The agent and the tool permission come from this command line only:
+    // a run directory is data, and must not choose what runs.
+    let spec = agent_spec.unwrap_or_else(|| default_agent.clone());
+    if dir.is_some() {
+        note_trust_changes(&meta, &spec, &default_agent, args.allow_tools);
+    }
     let options = AgentOptions {
         timeout: args.agent_timeout,
         step_delay: args.step_delay_ms.map(Duration::from_millis),
@@ -229,23 +237,22 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     }
     .map_err(|e| format!("error: {e}"))?;
 
-    let mut engine = match dir {
-        Some(dir) => Engine::resume(&program, dir, config)
-            .map_err(|e| format!("error: cannot resume: {e}"))?,
+    // `held` keeps the run directory's lock until the process ends.
+    let (mut engine, held) = match dir {
+        Some(dir) => (
+            Engine::resume(&program, dir.clone(), config)
+                .map_err(|e| format!("error: cannot resume: {e}"))?,
+            Some(dir),
+        ),
         None => start(&program, &workflow, &meta, args, config, pipeline)?,
     };
-    let mut sinks = event_sinks(args)?;
+    let resumed_dir = held.as_ref().filter(|_| resumed);
+    let mut sinks = event_sinks(args, resumed_dir)?;
     let checkpoints = match (&files, root) {
         (Some(files), Some(root)) => {
-            let context = (!resumed).then(|| {
-                wf_vm::attractor::graph_context(&program, &program.workflows[root.0 as usize])
-            });
-            let c = attractor::Checkpoints::new(files.clone(), context.as_deref())?;
-            if resumed {
-                let (wf, node, _) = engine.position();
-                let w = &program.workflows[wf.0 as usize];
-                c.resumed_at(program.str(w.nodes[node.0 as usize].id));
-            }
+            let context =
+                wf_vm::attractor::graph_context(&program, &program.workflows[root.0 as usize]);
+            let c = attractor::Checkpoints::new(files.clone(), &context, resumed_dir)?;
             sinks.push(Box::new(c.clone()));
             Some(c)
         }
@@ -254,7 +261,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if !sinks.is_empty() {
         engine.set_event_sink(Box::new(Tee(sinks)));
     }
-    let allowed = args.allow_tools || meta["allow_tools"] == Value::Bool(true);
+    let allowed = args.allow_tools;
     if pipeline {
         engine.set_tool_runner(attractor::tool_runner(
             allowed,
@@ -268,6 +275,11 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         ));
     }
     let report = engine.run(agent.as_mut());
+    let persist_warning = engine.persist_warning().map(str::to_owned);
+    // A sink that failed in the run's last step could not end it.
+    let lost_events = engine
+        .event_sink_failure()
+        .filter(|_| !matches!(report.status, RunStatus::Failed { .. }));
     // The agent's process (exec) ends, and progress lines are flushed,
     // before the summary.
     drop(agent);
@@ -275,15 +287,58 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if let Some(e) = checkpoints.and_then(|c| c.error()) {
         eprintln!("warning: {e}");
     }
-    Ok(finish(
-        args,
-        &workflow,
-        run_dir.map(|d| d.as_path()),
-        &report,
-    ))
+    if let Some(w) = persist_warning {
+        eprintln!("warning: {w}");
+    }
+    let status = finish(args, &workflow, run_dir.map(|d| d.as_path()), &report);
+    drop(held);
+    if let Some(e) = lost_events {
+        eprintln!("error: {e}");
+        return Ok(EXIT_FINDINGS);
+    }
+    Ok(status)
 }
 
-/// A new engine: inputs set, and made durable when `--run-dir` is given.
+/// On resume: says when the agent or the tool permission differs from
+/// what the run started with (`meta.json`), which is not used.
+fn note_trust_changes(meta: &Value, spec: &AgentSpec, default: &AgentSpec, allow_tools: bool) {
+    let now = spec.to_string();
+    // No agent stored: the run started with the default.
+    let started = meta["agent"]
+        .as_str()
+        .map_or_else(|| default.to_string(), printable);
+    if started != now {
+        eprintln!(
+            "note: the run started with `--agent {started}`; it resumes with `--agent {now}` (the agent comes from this command line, not from the run directory)"
+        );
+    }
+    match (meta["allow_tools"].as_bool() == Some(true), allow_tools) {
+        (true, false) => eprintln!(
+            "note: the run started with `--allow-tools`; its tool nodes are refused now unless you pass `--allow-tools` again"
+        ),
+        (false, true) => {
+            eprintln!("note: the run started without `--allow-tools`; its tool nodes run now")
+        }
+        _ => {}
+    }
+}
+
+/// `text` with its control characters escaped (it comes from a file).
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
+/// A new engine: inputs set, and made durable (and the directory locked)
+/// when `--run-dir` is given.
 fn start<'p>(
     program: &'p IrProgram,
     workflow: &str,
@@ -291,7 +346,7 @@ fn start<'p>(
     args: &RunArgs,
     config: EngineConfig,
     pipeline: bool,
-) -> Result<Engine<'p>, String> {
+) -> Result<(Engine<'p>, Option<RunDir>), String> {
     let root = program
         .workflow_by_name(workflow)
         .ok_or_else(|| format!("error: no workflow `{workflow}`"))?;
@@ -316,17 +371,18 @@ fn start<'p>(
     if pipeline {
         attractor::seed(&mut engine, program, root)?;
     }
-    if let Some(dir) = &args.run_dir {
-        let run_dir = RunDir::create(dir, program, meta).map_err(|e| format!("error: {e}"))?;
-        if pipeline {
-            let source = args.file.as_deref().unwrap_or(Path::new("?"));
-            attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
-        }
-        engine
-            .persist_to(run_dir)
-            .map_err(|e| format!("error: {e}"))?;
+    let Some(dir) = &args.run_dir else {
+        return Ok((engine, None));
+    };
+    let run_dir = RunDir::create(dir, program, meta).map_err(|e| format!("error: {e}"))?;
+    if pipeline {
+        let source = args.file.as_deref().unwrap_or(Path::new("?"));
+        attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
     }
-    Ok(engine)
+    engine
+        .persist_to(run_dir.clone())
+        .map_err(|e| format!("error: {e}"))?;
+    Ok((engine, Some(run_dir)))
 }
 
 /// `KEY=VALUE`: the value as JSON, else as a string.
@@ -351,22 +407,28 @@ fn cap_steps(program: &mut IrProgram, root: wf_ir::WorkflowIdx, cap: Option<u64>
     }
 }
 
-/// The `--events` sink and the progress printer, as asked.
-fn event_sinks(args: &RunArgs) -> Result<Vec<Box<dyn EventSink>>, String> {
+/// The `--events` sink and the progress printer, as asked. Resuming
+/// (`resumed`), the event file is first rewritten from the run's log.
+fn event_sinks(
+    args: &RunArgs,
+    resumed: Option<&RunDir>,
+) -> Result<Vec<Box<dyn EventSink>>, String> {
     let mut sinks: Vec<Box<dyn EventSink>> = Vec::new();
     match args.events.as_deref() {
         Some(p) if p == Path::new("-") => {
             sinks.push(Box::new(JsonLinesSink::new(std::io::stdout())));
         }
         Some(path) => {
-            let file = open_events(path, args.resume.is_some()).map_err(|e| {
+            let file = open_events(path, resumed).map_err(|e| {
                 format!(
-                    "error: cannot open the event file `{}`: {}",
-                    path.display(),
-                    crate::inputs::io_reason(&e)
+                    "error: cannot write the event file `{}`: {e}",
+                    path.display()
                 )
             })?;
-            sinks.push(Box::new(JsonLinesSink::new(BufWriter::new(file))));
+            sinks.push(Box::new(EventFile {
+                path: path.to_path_buf(),
+                sink: JsonLinesSink::new(BufWriter::new(file)),
+            }));
         }
         None => {}
     }
@@ -381,11 +443,38 @@ fn event_sinks(args: &RunArgs) -> Result<Vec<Box<dyn EventSink>>, String> {
     Ok(sinks)
 }
 
-fn open_events(path: &Path, append: bool) -> std::io::Result<File> {
-    if append {
-        OpenOptions::new().create(true).append(true).open(path)
-    } else {
-        File::create(path)
+/// Creates the event file; resuming, it starts with the events of every
+/// step the run's log committed (derived from the log, so that a step the
+/// killed process was in is neither doubled nor lost).
+fn open_events(path: &Path, resumed: Option<&RunDir>) -> Result<File, String> {
+    let io = |e: std::io::Error| crate::inputs::io_reason(&e);
+    let mut file = File::create(path).map_err(io)?;
+    if let Some(dir) = resumed {
+        let events = dir.logged_events().map_err(|e| e.to_string())?;
+        file.write_all(&events).map_err(io)?;
+    }
+    Ok(file)
+}
+
+/// The `--events FILE` sink: its failure names the file.
+struct EventFile {
+    path: PathBuf,
+    sink: JsonLinesSink<BufWriter<File>>,
+}
+
+impl EventSink for EventFile {
+    fn emit(&mut self, event: &wf_vm::Event<'_>) {
+        self.sink.emit(event);
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.sink.error().map(|e| {
+            format!(
+                "could not write the event file `{}`: {}",
+                self.path.display(),
+                crate::inputs::io_reason(e)
+            )
+        })
     }
 }
 

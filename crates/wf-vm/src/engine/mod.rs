@@ -171,6 +171,8 @@ pub struct Engine<'p> {
     /// The edge the current node was entered by (`None` at the start and
     /// after a jump): Attractor fidelity resolution reads it.
     pub(crate) incoming: Option<EdgeIdx>,
+    /// See [`Engine::persist_warning`].
+    pub(crate) persist_warning: Option<String>,
 }
 
 impl<'p> Engine<'p> {
@@ -246,6 +248,7 @@ impl<'p> Engine<'p> {
             tools: None,
             sleeper: Box::new(std::thread::sleep),
             incoming: None,
+            persist_warning: None,
             config,
         })
     }
@@ -339,6 +342,13 @@ impl<'p> Engine<'p> {
         self.step += 1;
         self.finish_step();
         &self.status
+    }
+
+    /// Why the event sink lost events, if it did (see
+    /// [`EventSink::failure`]): a failure in the run's last step could not
+    /// end the run, and is the embedder's to report.
+    pub fn event_sink_failure(&self) -> Option<String> {
+        self.out.sink.as_ref().and_then(|s| s.failure())
     }
 
     /// The status now.

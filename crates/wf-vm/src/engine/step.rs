@@ -88,6 +88,18 @@ impl<'p> Engine<'p> {
             self.fail_run(reason);
             return Ok(());
         }
+        // A sink that lost events (a full disk) ends the run: its events
+        // would no longer tell what happened. Recorded like a time limit,
+        // so a resume replays the same end.
+        if let Source::Live(_) = &src
+            && let Some(reason) = self.out.sink.as_ref().and_then(|s| s.failure())
+        {
+            self.record_input(&StepInput::Abort {
+                reason: reason.clone(),
+            });
+            self.fail_run(reason);
+            return Ok(());
+        }
         let frame = self.frames.last().expect("the root frame is never popped");
         let (wf, node, phase) = (frame.workflow, frame.node, frame.phase);
         let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
