@@ -16,7 +16,7 @@ use serde_json::Value;
 
 const STEPS: usize = 200;
 /// The fast chain: no step delay, so kills land anywhere in a step.
-const FAST_STEPS: usize = 20_000;
+const FAST_STEPS: usize = 5_000;
 
 fn wfc(args: &[&str]) -> Command {
     let mut cmd = Command::new(get_cargo_bin("wfc"));
@@ -94,8 +94,13 @@ struct Kills {
     /// How many times.
     count: usize,
     /// `--step-delay-ms 2` and kills a few logged steps later; else no
-    /// delay and kills after a random time.
+    /// delay and kills when the log has grown by a random part of the rest.
     slow: bool,
+    /// The uninterrupted run's log size (for `slow: false`).
+    log_size: u64,
+    /// At most this percentage of the rest of the log between two kills
+    /// (for `slow: false`).
+    max_percent: u64,
 }
 
 /// The uninterrupted run of `file` in `base/reference`, with its events in
@@ -164,7 +169,14 @@ fn crash_loop(
             started_fresh = true;
             &fresh
         };
-        let mut child = wfc(args).spawn().unwrap();
+        // Files, not pipes: a summary bigger than a pipe's buffer would
+        // block a child nobody reads from until it is waited for.
+        let (out_path, err_path) = (base.join("stdout"), base.join("stderr"));
+        let mut child = wfc(args)
+            .stdout(std::fs::File::create(&out_path).unwrap())
+            .stderr(std::fs::File::create(&err_path).unwrap())
+            .spawn()
+            .unwrap();
         if kills < kills_wanted.count {
             if kills_wanted.slow {
                 // Kill once the log has grown by a few more steps (whatever
@@ -180,8 +192,22 @@ fn crash_loop(
                 }
                 std::thread::sleep(Duration::from_millis(rng.next_in(0, 5)));
             } else {
-                // Steps take microseconds: any moment is inside one.
-                std::thread::sleep(Duration::from_millis(rng.next_in(20, 200)));
+                // Once the run is stepping (checking, compiling and the
+                // replay of a resume come first), steps take microseconds:
+                // any moment is inside one.
+                // Kill once a random part of the rest of the log is
+                // written, whatever the machine's speed.
+                let size = |d: &Path| std::fs::metadata(d.join("log.jsonl")).map_or(0, |m| m.len());
+                let before = size(&dir);
+                let rest = kills_wanted.log_size.saturating_sub(before);
+                let target = before + rest * rng.next_in(1, kills_wanted.max_percent) / 100;
+                let wait_until = Instant::now() + Duration::from_secs(20);
+                while size(&dir) < target
+                    && Instant::now() < wait_until
+                    && child.try_wait().unwrap().is_none()
+                {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
             }
             if child.try_wait().unwrap().is_none() {
                 child.kill().unwrap(); // SIGKILL
@@ -191,7 +217,11 @@ fn crash_loop(
                 continue;
             }
         }
-        let out = child.wait_with_output().unwrap();
+        let out = std::process::Output {
+            status: child.wait().unwrap(),
+            stdout: std::fs::read(&out_path).unwrap(),
+            stderr: std::fs::read(&err_path).unwrap(),
+        };
         if out.status.code() == Some(0) {
             break out;
         }
@@ -221,6 +251,8 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
     let kills = Kills {
         count: 40,
         slow: true,
+        log_size: 0,
+        max_percent: 0,
     };
     let (last, kills, kill_points) = crash_loop(file, &base, kills);
     eprintln!("{kills} kills, after these numbers of logged steps: {kill_points:?}");
@@ -262,10 +294,9 @@ fn same_events(base: &Path, kills: usize) {
     }
 }
 
-/// A fast chain of 20,000 steps killed at random moments: steps take
+/// A fast chain of 5,000 steps killed at random moments: steps take
 /// microseconds, so kills land between an event's write and the step's
-/// log record (where events were once written twice), in log appends and
-/// in the snapshot every 10,000 steps.
+/// log record (where events were once written twice) and in log appends.
 #[cfg(unix)]
 #[test]
 fn killed_fast_runs_keep_their_event_file_exact() {
@@ -273,9 +304,14 @@ fn killed_fast_runs_keep_their_event_file_exact() {
     let file = long_chain(&base, FAST_STEPS);
     let file = file.to_str().unwrap();
     let reference = reference_run(file, &base);
+    let log_size = std::fs::metadata(base.join("reference/log.jsonl"))
+        .unwrap()
+        .len();
     let kills = Kills {
-        count: 20,
+        count: 12,
         slow: false,
+        log_size,
+        max_percent: 60,
     };
     let (last, kills, kill_points) = crash_loop(file, &base, kills);
     eprintln!("{kills} kills, after these numbers of logged steps: {kill_points:?}");
@@ -328,9 +364,16 @@ fn killed_pipelines_resume_to_the_uninterrupted_result() {
     let reference_summary = reference_run(file, &base);
     assert_eq!(reference_summary["steps"], STEPS as u64);
 
+    // No step delay: kills land anywhere in a step, between an event
+    // written and the step's log record too.
+    let log_size = std::fs::metadata(reference_dir.join("log.jsonl"))
+        .unwrap()
+        .len();
     let kills = Kills {
         count: 40,
-        slow: true,
+        slow: false,
+        log_size,
+        max_percent: 8,
     };
     let (last, kills, kill_points) = crash_loop(file, &base, kills);
     let dir = base.join("crashing");
