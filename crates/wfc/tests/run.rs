@@ -685,3 +685,43 @@ fn a_full_event_file_fails_the_run() {
         ])
     );
 }
+
+/// The final snapshot failing (here: its temporary file cannot be created,
+/// as on a full disk) does not turn a completed run into a failed one: the
+/// log holds the end, and `wfc run` warns.
+#[test]
+fn a_failed_final_snapshot_is_a_warning() {
+    let dir = scratch("final-snapshot");
+    let d = dir.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/suspend.json",
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    std::fs::create_dir(dir.join("snapshot.json.tmp")).unwrap();
+    let (out, summary) = run_json(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(summary["status"], "completed");
+    assert!(
+        stderr.contains("warning: could not write the final snapshot"),
+        "{stderr}"
+    );
+    // The log has the end: resuming again reports the completed run.
+    std::fs::remove_dir(dir.join("snapshot.json.tmp")).unwrap();
+    let (again, resumed) = run_json(&["run", "--resume", d]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(resumed["blackboard"], summary["blackboard"]);
+}
