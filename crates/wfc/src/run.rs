@@ -246,6 +246,15 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         ),
         None => start(&program, &workflow, &meta, args, config, pipeline)?,
     };
+    // `meta.json` chose how to run (a pipeline or not); the snapshot chose
+    // what runs: they must agree.
+    if resumed && root != Some(engine.root()) {
+        return Err(format!(
+            "error: cannot resume: `meta.json` names the workflow `{}`, but the snapshot runs `{}`",
+            printable(&workflow),
+            program.str(program.workflows[engine.root().0 as usize].name)
+        ));
+    }
     let resumed_dir = held.as_ref().filter(|_| resumed);
     let mut sinks = event_sinks(args, resumed_dir)?;
     let checkpoints = match (&files, root) {

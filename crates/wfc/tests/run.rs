@@ -650,6 +650,23 @@ fn resume_takes_the_agent_and_tools_from_the_command_line() {
     meta["allow_tools"] = Value::Bool(true);
     std::fs::write(&meta_path, meta.to_string()).unwrap();
 
+    // A workflow the snapshot does not run is refused.
+    let saved = std::fs::read_to_string(&meta_path).unwrap();
+    let mut other = meta.clone();
+    other["workflow"] = Value::from("Other");
+    std::fs::write(&meta_path, other.to_string()).unwrap();
+    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).ends_with(
+            "error: cannot resume: `meta.json` names the workflow `Other`, but the snapshot runs `Gate`\n"
+        ),
+        "{out:?}"
+    );
+    std::fs::write(&meta_path, saved).unwrap();
+
     let out = wfc(&["run", "--resume", r, "--agent", "auto"])
         .output()
         .unwrap();

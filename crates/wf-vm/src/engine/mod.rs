@@ -371,6 +371,11 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// The root workflow (for a restored run: the snapshot's).
+    pub fn root(&self) -> WorkflowIdx {
+        self.root
+    }
+
     /// The current workflow and node, and the call depth.
     pub fn position(&self) -> (WorkflowIdx, NodeIdx, usize) {
         let f = self.frames.last().expect("the root frame is never popped");
