@@ -516,3 +516,28 @@ impl RunLog {
         self.file.sync_data()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::event_spans;
+
+    /// Only the top-level `events` member counts: not a key of that name
+    /// in a written value, nor brackets and escaped quotes in strings.
+    #[test]
+    fn event_spans_find_the_top_level_events_only() {
+        let line = br#"{"step":1,"input":"decision","decision":{"writes":[{"key":"events","value":"],\"events\":[x"}]},"events":[{"event":"a","v":[1,{"events":[2]}]} , "s]\"" ,{"event":"b"}]}"#;
+        let spans: Vec<&str> = event_spans(line)
+            .into_iter()
+            .map(|(s, e)| std::str::from_utf8(&line[s..e]).unwrap())
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                r#"{"event":"a","v":[1,{"events":[2]}]}"#,
+                r#""s]\"""#,
+                r#"{"event":"b"}"#
+            ]
+        );
+        assert!(event_spans(br#"{"step":0,"input":"engine","events":[]}"#).is_empty());
+    }
+}
