@@ -19,10 +19,16 @@
 //! last line without its newline is a torn write from a killed process: it
 //! is cut off the file, and that step runs again.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, Read as _, Seek as _, Write as _};
+mod events;
+mod lock;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use events::event_spans;
+use lock::lock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -146,40 +152,6 @@ const META: &str = "meta.json";
 /// The lock file. Not a name an Attractor stage folder can take by
 /// accident: plain DOT ids have no `.`.
 pub const LOCK_FILE: &str = "run.lock";
-
-/// Takes the exclusive lock of directory `dir` (creating its lock file)
-/// and records this process's pid in it.
-fn lock(dir: &Path) -> Result<Arc<File>, PersistError> {
-    let path = dir.join(LOCK_FILE);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(io_err(&path, "open the lock file"))?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
-            let mut text = String::new();
-            let pid = file
-                .read_to_string(&mut text)
-                .ok()
-                .and_then(|_| text.trim().parse().ok());
-            return Err(PersistError::InUse {
-                path: dir.to_owned(),
-                pid,
-            });
-        }
-        Err(TryLockError::Error(e)) => return Err(io_err(&path, "lock")(e)),
-    }
-    let pid = format!("{}\n", std::process::id());
-    file.set_len(0)
-        .and_then(|()| file.rewind())
-        .and_then(|()| file.write_all(pid.as_bytes()))
-        .map_err(io_err(&path, "write the lock file"))?;
-    Ok(Arc::new(file))
-}
 
 impl RunDir {
     /// Creates a run directory (or uses an existing one that holds no run)
@@ -401,68 +373,6 @@ impl RunDir {
     }
 }
 
-/// The byte ranges of the elements of the `events` array of a log record
-/// (one line of valid JSON: its records were parsed before).
-fn event_spans(line: &[u8]) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let (mut depth, mut i) = (0usize, 0usize);
-    // The last string read at depth 1 (a key, when a `:` follows).
-    let mut last_string = (0, 0);
-    let mut in_events = false;
-    let mut element: Option<usize> = None;
-    while i < line.len() {
-        let b = line[i];
-        if in_events && depth == 2 && element.is_none() && !b.is_ascii_whitespace() {
-            if b == b']' {
-                in_events = false;
-            } else if b != b',' {
-                element = Some(i);
-            }
-        }
-        match b {
-            b'"' => {
-                let start = i + 1;
-                i += 1;
-                while i < line.len() && line[i] != b'"' {
-                    i += if line[i] == b'\\' { 2 } else { 1 };
-                }
-                if depth == 1 {
-                    last_string = (start, i.min(line.len()));
-                }
-            }
-            b':' if depth == 1 => {
-                in_events = &line[last_string.0..last_string.1] == b"events";
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                if depth == 2 && in_events {
-                    if let Some(s) = element.take() {
-                        spans.push((s, trim_end(line, s, i)));
-                    }
-                    in_events = false;
-                }
-                depth = depth.saturating_sub(1);
-            }
-            b',' if depth == 2 && in_events => {
-                if let Some(s) = element.take() {
-                    spans.push((s, trim_end(line, s, i)));
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    spans
-}
-
-/// The end of `line[start..end]` without trailing whitespace.
-fn trim_end(line: &[u8], start: usize, mut end: usize) -> usize {
-    while end > start && line[end - 1].is_ascii_whitespace() {
-        end -= 1;
-    }
-    end
-}
-
 /// The open step log of a running engine.
 pub(crate) struct RunLog {
     file: File,
@@ -514,30 +424,5 @@ impl RunLog {
     /// Flushes the log to disk (before a snapshot).
     pub fn sync(&self) -> io::Result<()> {
         self.file.sync_data()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::event_spans;
-
-    /// Only the top-level `events` member counts: not a key of that name
-    /// in a written value, nor brackets and escaped quotes in strings.
-    #[test]
-    fn event_spans_find_the_top_level_events_only() {
-        let line = br#"{"step":1,"input":"decision","decision":{"writes":[{"key":"events","value":"],\"events\":[x"}]},"events":[{"event":"a","v":[1,{"events":[2]}]} , "s]\"" ,{"event":"b"}]}"#;
-        let spans: Vec<&str> = event_spans(line)
-            .into_iter()
-            .map(|(s, e)| std::str::from_utf8(&line[s..e]).unwrap())
-            .collect();
-        assert_eq!(
-            spans,
-            [
-                r#"{"event":"a","v":[1,{"events":[2]}]}"#,
-                r#""s]\"""#,
-                r#"{"event":"b"}"#
-            ]
-        );
-        assert!(event_spans(br#"{"step":0,"input":"engine","events":[]}"#).is_empty());
     }
 }
