@@ -2,25 +2,24 @@
 
 mod agent;
 mod attractor;
+mod events;
 mod load;
 mod output;
+mod resume;
 
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use wf_ir::IrProgram;
-use wf_vm::{
-    Engine, EngineConfig, EventSink, JsonLinesSink, PersistError, ProcessToolRunner, Report,
-    RunDir, RunStatus,
-};
+use wf_vm::{Engine, EngineConfig, PersistError, ProcessToolRunner, Report, RunDir, RunStatus};
 
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
 use agent::{AgentOptions, AgentSpec};
-use output::{Progress, Tee};
+use output::Tee;
+use resume::{note_trust_changes, printable};
 
 /// Exit status of `wfc run`: the run suspended (resumable).
 pub const EXIT_SUSPENDED: u8 = 3;
@@ -256,7 +255,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         ));
     }
     let resumed_dir = held.as_ref().filter(|_| resumed);
-    let mut sinks = event_sinks(args, resumed_dir)?;
+    let mut sinks = events::event_sinks(args, resumed_dir)?;
     let checkpoints = match (&files, root) {
         (Some(files), Some(root)) => {
             let context =
@@ -306,44 +305,6 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         return Ok(EXIT_FINDINGS);
     }
     Ok(status)
-}
-
-/// On resume: says when the agent or the tool permission differs from
-/// what the run started with (`meta.json`), which is not used.
-fn note_trust_changes(meta: &Value, spec: &AgentSpec, default: &AgentSpec, allow_tools: bool) {
-    let now = spec.to_string();
-    // No agent stored: the run started with the default.
-    let started = meta["agent"]
-        .as_str()
-        .map_or_else(|| default.to_string(), printable);
-    if started != now {
-        eprintln!(
-            "note: the run started with `--agent {started}`; it resumes with `--agent {now}` (the agent comes from this command line, not from the run directory)"
-        );
-    }
-    match (meta["allow_tools"].as_bool() == Some(true), allow_tools) {
-        (true, false) => eprintln!(
-            "note: the run started with `--allow-tools`; its tool nodes are refused now unless you pass `--allow-tools` again"
-        ),
-        (false, true) => {
-            eprintln!("note: the run started without `--allow-tools`; its tool nodes run now")
-        }
-        _ => {}
-    }
-}
-
-/// `text` with its control characters escaped (it comes from a file).
-fn printable(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
 }
 
 /// A new engine: inputs set, and made durable (and the directory locked)
@@ -413,77 +374,6 @@ fn cap_steps(program: &mut IrProgram, root: wf_ir::WorkflowIdx, cap: Option<u64>
     if let Some(cap) = cap {
         let limits = &mut program.workflows[root.0 as usize].limits;
         limits.max_steps = Some(limits.max_steps.map_or(cap, |own| own.min(cap)));
-    }
-}
-
-/// The `--events` sink and the progress printer, as asked. Resuming
-/// (`resumed`), the event file is first rewritten from the run's log.
-fn event_sinks(
-    args: &RunArgs,
-    resumed: Option<&RunDir>,
-) -> Result<Vec<Box<dyn EventSink>>, String> {
-    let mut sinks: Vec<Box<dyn EventSink>> = Vec::new();
-    match args.events.as_deref() {
-        Some(p) if p == Path::new("-") => {
-            sinks.push(Box::new(JsonLinesSink::new(std::io::stdout())));
-        }
-        Some(path) => {
-            let file = open_events(path, resumed).map_err(|e| {
-                format!(
-                    "error: cannot write the event file `{}`: {e}",
-                    path.display()
-                )
-            })?;
-            sinks.push(Box::new(EventFile {
-                path: path.to_path_buf(),
-                sink: JsonLinesSink::new(BufWriter::new(file)),
-            }));
-        }
-        None => {}
-    }
-    let progress = match args.progress {
-        ProgressChoice::Always => true,
-        ProgressChoice::Never => false,
-        ProgressChoice::Auto => std::io::stderr().is_terminal(),
-    };
-    if progress {
-        sinks.push(Box::new(Progress::new()));
-    }
-    Ok(sinks)
-}
-
-/// Creates the event file; resuming, it starts with the events of every
-/// step the run's log committed (derived from the log, so that a step the
-/// killed process was in is neither doubled nor lost).
-fn open_events(path: &Path, resumed: Option<&RunDir>) -> Result<File, String> {
-    let io = |e: std::io::Error| crate::inputs::io_reason(&e);
-    let mut file = File::create(path).map_err(io)?;
-    if let Some(dir) = resumed {
-        let events = dir.logged_events().map_err(|e| e.to_string())?;
-        file.write_all(&events).map_err(io)?;
-    }
-    Ok(file)
-}
-
-/// The `--events FILE` sink: its failure names the file.
-struct EventFile {
-    path: PathBuf,
-    sink: JsonLinesSink<BufWriter<File>>,
-}
-
-impl EventSink for EventFile {
-    fn emit(&mut self, event: &wf_vm::Event<'_>) {
-        self.sink.emit(event);
-    }
-
-    fn failure(&self) -> Option<String> {
-        self.sink.error().map(|e| {
-            format!(
-                "could not write the event file `{}`: {}",
-                self.path.display(),
-                crate::inputs::io_reason(e)
-            )
-        })
     }
 }
 
