@@ -94,8 +94,12 @@ impl Refusal {
         }
     }
 
-    /// How to write the command instead.
-    pub fn help(self) -> &'static str {
+    /// How to write the command instead, for the interpolation of `key`.
+    pub fn help(self, key: &str) -> String {
+        self.help_text().replace("${key}", &format!("${{{key}}}"))
+    }
+
+    fn help_text(self) -> &'static str {
         match self {
             Refusal::Comment => "move the interpolation out of the comment, or remove it",
             Refusal::QuotedHereDoc => {

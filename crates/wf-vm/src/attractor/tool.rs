@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::files::RunFiles;
 use super::{add_builtin_keys, fidelity, is_attractor};
 use crate::agent::{DecisionContext, Outcome, Status, ToolRunner, Write};
+use crate::template::ShellCommand;
 
 /// The tool runner of Attractor runs.
 pub struct AttractorToolRunner<'b> {
@@ -24,13 +25,19 @@ impl<'b> AttractorToolRunner<'b> {
 }
 
 impl ToolRunner for AttractorToolRunner<'_> {
-    fn run(&mut self, context: &DecisionContext<'_>, command: &str, timeout: Duration) -> Outcome {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
         let node = context.str(context.node.id);
         let mut outcome = match &mut self.inner {
             None => Outcome {
                 status: Status::Fail,
                 failure_reason: Some(format!(
-                    "tool nodes run only with --allow-tools (node `{node}` would run `{command}`)"
+                    "tool nodes run only with --allow-tools (node `{node}` would run `{}`)",
+                    command.script
                 )),
                 ..Outcome::success()
             },
@@ -52,7 +59,7 @@ impl ToolRunner for AttractorToolRunner<'_> {
             });
         }
         if outcome.status == Status::Success && outcome.notes.is_none() {
-            outcome.notes = Some(format!("Tool completed: {command}"));
+            outcome.notes = Some(format!("Tool completed: {}", command.script));
         }
         if let Some(files) = &self.files {
             let (fid, thread) = fidelity::resolve(context);
