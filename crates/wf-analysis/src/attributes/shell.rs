@@ -81,3 +81,48 @@ fn command(literal: &ast::StrLit, file: FileId, text: &str, out: &mut Vec<Diagno
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(code, source text at the span)` of each diagnostic for `source`.
+    fn found(source: &str) -> Vec<(&'static str, String)> {
+        let parsed = wf_syntax::parse(source, FileId(0));
+        check_file(&parsed.file, FileId(0), source)
+            .iter()
+            .map(|d| {
+                let span = d.primary.location.span;
+                (d.code.code, source[span.range()].to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn refused_interpolations_are_reported_at_their_marker() {
+        let source = r#"workflow W {
+  needs v: string
+  tool a { command = "echo `echo ${v}` $v # $v" }
+  tool b {
+    command = """
+      cat <<'EOT'
+      ${v}
+      EOT
+      echo $(( $v )) "${v}" '${v}' \${v} # \$v
+      """
+  }
+  step c { command = "echo `${v}`" }
+  start -> a -> b -> c -> done
+}
+"#;
+        assert_eq!(
+            found(source),
+            [
+                ("WF0512", "${v}".to_string()),
+                ("WF0511", "$v".to_string()),
+                ("WF0511", "${v}".to_string()),
+                ("WF0513", "$v".to_string()),
+            ]
+        );
+    }
+}
