@@ -296,7 +296,7 @@ fn tools_run_only_when_allowed() {
     run_snapshot!("tools_refused", wfc(&["run", "tests/run/tools.wf"]));
 }
 
-/// `${key}` in a tool command is substituted and shell-quoted (a value with
+/// `${key}` in a tool command reaches it as a variable (a value with
 /// quotes and a dollar reaches the command intact); `\$NAME` reaches the
 /// shell as a literal `$NAME`; a key with no value fails the node.
 #[test]
