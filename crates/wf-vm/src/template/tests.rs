@@ -359,8 +359,34 @@ fn check_generated(picks: &[usize], values: &[String]) -> Result<(), TestCaseErr
     let _ = std::fs::remove_dir_all(&dir);
     prop_assert!(!pwned, "{:?} with {:?} ran a value as code", script, holes);
     prop_assert!(ok, "{:?} with {:?} failed", script, holes);
-    prop_assert_eq!(out, expected, "{:?} with {:?}", script, holes);
+    prop_assert_eq!(out, expected.clone(), "{:?} with {:?}", script, holes);
+    // Where `sh` is bash (macOS), it must hold there too.
+    if let Some((out, pwned)) = run_in_bash(&command) {
+        prop_assert!(
+            !pwned,
+            "bash: {:?} with {:?} ran a value as code",
+            script,
+            holes
+        );
+        prop_assert_eq!(out, expected, "bash: {:?} with {:?}", script, holes);
+    }
     Ok(())
+}
+
+/// Runs `command` with `bash --posix` in a fresh directory, when bash is
+/// installed: its stdout and whether the marker file appeared.
+fn run_in_bash(command: &ShellCommand) -> Option<(String, bool)> {
+    let dir = scratch();
+    let out = std::process::Command::new("bash")
+        .args(["--posix", "-c", &command.script])
+        .envs(command.vars.iter().map(|(k, v)| (k, v)))
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let pwned = dir.join("PWNED").exists();
+    let _ = std::fs::remove_dir_all(&dir);
+    Some((String::from_utf8_lossy(&out.stdout).into_owned(), pwned))
 }
 
 proptest! {
