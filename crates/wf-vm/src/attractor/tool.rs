@@ -2,6 +2,12 @@
 //! through its tool runner, not the agent; for Attractor runs that runner
 //! is [`AttractorToolRunner`], which wraps the process runner, adds
 //! `tool.output` and the built-in keys, and writes `status.json`.
+//!
+//! The command comes from the engine as a [`ShellCommand`]: DOT has no
+//! interpolation (`$goal` is expanded in prompts only), so for a pipeline
+//! it is `tool_command` as written, with no variables; the rule that keeps
+//! values out of the script (`crate::template::shell_command`) is the
+//! engine's, for every source format.
 
 use std::time::Duration;
 
