@@ -102,3 +102,12 @@ fn references_are_balanced() {
     assert_eq!(SingleQuoted.reference("V").unwrap(), "'\"${V}\"'");
     assert_eq!(Refused(Comment).reference("V"), Err(Comment));
 }
+
+proptest::proptest! {
+    /// Any text, however broken, gets exactly one slot per interpolation
+    /// (the runtime relies on it) and never panics.
+    #[test]
+    fn one_slot_per_key(script in "[a-z@ \t\n'\"\\\\`$(){}#<>;|&\\-\\[\\]*]{0,80}") {
+        proptest::prop_assert_eq!(at(&script).len(), script.matches('@').count());
+    }
+}
