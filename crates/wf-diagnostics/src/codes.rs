@@ -267,16 +267,16 @@ codes! {
         "a model stylesheet has a syntax error";
     /// An interpolation in a tool command where the shell never expands it
     /// (a comment, a here-document with a quoted delimiter).
-    SHELL_INTERPOLATION_NOT_EXPANDED = "WF0511", "shell-interpolation-not-expanded", Attributes, Error,
+    UNEXPANDED_INTERPOLATION = "WF0511", "unexpanded-interpolation", Attributes, Error,
         "an interpolation in a tool command sits where the shell never expands it";
     /// An interpolation in a tool command inside a shell construct whose
     /// quoting wfc does not track (backquotes, `${…}`, `$'…'`, a here-document
     /// delimiter, right after `\` or `$`).
-    SHELL_INTERPOLATION_UNTRACKED = "WF0512", "shell-interpolation-untracked", Attributes, Error,
+    UNTRACKED_INTERPOLATION = "WF0512", "untracked-interpolation", Attributes, Error,
         "an interpolation in a tool command sits in a shell construct wfc cannot pass a value into";
     /// An interpolation in a tool command where bash evaluates text as code
     /// (`$((…))`, `((…))`, `[[ … ]]`).
-    SHELL_INTERPOLATION_EVALUATED = "WF0513", "shell-interpolation-evaluated", Attributes, Error,
+    EVALUATED_INTERPOLATION = "WF0513", "evaluated-interpolation", Attributes, Error,
         "an interpolation in a tool command sits where the shell evaluates it as code";
 
     // WF06xx: the Attractor DOT front end (added in this block only).

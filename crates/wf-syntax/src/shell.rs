@@ -66,12 +66,12 @@ impl Refusal {
     /// The diagnostic code that reports it.
     pub fn code(self) -> &'static Code {
         match self {
-            Refusal::Comment | Refusal::QuotedHereDoc => &codes::SHELL_INTERPOLATION_NOT_EXPANDED,
-            Refusal::Evaluated => &codes::SHELL_INTERPOLATION_EVALUATED,
+            Refusal::Comment | Refusal::QuotedHereDoc => &codes::UNEXPANDED_INTERPOLATION,
+            Refusal::Evaluated => &codes::EVALUATED_INTERPOLATION,
             Refusal::HereDocDelimiter
             | Refusal::Escaped
             | Refusal::Backquote
-            | Refusal::Untracked => &codes::SHELL_INTERPOLATION_UNTRACKED,
+            | Refusal::Untracked => &codes::UNTRACKED_INTERPOLATION,
         }
     }
 
