@@ -265,6 +265,19 @@ codes! {
     /// A workflow's `model_stylesheet` that does not parse.
     INVALID_STYLESHEET = "WF0510", "invalid-stylesheet", Attributes, Error,
         "a model stylesheet has a syntax error";
+    /// An interpolation in a tool command where the shell never expands it
+    /// (a comment, a here-document with a quoted delimiter).
+    UNEXPANDED_INTERPOLATION = "WF0511", "unexpanded-interpolation", Attributes, Error,
+        "an interpolation in a tool command sits where the shell never expands it";
+    /// An interpolation in a tool command inside a shell construct whose
+    /// quoting wfc does not track (backquotes, `${…}`, `$'…'`, a here-document
+    /// delimiter, right after `\` or `$`).
+    UNTRACKED_INTERPOLATION = "WF0512", "untracked-interpolation", Attributes, Error,
+        "an interpolation in a tool command sits in a shell construct wfc cannot pass a value into";
+    /// An interpolation in a tool command where bash evaluates text as code
+    /// (`$((…))`, `((…))`, `[[ … ]]`).
+    EVALUATED_INTERPOLATION = "WF0513", "evaluated-interpolation", Attributes, Error,
+        "an interpolation in a tool command sits where the shell evaluates it as code";
 
     // WF06xx: the Attractor DOT front end (added in this block only).
     /// A token the DOT parser did not expect, or a character outside DOT.

@@ -296,7 +296,7 @@ fn tools_run_only_when_allowed() {
     run_snapshot!("tools_refused", wfc(&["run", "tests/run/tools.wf"]));
 }
 
-/// `${key}` in a tool command is substituted and shell-quoted (a value with
+/// `${key}` in a tool command reaches it as a variable (a value with
 /// quotes and a dollar reaches the command intact); `\$NAME` reaches the
 /// shell as a literal `$NAME`; a key with no value fails the node.
 #[test]
@@ -337,6 +337,68 @@ fn tool_commands_interpolate_keys() {
         reason.contains("interpolates `nowhere`, which has no value in scope"),
         "{summary}"
     );
+}
+
+/// The three constructs of issue 14 that ran a `--set` value as shell code
+/// (a here-document body, an apostrophe in a comment, quotes nested in
+/// `"$(…)"`): the value now arrives verbatim and nothing else runs.
+#[test]
+fn tool_command_values_never_run_as_shell_code() {
+    let file = repo_root().join("tests/run/injection.wf");
+    // Each value is one the old quoting let run `touch PWNED` in that context.
+    let value = "x;touch PWNED;$(touch PWNED)`touch PWNED` #'\"";
+    for (workflow, value, printed) in [
+        ("HereDoc", value, format!("{value}\n")),
+        ("Comment", value, value.to_string()),
+        ("Nested", "x;touch PWNED;y", "x;touch PWNED;y".to_string()),
+    ] {
+        let dir = scratch(&format!("injection-{workflow}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let set = format!("v={value}");
+        let out = wfc(&[
+            "run",
+            file.to_str().unwrap(),
+            "--workflow",
+            workflow,
+            "--allow-tools",
+            "--set",
+            &set,
+            "--format",
+            "json",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{workflow}: {e}: {}", String::from_utf8_lossy(&out.stderr));
+        });
+        let made: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert!(made.is_empty(), "{workflow} ran the value: {made:?}");
+        assert_eq!(out.status.code(), Some(0), "{workflow}: {summary}");
+        assert_eq!(summary["blackboard"]["show.stdout"], printed, "{summary}");
+    }
+}
+
+/// Interpolations where no reference to a value can be written are check
+/// errors, each with its code, and `wfc run` refuses the file.
+#[test]
+fn tool_command_interpolations_in_unusable_contexts_are_refused() {
+    run_snapshot!(
+        "injection_refused_check",
+        wfc(&["check", "tests/run/injection_refused.wf"])
+    );
+    let out = wfc(&[
+        "run",
+        "tests/run/injection_refused.wf",
+        "--allow-tools",
+        "--set",
+        "v=1",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error[WF0511]"), "{stderr}");
 }
 
 /// The root workflow's `needs` must be given; a string need keeps the text.
