@@ -184,6 +184,9 @@ codes! {
     /// Two choices of a `human` node share an accelerator key.
     DUPLICATE_ACCELERATOR = "WF0209", "duplicate-accelerator", Graph, Warning,
         "two choices of a human node use the same accelerator key";
+    /// An edge written twice, with the same label, guard and attributes.
+    DUPLICATE_EDGE = "WF0210", "duplicate-edge", Graph, Warning,
+        "an edge is written twice, identically";
 
     // WF03xx: contracts and data flow (added in this block only).
     /// A required read is not written on every path from the entry.

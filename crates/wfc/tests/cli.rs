@@ -383,3 +383,11 @@ fn project_file_unknown_lint_name_suggests_the_code() {
     cmd.current_dir(repo_root().join("tests/cli/lint-typo"));
     cli_snapshot!("project_lint_typo", cmd);
 }
+
+#[test]
+fn check_exact_duplicate_edge_is_a_warning() {
+    cli_snapshot!(
+        "check_duplicate_edge",
+        wfc(&["check", "tests/cli/duplicate-edge.dot"])
+    );
+}
