@@ -129,6 +129,9 @@ codes! {
     /// A `// wfc: allow(...)` comment that names no known code, or is malformed.
     INVALID_SUPPRESSION = "WF0010", "invalid-suppression", Syntax, Warning,
         "a suppression comment is malformed or names an unknown code";
+    /// A wfc IR file (`wfc build`'s output) that the IR loader refuses.
+    INVALID_IR = "WF0011", "invalid-ir", Syntax, Error,
+        "an IR file is malformed or fails verification";
     /// Two workflows share a name.
     DUPLICATE_WORKFLOW = "WF0101", "duplicate-workflow", Names, Error,
         "two workflows have the same name";

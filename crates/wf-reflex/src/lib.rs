@@ -66,6 +66,22 @@ pub fn parse(text: &str, file: FileId) -> ReflexParsed {
     }
 }
 
+/// Whether a JSON text is a wfc IR file (written by `wfc build`): an
+/// object whose top-level `format` member is the string `"wfc-ir"`. Such a
+/// file is not a Reflex workflow: `wfc check` verifies it with the IR
+/// loader instead.
+pub fn is_ir_file(text: &str) -> bool {
+    match json::parse(text) {
+        Ok(json::Json {
+            kind: json::JsonKind::Object(members),
+            ..
+        }) => members.iter().any(|m| {
+            m.key == "format" && matches!(&m.value.kind, json::JsonKind::String(f) if f == "wfc-ir")
+        }),
+        _ => false,
+    }
+}
+
 /// Whether a JSON text looks like a Reflex workflow: an object with
 /// `entry` and `nodes` members at its top level. Directory walks use this
 /// to skip other JSON files (package manifests, IR files, …). Malformed

@@ -12,6 +12,7 @@ use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
 use wf_analysis::project::{self, ConfigError, ProjectConfig, Selection, select};
 
 mod fix;
+mod ir;
 
 /// Output formats of `wfc check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,10 +128,15 @@ fn check_inputs(
         inputs::read_stdin(name, &mut sources, &mut errors);
     }
     let inputs = sources.len();
+    let ir_findings = ir::verify_ir_files(&sources);
     // The database loads imported files from disk; render from its sources,
     // which include them.
     let db = inputs::load_database(sources, early, project.map(|p| p.root.as_path()));
     let mut diagnostics = db.diagnostics();
+    if !ir_findings.is_empty() {
+        diagnostics.extend(ir_findings);
+        wf_analysis::sort_diagnostics(&mut diagnostics);
+    }
     project::apply_lints(&mut diagnostics, project, selection);
     Checked {
         db,

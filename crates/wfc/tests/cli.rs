@@ -391,3 +391,17 @@ fn check_exact_duplicate_edge_is_a_warning() {
         wfc(&["check", "tests/cli/duplicate-edge.dot"])
     );
 }
+
+#[test]
+fn check_verifies_ir_files_instead_of_reading_them_as_reflex() {
+    cli_snapshot!(
+        "check_ir_files",
+        wfc(&[
+            "check",
+            "--format",
+            "concise",
+            "tests/cli/ir-broken.json",
+            "tests/cli/ir-clean.json"
+        ])
+    );
+}
