@@ -132,6 +132,9 @@ codes! {
     /// A wfc IR file (`wfc build`'s output) that the IR loader refuses.
     INVALID_IR = "WF0011", "invalid-ir", Syntax, Error,
         "an IR file is malformed or fails verification";
+    /// A guard `wfc build --emit reflex` cannot write (`wfc check --target reflex`).
+    REFLEX_INEXPRESSIBLE_GUARD = "WF0012", "reflex-inexpressible-guard", Syntax, Error,
+        "a guard has no Reflex equivalent";
     /// Two workflows share a name.
     DUPLICATE_WORKFLOW = "WF0101", "duplicate-workflow", Names, Error,
         "two workflows have the same name";

@@ -26,7 +26,7 @@ mod schema;
 use wf_diagnostics::{Diagnostic, FileId, Label, codes};
 use wf_model::Workflow;
 
-pub use emit::{EmitError, emit};
+pub use emit::{EmitError, emit, guard_problems};
 pub use ordered::OrderedJson;
 
 /// What reading one Reflex document yields.

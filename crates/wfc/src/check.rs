@@ -29,6 +29,16 @@ pub enum OutputFormat {
     Sarif,
 }
 
+/// What `wfc check --target` also checks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    /// The wfc IR and runtime: every check, nothing more.
+    Wfc,
+    /// Reflex workflow JSON (`wfc build --emit reflex`): also every guard
+    /// Reflex cannot express (WF0012).
+    Reflex,
+}
+
 /// When to use colour in human output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -73,6 +83,10 @@ pub struct CheckArgs {
     /// specific of the two wins, `--ignore` on a tie).
     #[arg(long, value_name = "CODES", value_delimiter = ',')]
     ignore: Vec<String>,
+    /// The output the workflows are meant for: `reflex` also reports what
+    /// `wfc build --emit reflex` would refuse, without building.
+    #[arg(long, value_enum, default_value_t = Target::Wfc)]
+    target: Target,
     /// Apply the machine-applicable fixes to the files checked, check
     /// again, and report what remains.
     #[arg(long)]
@@ -133,8 +147,14 @@ fn check_inputs(
     // which include them.
     let db = inputs::load_database(sources, early, project.map(|p| p.root.as_path()));
     let mut diagnostics = db.diagnostics();
-    if !ir_findings.is_empty() {
-        diagnostics.extend(ir_findings);
+    let mut extra = ir_findings;
+    if args.target == Target::Reflex {
+        for workflow in &db.program().workflows {
+            extra.extend(wf_reflex::guard_problems(workflow));
+        }
+    }
+    if !extra.is_empty() {
+        diagnostics.extend(extra);
         wf_analysis::sort_diagnostics(&mut diagnostics);
     }
     project::apply_lints(&mut diagnostics, project, selection);

@@ -405,3 +405,35 @@ fn check_verifies_ir_files_instead_of_reading_them_as_reflex() {
         ])
     );
 }
+
+#[test]
+fn check_target_reflex_reports_every_inexpressible_guard_without_building() {
+    cli_snapshot!(
+        "check_target_reflex",
+        wfc(&[
+            "check",
+            "--target",
+            "reflex",
+            "--format",
+            "concise",
+            "tests/cli/reflex-guards.wf"
+        ])
+    );
+}
+
+#[test]
+fn build_emit_reflex_reports_every_inexpressible_guard() {
+    cli_snapshot!(
+        "build_emit_reflex_all_guards",
+        wfc(&[
+            "build",
+            "--emit",
+            "reflex",
+            "--format",
+            "concise",
+            "-o",
+            "-",
+            "tests/cli/reflex-guards.wf"
+        ])
+    );
+}
