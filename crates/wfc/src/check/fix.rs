@@ -43,7 +43,8 @@ pub struct Report {
     pub unfinished: bool,
     /// The original text of every file written, by shown path.
     originals: BTreeMap<String, String>,
-    /// Error counts per file before the last round's writes.
+    /// Error counts per file expected after the last round: those before
+    /// it, less the errors its fixes resolve.
     errors_before: BTreeMap<String, usize>,
 }
 
@@ -82,6 +83,7 @@ pub fn round(
         let source = sources.get(file);
         let mut edits: Vec<(usize, usize, &str)> = Vec::new();
         let mut taken: Vec<&'static str> = Vec::new();
+        let mut errors_fixed = 0;
         let mut sorted = fixes;
         sorted.sort_by_key(|d| d.fix.as_ref().map(|f| f.edits[0].location.span.start));
         for d in sorted {
@@ -103,6 +105,7 @@ pub fn round(
             if in_bounds && !overlaps {
                 edits.extend(ranges);
                 taken.push(d.code.code);
+                errors_fixed += usize::from(d.severity == Severity::Error);
             }
         }
         if taken.is_empty() {
@@ -121,6 +124,10 @@ pub fn round(
             .entry(source.path.clone())
             .or_insert_with(|| source.text.clone());
         write(Path::new(&source.path), &text)?;
+        // The errors the fixes resolve should be gone after the round.
+        if let Some(count) = report.errors_before.get_mut(&source.path) {
+            *count = count.saturating_sub(errors_fixed);
+        }
         if !report.files.contains(&source.path) {
             report.files.push(source.path.clone());
         }
@@ -132,7 +139,8 @@ pub fn round(
     Ok(applied)
 }
 
-/// After a round's re-check: puts back every file whose errors grew.
+/// After a round's re-check: puts back every file with more errors than
+/// expected (a fix that resolves its error but brings another is worse).
 pub fn revert_worse(sources: &Sources, diagnostics: &[Diagnostic], report: &mut Report) -> bool {
     let after = error_counts(sources, diagnostics);
     let mut reverted = false;
@@ -231,5 +239,77 @@ fn plural(n: usize, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wf_diagnostics::{Fix, Span, codes};
+
+    fn fixing(
+        file: FileId,
+        range: (usize, usize),
+        to: &str,
+        applicability: Applicability,
+    ) -> Diagnostic {
+        let at = Span::new(range.0, range.1).in_file(file);
+        Diagnostic::new(&codes::ATTRIBUTE_TYPE_MISMATCH, "x", at).with_fix(Fix::replace(
+            "fix",
+            at,
+            to,
+            applicability,
+        ))
+    }
+
+    #[test]
+    fn overlapping_fixes_wait_and_unsafe_ones_need_the_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.wf");
+        std::fs::write(&path, "abcdef").unwrap();
+        let mut sources = Sources::new();
+        let id = sources.add(path.display().to_string(), "abcdef");
+        let diagnostics = [
+            fixing(id, (0, 2), "X", Applicability::MachineApplicable),
+            fixing(id, (1, 3), "Y", Applicability::MachineApplicable),
+            fixing(id, (4, 5), "Z", Applicability::MaybeIncorrect),
+        ];
+        let mut report = Report::default();
+        let applied = round(&sources, 1, &diagnostics, Allowed::Safe, &mut report).unwrap();
+        assert_eq!(applied, 1, "the overlapping fix waits for the next round");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "Xcdef");
+        assert_eq!(unsafe_available(&diagnostics, 1), 1);
+        // Files beyond the inputs (imported ones) are never written.
+        let mut report = Report::default();
+        assert_eq!(
+            round(&sources, 0, &diagnostics, Allowed::Unsafe, &mut report).unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn a_file_made_worse_is_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.wf");
+        std::fs::write(&path, "abc").unwrap();
+        let shown = path.display().to_string();
+        let mut sources = Sources::new();
+        let id = sources.add(shown.clone(), "abc");
+        let mut report = Report::default();
+        let fix = [fixing(id, (0, 1), "Q", Applicability::MaybeIncorrect)];
+        round(&sources, 1, &fix, Allowed::Unsafe, &mut report).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "Qbc");
+        // The re-check finds an error the file did not have.
+        let mut after = Sources::new();
+        let id = after.add(shown.clone(), "Qbc");
+        let worse = [Diagnostic::new(
+            &codes::UNEXPECTED_TOKEN,
+            "y",
+            Span::new(0, 1).in_file(id),
+        )];
+        assert!(revert_worse(&after, &worse, &mut report));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "abc");
+        assert_eq!(report.reverted, [shown]);
+        assert!(report.files.is_empty());
     }
 }
