@@ -160,6 +160,14 @@ mod tests {
     }
 
     #[test]
+    fn semicolons_stay_when_every_statement_has_one() {
+        let all = "digraph G {\n  a [x=1];\n  b [\n    y=2\n  ];\n  a -> b;\n  k=v;\n}\n";
+        assert_eq!(format(all), all);
+        let some = "digraph G {\n  a [x=1];\n  a -> b\n}\n";
+        assert_eq!(format(some), "digraph G {\n  a [x=1]\n  a -> b\n}\n");
+    }
+
+    #[test]
     fn hand_aligned_columns_stay() {
         let aligned = "digraph G {\n  start  [shape=Mdiamond]  // in\n  exit   [shape=Msquare]   // out\n  a ->  b\n  cc -> d\n}\n";
         assert_eq!(format(aligned), aligned);

@@ -128,7 +128,7 @@ impl Printer<'_> {
         }
         match stmt {
             Stmt::Assign(attr) => {
-                let code = attr_code(self, attr);
+                let code = attr_code(self, attr) + self.semi;
                 self.cells = Some(Vec::new());
                 self.line(&code, span.start, span.end);
             }
@@ -147,7 +147,7 @@ impl Printer<'_> {
                     Some(attrs) => self.with_attrs(&head, Vec::new(), attrs, span),
                     None => {
                         self.cells = Some(Vec::new());
-                        self.line(&head, span.start, span.end);
+                        self.line(&(head + self.semi), span.start, span.end);
                     }
                 }
             }
@@ -188,7 +188,7 @@ impl Printer<'_> {
                     Some(attrs) => self.with_attrs(&head, cells, attrs, span),
                     None => {
                         self.cells = Some(cells);
-                        self.line(&head, span.start, span.end);
+                        self.line(&(head + self.semi), span.start, span.end);
                     }
                 }
             }
@@ -242,7 +242,7 @@ impl Printer<'_> {
         cells.push((head.len() + 1, list.span.start));
         if self.count_tokens(list.span, Token::LBracket) != 1 {
             // `[a=1][b=2]`: kept as written rather than merged.
-            let code = format!("{head} {}", self.verbatim(list.span));
+            let code = format!("{head} {}{}", self.verbatim(list.span), self.semi);
             self.cells = Some(cells);
             return self.line(&code, span.start, span.end);
         }
@@ -257,6 +257,7 @@ impl Printer<'_> {
             one_line.push_str(code);
         }
         one_line.push(']');
+        one_line.push_str(self.semi);
         let written_open = list.attrs.first().is_some_and(|first| {
             self.src
                 .get(list.span.start as usize..first.span.start as usize)
@@ -291,6 +292,6 @@ impl Printer<'_> {
         let close = list.span.end - 1;
         self.leading(close as usize);
         self.depth -= 1;
-        self.line("]", close, span.end);
+        self.line(&format!("]{}", self.semi), close, span.end);
     }
 }

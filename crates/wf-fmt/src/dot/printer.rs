@@ -34,6 +34,9 @@ pub(super) struct Printer<'a> {
     /// The block being laid out, and the next block's number.
     pub(super) block: u32,
     pub(super) blocks: u32,
+    /// `";"` when the file ends every statement with `;` (its style,
+    /// kept), else empty: the separator is optional and dropped.
+    pub(super) semi: &'static str,
     /// The cells of the next line (set for a statement's first line): byte
     /// offsets in its code and the source offsets of their tokens.
     pub(super) cells: Option<Vec<(usize, u32)>>,
@@ -61,11 +64,15 @@ pub(super) fn print(src: &str, parsed: &Parsed, options: &Options, errors: &[Spa
         block: 0,
         blocks: 0,
         cells: None,
+        semi: "",
         width: options.width,
         errors,
         tokens: lexer::lex(src, FileId(0)).tokens,
         prev_end: None,
     };
+    if ends_statements_with_semicolons(parsed, &printer.tokens) {
+        printer.semi = ";";
+    }
     if src.starts_with('\u{FEFF}') {
         printer.out.push('\u{FEFF}');
     }
@@ -76,6 +83,17 @@ pub(super) fn print(src: &str, parsed: &Parsed, options: &Options, errors: &[Spa
     } else {
         align::apply(&printer.out, &printer.rows)
     }
+}
+
+/// Whether every statement of the file (two at least) is followed by a
+/// `;`: a style some authors keep throughout, which is not untidy.
+fn ends_statements_with_semicolons(parsed: &Parsed, tokens: &[(Token<'_>, Span)]) -> bool {
+    let statements = super::leaf_statements(parsed);
+    statements.len() >= 2
+        && statements.iter().all(|stmt| {
+            let next = tokens.partition_point(|(_, s)| s.start < stmt.end);
+            tokens.get(next).is_some_and(|(t, _)| *t == Token::Semi)
+        })
 }
 
 /// Four spaces: the indentation most Attractor files use, for files that
