@@ -168,6 +168,23 @@ mod tests {
     }
 
     #[test]
+    fn spaced_equals_stay_when_the_file_writes_them_so() {
+        let spaced = "digraph G {\n  goal = \"x\"\n  a [\n    label = \"A\",\n    shape = box\n  ]\n  b [k=v]\n}\n";
+        assert_eq!(format(spaced), spaced);
+        // A spread list that fits is joined, and then written `k=v`.
+        let joined = "digraph G {\n  goal = \"x\"\n  a [label = \"A\",\n    shape = box]\n}\n";
+        assert_eq!(
+            format(joined),
+            "digraph G {\n  goal = \"x\"\n  a [label=\"A\", shape=box]\n}\n"
+        );
+        let mixed = "digraph G {\n  goal = \"x\"\n  rankdir=LR\n}\n";
+        assert_eq!(
+            format(mixed),
+            "digraph G {\n  goal=\"x\"\n  rankdir=LR\n}\n"
+        );
+    }
+
+    #[test]
     fn hand_aligned_columns_stay() {
         let aligned = "digraph G {\n  start  [shape=Mdiamond]  // in\n  exit   [shape=Msquare]   // out\n  a ->  b\n  cc -> d\n}\n";
         assert_eq!(format(aligned), aligned);

@@ -22,6 +22,16 @@ fn attr_code(p: &Printer<'_>, attr: &Attr) -> String {
     format!("{}={}", id_code(p, &attr.key), id_code(p, &attr.value))
 }
 
+/// `key = value` in a file that writes its assignments and spread-out
+/// lists that way (see `Printer::spaced_eq`), else `key=value`.
+fn spaced_attr_code(p: &Printer<'_>, attr: &Attr) -> String {
+    if p.spaced_eq {
+        format!("{} = {}", id_code(p, &attr.key), id_code(p, &attr.value))
+    } else {
+        attr_code(p, attr)
+    }
+}
+
 pub(super) fn stmt_span(stmt: &Stmt) -> Span {
     match stmt {
         Stmt::AttrDefaults { span, .. } | Stmt::Node { span, .. } | Stmt::Edge { span, .. } => {
@@ -128,7 +138,7 @@ impl Printer<'_> {
         }
         match stmt {
             Stmt::Assign(attr) => {
-                let code = attr_code(self, attr) + self.semi;
+                let code = spaced_attr_code(self, attr) + self.semi;
                 self.cells = Some(Vec::new());
                 self.line(&code, span.start, span.end);
             }
@@ -276,6 +286,13 @@ impl Printer<'_> {
         }
         let open = list.span.start + 1;
         self.cells = Some(cells);
+        // Expanded, each attribute on a line of its own: `key = value` in
+        // a file written that way.
+        let codes: Vec<String> = list
+            .attrs
+            .iter()
+            .map(|a| spaced_attr_code(self, a))
+            .collect();
         self.line(&format!("{head} ["), span.start, open);
         self.depth += 1;
         self.prev_end = None;

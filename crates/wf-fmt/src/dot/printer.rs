@@ -37,6 +37,10 @@ pub(super) struct Printer<'a> {
     /// `";"` when the file ends every statement with `;` (its style,
     /// kept), else empty: the separator is optional and dropped.
     pub(super) semi: &'static str,
+    /// Whether the file writes `key = value`, with spaces, for every
+    /// graph-level assignment and every attribute of a list it spreads over
+    /// several lines (its style, kept there).
+    pub(super) spaced_eq: bool,
     /// The cells of the next line (set for a statement's first line): byte
     /// offsets in its code and the source offsets of their tokens.
     pub(super) cells: Option<Vec<(usize, u32)>>,
@@ -65,11 +69,13 @@ pub(super) fn print(src: &str, parsed: &Parsed, options: &Options, errors: &[Spa
         blocks: 0,
         cells: None,
         semi: "",
+        spaced_eq: false,
         width: options.width,
         errors,
         tokens: lexer::lex(src, FileId(0)).tokens,
         prev_end: None,
     };
+    printer.spaced_eq = spaces_around_equals(src, &parsed.file.graphs);
     if ends_statements_with_semicolons(parsed, &printer.tokens) {
         printer.semi = ";";
     }
@@ -83,6 +89,41 @@ pub(super) fn print(src: &str, parsed: &Parsed, options: &Options, errors: &[Spa
     } else {
         align::apply(&printer.out, &printer.rows)
     }
+}
+
+/// Whether every graph-level `key=value` and every attribute of a list
+/// written over several lines (one at least) is written `key = value`.
+fn spaces_around_equals(src: &str, graphs: &[wf_dot::ast::Graph]) -> bool {
+    use wf_dot::ast::{Attr, Stmt};
+    fn walk<'a>(src: &str, stmts: &'a [Stmt], out: &mut Vec<&'a Attr>) {
+        for stmt in stmts {
+            let list = match stmt {
+                Stmt::Assign(attr) => {
+                    out.push(attr);
+                    None
+                }
+                Stmt::AttrDefaults { attrs, .. } => Some(attrs),
+                Stmt::Node { attrs, .. } | Stmt::Edge { attrs, .. } => attrs.as_ref(),
+                Stmt::Subgraph(sub) => {
+                    walk(src, &sub.stmts, out);
+                    None
+                }
+            };
+            if let Some(list) = list
+                && src.get(list.span.range()).is_some_and(|t| t.contains('\n'))
+            {
+                out.extend(&list.attrs);
+            }
+        }
+    }
+    let mut attrs = Vec::new();
+    for graph in graphs {
+        walk(src, &graph.stmts, &mut attrs);
+    }
+    !attrs.is_empty()
+        && attrs
+            .iter()
+            .all(|a| src.get(a.key.span.end as usize..a.value.span.start as usize) == Some(" = "))
 }
 
 /// Whether every statement of the file (two at least) is followed by a
