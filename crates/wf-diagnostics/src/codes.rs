@@ -129,6 +129,12 @@ codes! {
     /// A `// wfc: allow(...)` comment that names no known code, or is malformed.
     INVALID_SUPPRESSION = "WF0010", "invalid-suppression", Syntax, Warning,
         "a suppression comment is malformed or names an unknown code";
+    /// A wfc IR file (`wfc build`'s output) that the IR loader refuses.
+    INVALID_IR = "WF0011", "invalid-ir", Syntax, Error,
+        "an IR file is malformed or fails verification";
+    /// A guard `wfc build --emit reflex` cannot write (`wfc check --target reflex`).
+    REFLEX_INEXPRESSIBLE_GUARD = "WF0012", "reflex-inexpressible-guard", Syntax, Error,
+        "a guard has no Reflex equivalent";
     /// Two workflows share a name.
     DUPLICATE_WORKFLOW = "WF0101", "duplicate-workflow", Names, Error,
         "two workflows have the same name";
@@ -184,6 +190,9 @@ codes! {
     /// Two choices of a `human` node share an accelerator key.
     DUPLICATE_ACCELERATOR = "WF0209", "duplicate-accelerator", Graph, Warning,
         "two choices of a human node use the same accelerator key";
+    /// An edge written twice, with the same label, guard and attributes.
+    DUPLICATE_EDGE = "WF0210", "duplicate-edge", Graph, Warning,
+        "an edge is written twice, identically";
 
     // WF03xx: contracts and data flow (added in this block only).
     /// A required read is not written on every path from the entry.
