@@ -435,6 +435,42 @@ fn tool_nodes_are_refused_without_a_runner() {
     );
 }
 
+/// IR that bypassed the checker may interpolate where no reference to a
+/// value can be written (here, inside backquotes): the node fails with the
+/// checker's reason and code, and nothing runs.
+#[test]
+fn a_tool_command_interpolating_in_backquotes_fails_before_running() {
+    let dir = temp_dir("backquotes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["t", "end"]);
+    let parts = [p.s("touch ran; echo `echo "), p.s("v"), p.s("`")];
+    let t = p.nm(w, "t");
+    t.op = Opcode::Tool;
+    t.engine.command = Some(parts[0]);
+    t.templates.insert(
+        "command".into(),
+        vec![
+            wf_ir::Part::Text(parts[0]),
+            wf_ir::Part::Key(parts[1]),
+            wf_ir::Part::Text(parts[2]),
+        ],
+    );
+    let program = p.build();
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.set_input("v", json!("x")).unwrap();
+    engine.set_tool_runner(Box::new(wf_vm::ProcessToolRunner::new(&dir)));
+    let report = engine.run(&mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(
+        reason.contains("interpolates `v` inside backquotes") && reason.contains("WF0512"),
+        "{reason}"
+    );
+    assert!(!dir.join("ran").exists(), "the command ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn agent_errors_end_the_run_with_engine_error() {
     let program = linear(3, false);

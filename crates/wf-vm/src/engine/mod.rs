@@ -174,6 +174,8 @@ pub struct Engine<'p> {
     /// The edge the current node was entered by (`None` at the start and
     /// after a jump): Attractor fidelity resolution reads it.
     pub(crate) incoming: Option<EdgeIdx>,
+    /// See [`Engine::persist_warning`].
+    pub(crate) persist_warning: Option<String>,
 }
 
 impl<'p> Engine<'p> {
@@ -250,6 +252,7 @@ impl<'p> Engine<'p> {
             tools: None,
             sleeper: Box::new(std::thread::sleep),
             incoming: None,
+            persist_warning: None,
             config,
         })
     }
@@ -345,6 +348,13 @@ impl<'p> Engine<'p> {
         &self.status
     }
 
+    /// Why the event sink lost events, if it did (see
+    /// [`EventSink::failure`]): a failure in the run's last step could not
+    /// end the run, and is the embedder's to report.
+    pub fn event_sink_failure(&self) -> Option<String> {
+        self.out.sink.as_ref().and_then(|s| s.failure())
+    }
+
     /// The status now.
     pub fn status(&self) -> &RunStatus {
         &self.status
@@ -363,6 +373,11 @@ impl<'p> Engine<'p> {
             visible: &self.visible,
             keys: &self.keys,
         }
+    }
+
+    /// The root workflow (for a restored run: the snapshot's).
+    pub fn root(&self) -> WorkflowIdx {
+        self.root
     }
 
     /// The current workflow and node, and the call depth.

@@ -12,7 +12,7 @@ use crate::blackboard::{Blackboard, Frame, Phase};
 use crate::event::Event;
 use crate::guard::{GuardEnv, eval};
 use crate::report::RunStatus;
-use crate::template::{Quoting, render};
+use crate::template::{ShellCommand, shell_command};
 
 /// With an instant agent, the clock is read every this many steps.
 const CLOCK_EVERY: u64 = 64;
@@ -92,6 +92,18 @@ impl<'p> Engine<'p> {
                 "the run exceeded its wall-clock limit of {} ms",
                 self.limits.wall_clock.as_millis()
             );
+            self.record_input(&StepInput::Abort {
+                reason: reason.clone(),
+            });
+            self.fail_run(reason);
+            return Ok(());
+        }
+        // A sink that lost events (a full disk) ends the run: its events
+        // would no longer tell what happened. Recorded like a time limit,
+        // so a resume replays the same end.
+        if let Source::Live(_) = &src
+            && let Some(reason) = self.out.sink.as_ref().and_then(|s| s.failure())
+        {
             self.record_input(&StepInput::Abort {
                 reason: reason.clone(),
             });
@@ -205,18 +217,16 @@ impl<'p> Engine<'p> {
                 .engine
                 .command
                 .map(|c| match ir_node.templates.get("command") {
-                    Some(t) => render(self.program, t, &view, Quoting::Shell),
-                    None => Ok(self.program.str(c).to_string()),
+                    Some(t) => shell_command(self.program, t, &view),
+                    None => Ok(ShellCommand::plain(self.program.str(c))),
                 });
             let outcome = match (&mut self.tools, command) {
                 (_, None) => failed("the tool node has no `command`".into()),
-                (_, Some(Err(key))) => failed(format!(
-                    "the command interpolates `{key}`, which has no value in scope \
-                     (write it before this node, or escape the dollar as `\\${key}`)"
-                )),
+                (_, Some(Err(e))) => failed(e.to_string()),
                 (None, Some(Ok(cmd))) => failed(format!(
-                    "tool nodes run only with --allow-tools (node `{}` would run `{cmd}`)",
-                    self.program.str(ir_node.id)
+                    "tool nodes run only with --allow-tools (node `{}` would run `{}`)",
+                    self.program.str(ir_node.id),
+                    cmd.script
                 )),
                 (Some(runner), Some(Ok(cmd))) => runner.run(
                     &ctx,
