@@ -205,13 +205,7 @@ impl DecisionContext<'_> {
     pub fn label(&self) -> Option<String> {
         let label = self.node.label?;
         Some(match self.node.templates.get("label") {
-            Some(t) => crate::template::render(
-                self.program,
-                t,
-                self.blackboard,
-                crate::template::Quoting::Text,
-            )
-            .unwrap_or_default(),
+            Some(t) => crate::template::render(self.program, t, self.blackboard),
             None => self.str(label).to_string(),
         })
     }
@@ -257,13 +251,14 @@ pub trait DecisionAgent {
 /// agent at `tool` nodes when tools are allowed (`--allow-tools`); without
 /// one, a `tool` node fails with a clear refusal.
 pub trait ToolRunner {
-    /// Runs `command` for the node `context` describes, within `timeout`,
-    /// and reports the outcome (exit status 0 → `success`, anything else →
-    /// `fail` with the reason; captured output as size-bounded writes).
+    /// Runs `command` (`sh -c` its script, with its variables set) for the
+    /// node `context` describes, within `timeout`, and reports the outcome
+    /// (exit status 0 → `success`, anything else → `fail` with the reason;
+    /// captured output as size-bounded writes).
     fn run(
         &mut self,
         context: &DecisionContext<'_>,
-        command: &str,
+        command: &crate::template::ShellCommand,
         timeout: std::time::Duration,
     ) -> Outcome;
 }

@@ -183,12 +183,17 @@ pub struct Engine<'p> {
     /// Whether a guard took part in computing `valid` (else the set
     /// cannot change with the outcome and is not computed again).
     pub(crate) valid_guarded: bool,
+    /// The edges the agent was shown, once `valid` has been evaluated
+    /// again for the real outcome (a buffer kept between steps).
+    pub(crate) shown: Vec<EdgeIdx>,
     pub(crate) out: Outputs<'p>,
     pub(crate) tools: Option<Box<dyn ToolRunner + 'p>>,
     pub(crate) sleeper: Box<dyn FnMut(Duration) + 'p>,
     /// The edge the current node was entered by (`None` at the start and
     /// after a jump): Attractor fidelity resolution reads it.
     pub(crate) incoming: Option<EdgeIdx>,
+    /// See [`Engine::persist_warning`].
+    pub(crate) persist_warning: Option<String>,
 }
 
 impl<'p> Engine<'p> {
@@ -266,6 +271,7 @@ impl<'p> Engine<'p> {
             bb_bytes: 0,
             valid: Vec::new(),
             valid_guarded: false,
+            shown: Vec::new(),
             out: Outputs {
                 sink: None,
                 log: None,
@@ -274,6 +280,7 @@ impl<'p> Engine<'p> {
             tools: None,
             sleeper: Box::new(std::thread::sleep),
             incoming: None,
+            persist_warning: None,
             config,
         })
     }
@@ -385,6 +392,13 @@ impl<'p> Engine<'p> {
         &self.status
     }
 
+    /// Why the event sink lost events, if it did (see
+    /// [`EventSink::failure`]): a failure in the run's last step could not
+    /// end the run, and is the embedder's to report.
+    pub fn event_sink_failure(&self) -> Option<String> {
+        self.out.sink.as_ref().and_then(|s| s.failure())
+    }
+
     /// The status now.
     pub fn status(&self) -> &RunStatus {
         &self.status
@@ -403,6 +417,11 @@ impl<'p> Engine<'p> {
             visible: &self.visible,
             keys: &self.keys,
         }
+    }
+
+    /// The root workflow (for a restored run: the snapshot's).
+    pub fn root(&self) -> WorkflowIdx {
+        self.root
     }
 
     /// The current workflow and node, and the call depth.

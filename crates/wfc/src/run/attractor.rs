@@ -12,7 +12,7 @@ use serde_json::Value;
 use wf_ir::{IrProgram, WorkflowIdx};
 use wf_vm::attractor::nested::SharedTools;
 use wf_vm::attractor::{AttractorAgent, CheckpointWriter, RunFiles};
-use wf_vm::{DecisionAgent, Engine, Event, EventSink, ProcessToolRunner, ToolRunner};
+use wf_vm::{DecisionAgent, Engine, Event, EventSink, ProcessToolRunner, RunDir, ToolRunner};
 
 use super::agent::{self, AgentOptions, AgentSpec};
 
@@ -153,21 +153,20 @@ pub fn manifest(
 pub struct Checkpoints(Rc<RefCell<CheckpointWriter>>);
 
 impl Checkpoints {
-    /// For a new run (context: the graph attributes) or a resumed one
-    /// (read from `checkpoint.json`).
-    pub fn new(files: RunFiles, context: Option<&[(String, Value)]>) -> Result<Self, String> {
-        let w = match context {
-            Some(c) => CheckpointWriter::new(files, c),
-            None => {
-                CheckpointWriter::resume(files).map_err(|e| format!("error: cannot resume: {e}"))?
-            }
+    /// For a run whose context starts as `context` (the graph
+    /// attributes): a new one, or a resumed one (`resumed`), whose
+    /// checkpoint is derived again from the run's log.
+    pub fn new(
+        files: RunFiles,
+        context: &[(String, Value)],
+        resumed: Option<&RunDir>,
+    ) -> Result<Self, String> {
+        let w = match resumed {
+            None => CheckpointWriter::new(files, context),
+            Some(dir) => CheckpointWriter::from_log(files, context, dir)
+                .map_err(|e| format!("error: cannot resume: {e}"))?,
         };
         Ok(Checkpoints(Rc::new(RefCell::new(w))))
-    }
-
-    /// See [`CheckpointWriter::resumed_at`].
-    pub fn resumed_at(&self, node: &str) {
-        self.0.borrow_mut().resumed_at(node);
     }
 
     /// The first error writing `checkpoint.json`, if any.
