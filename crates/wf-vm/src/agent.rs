@@ -167,6 +167,13 @@ pub struct DecisionContext<'a> {
     /// The edge the node was entered by; `None` at the start and after a
     /// jump (retry target, goal gate). Attractor fidelity reads it.
     pub incoming_edge: Option<EdgeIdx>,
+    /// The engine's configuration: runs a handler starts (parallel
+    /// branches, child pipelines) inherit it.
+    pub config: &'a crate::config::EngineConfig,
+    /// The limits in force for this run; nested runs get what is left.
+    pub limits: &'a crate::config::RunLimits,
+    /// The run's active time so far (as of the last clock reading).
+    pub elapsed: std::time::Duration,
 }
 
 impl DecisionContext<'_> {
@@ -198,13 +205,7 @@ impl DecisionContext<'_> {
     pub fn label(&self) -> Option<String> {
         let label = self.node.label?;
         Some(match self.node.templates.get("label") {
-            Some(t) => crate::template::render(
-                self.program,
-                t,
-                self.blackboard,
-                crate::template::Quoting::Text,
-            )
-            .unwrap_or_default(),
+            Some(t) => crate::template::render(self.program, t, self.blackboard),
             None => self.str(label).to_string(),
         })
     }
@@ -290,13 +291,14 @@ pub trait DecisionAgent {
 /// agent at `tool` nodes when tools are allowed (`--allow-tools`); without
 /// one, a `tool` node fails with a clear refusal.
 pub trait ToolRunner {
-    /// Runs `command` for the node `context` describes, within `timeout`,
-    /// and reports the outcome (exit status 0 → `success`, anything else →
-    /// `fail` with the reason; captured output as size-bounded writes).
+    /// Runs `command` (`sh -c` its script, with its variables set) for the
+    /// node `context` describes, within `timeout`, and reports the outcome
+    /// (exit status 0 → `success`, anything else → `fail` with the reason;
+    /// captured output as size-bounded writes).
     fn run(
         &mut self,
         context: &DecisionContext<'_>,
-        command: &str,
+        command: &crate::template::ShellCommand,
         timeout: std::time::Duration,
     ) -> Outcome;
 }

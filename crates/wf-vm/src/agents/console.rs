@@ -6,8 +6,9 @@
 //! choices is not offered) or by typing the label. At `step` and `tool`
 //! nodes the person answers success, fail (with an optional reason) or
 //! suspend, and on success types a value for each declared write (JSON,
-//! or plain text for strings; an empty line skips the key). `branch`,
-//! `parallel` and `join` nodes route by themselves and terminals complete.
+//! or plain text for strings; an empty line skips the key, which fails
+//! the node). `branch`, `parallel` and `join` nodes route by themselves and
+//! terminals complete (an `exit` with declared writes asks for them).
 //! End of input suspends the run (resumable), it never hangs or panics.
 //! A `human` node with a `timeout` stops waiting when it passes and takes
 //! the node's `default` (a node without one fails).
@@ -315,8 +316,12 @@ impl<R: LineSource, W: io::Write> DecisionAgent for ConsoleAgent<R, W> {
             Opcode::Branch | Opcode::Parallel | Opcode::Join => {
                 Ok(Decision::Advance(Outcome::success()))
             }
-            Opcode::Exit => Ok(Decision::Complete { writes: Vec::new() }),
-            Opcode::Step | Opcode::Tool | Opcode::Call => self.answer(cx),
+            // An exit that declares writes asks for them: a completion
+            // without a declared write fails the node.
+            Opcode::Exit if cx.node.writes.is_empty() => {
+                Ok(Decision::Complete { writes: Vec::new() })
+            }
+            Opcode::Step | Opcode::Tool | Opcode::Call | Opcode::Exit => self.answer(cx),
         };
         match decided {
             Ok(decision) => Ok(decision),

@@ -14,6 +14,10 @@ impl EventSink for Tee<'_> {
             sink.emit(event);
         }
     }
+
+    fn failure(&self) -> Option<String> {
+        self.0.iter().find_map(|s| s.failure())
+    }
 }
 
 /// One readable line per node left (with the edge taken), per call and

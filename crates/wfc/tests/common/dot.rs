@@ -134,6 +134,7 @@ pub fn api_run(
             loader: Some(loader()),
             base_dir: base_dir.map(Path::to_path_buf),
             depth: 0,
+            tools: None,
         },
     );
     customize(&mut agent);

@@ -148,6 +148,30 @@ fn terminals_complete() {
     assert_eq!(decision, Decision::Complete { writes: vec![] });
 }
 
+/// An `exit` that declares writes asks for them: completing without them
+/// would fail the node (docs/runtime.md, section 5).
+#[test]
+fn an_exit_with_declared_writes_asks_for_them() {
+    let (decision, shown) = at(2, "\n3\n", |p| {
+        let node = &mut p.workflows[0].nodes[2];
+        node.op = Opcode::Exit;
+        node.writes = vec![KeyType {
+            key: StrId(0),
+            ty: ValueType::Int,
+        }];
+    });
+    assert_eq!(
+        decision,
+        Decision::Complete {
+            writes: vec![Write {
+                key: "Demo".into(),
+                value: json!(3)
+            }]
+        }
+    );
+    assert!(shown.contains("  Demo (int) = "), "{shown}");
+}
+
 #[test]
 fn accelerators_follow_attractor() {
     assert_eq!(accelerator("[Y] Yes, deploy"), Some('Y'));
