@@ -90,8 +90,19 @@ pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {
 }
 
 /// A Reflex file lowered: its workflow, the implied imports of the
-/// workflows it invokes, and the JSON and schema diagnostics.
+/// workflows it invokes, and the JSON and schema diagnostics. A wfc IR
+/// file (`"format": "wfc-ir"`, written by `wfc build`) is not Reflex and
+/// lowers to nothing here: `wfc check` verifies it with `wf-ir`'s loader
+/// (WF0011), which depends on this crate and so cannot be called from it.
 pub fn lower_reflex(file: FileId, text: &str) -> LoweredFile {
+    if text.contains("wfc-ir") && wf_reflex::is_ir_file(text) {
+        return LoweredFile {
+            positions: positions(&[]),
+            workflows: Vec::new(),
+            imports: Vec::new(),
+            diagnostics: Vec::new(),
+        };
+    }
     let parsed = wf_reflex::parse(text, file);
     let mut imports: Vec<ImportDecl> = Vec::new();
     for workflow in &parsed.workflows {

@@ -389,7 +389,15 @@ fn renames_identifiers(fix: &Fix, file: FileId, text: &str) -> bool {
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
     // Other front ends report their syntax errors from `lower_file`.
     let mut out = match front_end(file.path(db)) {
-        FrontEnd::Wf => parse_file(db, file).diagnostics.clone(),
+        FrontEnd::Wf => {
+            let parsed = parse_file(db, file);
+            let mut out = parsed.diagnostics.clone();
+            // Tool commands, on the source text: the model cannot tell an
+            // interpolation from an escaped `\$key`.
+            let (id, text) = (file.id(db), file.text(db));
+            out.extend(crate::attributes::shell::check_file(&parsed.file, id, text));
+            out
+        }
         FrontEnd::Reflex | FrontEnd::Dot => Vec::new(),
     };
     out.extend(lower_file(db, file).diagnostics.iter().cloned());

@@ -6,7 +6,9 @@
 //! (see [`confine`]): `wfc check` checks the same rules, and they hold
 //! here again because the IR may come from elsewhere. It is loaded by the
 //! [`ChildLoader`](super::parallel::ChildLoader) the CLI provides and runs
-//! in its own engine with the same backend and interviewer; its run
+//! in its own engine with the same backend, interviewer and tool runner
+//! (`--allow-tools`), the run's engine configuration, and what is left of
+//! the run's limits (its own limits apply where tighter); its run
 //! directory is `{run_dir}/{manager node}/child/`.
 //!
 //! The engine is single-threaded, so supervision is cooperative: one
@@ -44,8 +46,6 @@ use super::parallel::branch::Lent;
 use super::parallel::{Kit, install};
 use super::{AttractorAgent, RunFiles};
 use crate::agent::{AgentError, BlackboardView, Decision, DecisionAgent, Outcome, Status, Write};
-use crate::config::EngineConfig;
-use crate::engine::Engine;
 use crate::report::RunStatus;
 
 /// How deep child pipelines and parallel branches may nest (a child
@@ -191,7 +191,7 @@ impl Handler for ManagerLoop {
                 Vec::new(),
             ));
         };
-        let mut child = match Engine::new(&program, root, EngineConfig::default()) {
+        let mut child = match super::nested::Inherited::of(cx.decision).engine(&program, root) {
             Ok(e) => e,
             Err(e) => {
                 return Ok(fail(
@@ -212,6 +212,10 @@ impl Handler for ManagerLoop {
         let files = cx
             .files
             .map(|f| RunFiles::new(f.root().join(super::safe_name(&node)).join("child")));
+        child.set_tool_runner(super::nested::tool_runner(
+            self.kit.tools.as_ref(),
+            files.clone(),
+        ));
         let kit = Kit {
             base_dir: path.parent().map(PathBuf::from),
             root: self.kit.root.clone().or_else(|| self.kit.base_dir.clone()),

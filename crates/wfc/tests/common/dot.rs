@@ -135,6 +135,7 @@ pub fn api_run(
             base_dir: base_dir.map(Path::to_path_buf),
             root: None,
             depth: 0,
+            tools: None,
         },
     );
     customize(&mut agent);
