@@ -167,7 +167,12 @@ where
 struct SlowTool(Duration);
 
 impl wf_vm::ToolRunner for SlowTool {
-    fn run(&mut self, _: &wf_vm::DecisionContext<'_>, _: &str, timeout: Duration) -> Outcome {
+    fn run(
+        &mut self,
+        _: &wf_vm::DecisionContext<'_>,
+        _: &wf_vm::template::ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
         std::thread::sleep(self.0.min(timeout));
         if self.0 <= timeout {
             return Outcome::success();

@@ -213,52 +213,6 @@ fn corrupt_logs_and_foreign_snapshots_are_clear_errors() {
     let _ = std::fs::remove_dir_all(&path);
 }
 
-/// A callee that fails, a retried call and a retry-target jump: state
-/// carried between steps (the callee's failure waiting at the call node,
-/// the failure entry) survives a kill at every step.
-#[test]
-fn a_killed_run_resumes_a_callee_failure_at_every_step() {
-    let mut p = Prog::new();
-    let main = p.wf("main");
-    let sub = p.wf("sub");
-    p.chain(main, &["a", "sub", "ok"]);
-    p.node(main, "handled", Opcode::Exit);
-    p.call(main, "sub", sub, &[]);
-    let handled = p.n(main, "handled");
-    let call = p.nm(main, "sub");
-    call.engine.retries = Some(1);
-    call.engine.retry_target = Some(handled);
-    p.chain(sub, &["s1", "s2"]);
-    let program = p.build();
-    let script = || {
-        ScriptAgent::from_json(&json!({
-            "fallback": "auto",
-            "nodes": {"sub/s1": [
-                {"type": "advance", "status": "fail", "failure_reason": "one"},
-                {"type": "advance", "status": "fail", "failure_reason": "two"}
-            ]}
-        }))
-        .unwrap()
-    };
-    let straight_path = temp_dir("callee-straight");
-    let straight = RunDir::create(&straight_path, &program, &json!({})).unwrap();
-    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
-    engine.persist_to(straight.clone()).unwrap();
-    engine.set_sleeper(Box::new(|_| {}));
-    let expected = engine.run(&mut script());
-    assert_eq!(expected.status, RunStatus::Completed);
-    let (expected_events, _) = log_events(&straight);
-    assert!(
-        expected_events
-            .iter()
-            .any(|e| e.contains("\"node:enter\"") && e.contains("\"handled\"")),
-        "{expected_events:#?}"
-    );
-    for (kill_after, every) in (1..expected.steps).flat_map(|k| [(k, 0), (k, 1)]) {
-        let path = temp_dir("callee-kill");
-        let dir = RunDir::create(&path, &program, &json!({})).unwrap();
-        let config = EngineConfig {
-            snapshot_every: every,
 /// A run directory is locked while a `RunDir` of it lives: opening or
 /// creating it again fails with the holder's pid (`flock` locks belong to
 /// an open file, so a second open in one process conflicts as another
@@ -481,33 +435,6 @@ fn tampered_logs_are_refused_naming_the_file_and_the_line() {
         };
         let mut engine = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
         engine.persist_to(dir.clone()).unwrap();
-        engine.set_sleeper(Box::new(|_| {}));
-        assert_eq!(
-            engine.run_for(&mut script(), kill_after),
-            RunStatus::Yielded
-        );
-        drop(engine);
-        let mut agent = script();
-        let mut fresh = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
-        fresh.set_sleeper(Box::new(|_| {}));
-        fresh.run_for(&mut agent, kill_after);
-        let mut engine = Engine::resume(&program, RunDir::open(&path).unwrap(), config).unwrap();
-        engine.set_sleeper(Box::new(|_| {}));
-        let report = engine.run(&mut agent);
-        assert_eq!(
-            report.status,
-            RunStatus::Completed,
-            "kill after {kill_after}"
-        );
-        assert_eq!(report.failures.len(), expected.failures.len());
-        assert_eq!(
-            log_events(&dir).0,
-            expected_events,
-            "kill after {kill_after}"
-        );
-        let _ = std::fs::remove_dir_all(&path);
-    }
-    let _ = std::fs::remove_dir_all(&straight_path);
         engine.run_for(&mut script(false), 4);
         drop(engine);
         let text = std::fs::read_to_string(dir.log_path()).unwrap();
@@ -621,4 +548,83 @@ fn a_failed_final_snapshot_leaves_the_run_completed() {
     assert_eq!(engine.status(), &RunStatus::Completed);
     assert_eq!(engine.steps(), report.steps);
     let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A callee that fails, a retried call and a retry-target jump: state
+/// carried between steps (the callee's failure waiting at the call node,
+/// the failure entry) survives a kill at every step.
+#[test]
+fn a_killed_run_resumes_a_callee_failure_at_every_step() {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["a", "sub", "ok"]);
+    p.node(main, "handled", Opcode::Exit);
+    p.call(main, "sub", sub, &[]);
+    let handled = p.n(main, "handled");
+    let call = p.nm(main, "sub");
+    call.engine.retries = Some(1);
+    call.engine.retry_target = Some(handled);
+    p.chain(sub, &["s1", "s2"]);
+    let program = p.build();
+    let script = || {
+        ScriptAgent::from_json(&json!({
+            "fallback": "auto",
+            "nodes": {"sub/s1": [
+                {"type": "advance", "status": "fail", "failure_reason": "one"},
+                {"type": "advance", "status": "fail", "failure_reason": "two"}
+            ]}
+        }))
+        .unwrap()
+    };
+    let straight_path = temp_dir("callee-straight");
+    let straight = RunDir::create(&straight_path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(straight.clone()).unwrap();
+    engine.set_sleeper(Box::new(|_| {}));
+    let expected = engine.run(&mut script());
+    assert_eq!(expected.status, RunStatus::Completed);
+    let (expected_events, _) = log_events(&straight);
+    assert!(
+        expected_events
+            .iter()
+            .any(|e| e.contains("\"node:enter\"") && e.contains("\"handled\"")),
+        "{expected_events:#?}"
+    );
+    for (kill_after, every) in (1..expected.steps).flat_map(|k| [(k, 0), (k, 1)]) {
+        let path = temp_dir("callee-kill");
+        let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+        let config = EngineConfig {
+            snapshot_every: every,
+            ..EngineConfig::default()
+        };
+        let mut engine = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
+        engine.persist_to(dir.clone()).unwrap();
+        engine.set_sleeper(Box::new(|_| {}));
+        assert_eq!(
+            engine.run_for(&mut script(), kill_after),
+            RunStatus::Yielded
+        );
+        drop(engine);
+        let mut agent = script();
+        let mut fresh = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
+        fresh.set_sleeper(Box::new(|_| {}));
+        fresh.run_for(&mut agent, kill_after);
+        let mut engine = Engine::resume(&program, RunDir::open(&path).unwrap(), config).unwrap();
+        engine.set_sleeper(Box::new(|_| {}));
+        let report = engine.run(&mut agent);
+        assert_eq!(
+            report.status,
+            RunStatus::Completed,
+            "kill after {kill_after}"
+        );
+        assert_eq!(report.failures.len(), expected.failures.len());
+        assert_eq!(
+            log_events(&dir).0,
+            expected_events,
+            "kill after {kill_after}"
+        );
+        let _ = std::fs::remove_dir_all(&path);
+    }
+    let _ = std::fs::remove_dir_all(&straight_path);
 }

@@ -91,57 +91,6 @@ fn ir_round_trip_runs_the_same() {
     assert_eq!(a.0.blackboard, b.0.blackboard);
 }
 
-/// An agent that answers `[A] Approve` at `human` nodes, but only after
-/// `delay`: slower than the node's timeout.
-struct Slow {
-    delay: std::time::Duration,
-}
-
-impl DecisionAgent for Slow {
-    fn decide(
-        &mut self,
-        cx: &wf_vm::DecisionContext<'_>,
-    ) -> Result<wf_vm::Decision, wf_vm::AgentError> {
-        if cx.node.op == wf_ir::Opcode::Human {
-            std::thread::sleep(self.delay);
-            return Ok(wf_vm::Decision::Advance(wf_vm::Outcome {
-                edge: Some("review->shipped".into()),
-                ..wf_vm::Outcome::success()
-            }));
-        }
-        AutoAgent::new().decide(cx)
-    }
-}
-
-/// Issue 14.11: an answer later than a `human` node's timeout is replaced
-/// by the node's `default` (it used to fail the node).
-#[test]
-fn a_late_human_answer_takes_the_default_choice() {
-    let program = compile(
-        r#"
-workflow Gate {
-  human review "Ship it?" { timeout = 50ms  default = "[R] Reject" }
-  exit shipped
-  exit rejected
-
-  start -> review
-  review -> shipped "[A] Approve"
-  review -> rejected "[R] Reject"
-}
-"#,
-    );
-    let mut slow = Slow {
-        delay: std::time::Duration::from_millis(150),
-    };
-    let (report, _) = run(&program, "Gate", &mut slow);
-    assert_eq!(report.status, RunStatus::Completed, "{report:?}");
-    assert_eq!(report.at.as_ref().unwrap().node, "rejected");
-    // In time, the answer stands.
-    let mut quick = Slow {
-        delay: std::time::Duration::ZERO,
-    };
-    let (report, _) = run(&program, "Gate", &mut quick);
-    assert_eq!(report.at.as_ref().unwrap().node, "shipped");
 /// A script agent: `nodes` as the script's queues, `auto` elsewhere.
 fn script(nodes: serde_json::Value) -> ScriptAgent {
     ScriptAgent::from_json(&json!({"fallback": "auto", "nodes": nodes})).unwrap()
@@ -425,4 +374,57 @@ fn a_callee_need_with_no_value_fails_the_call_node() {
             "workflow `Sub` needs `x`, which has no value in scope"
         )
     );
+}
+
+/// An agent that answers `[A] Approve` at `human` nodes, but only after
+/// `delay`: slower than the node's timeout.
+struct Slow {
+    delay: std::time::Duration,
+}
+
+impl DecisionAgent for Slow {
+    fn decide(
+        &mut self,
+        cx: &wf_vm::DecisionContext<'_>,
+    ) -> Result<wf_vm::Decision, wf_vm::AgentError> {
+        if cx.node.op == wf_ir::Opcode::Human {
+            std::thread::sleep(self.delay);
+            return Ok(wf_vm::Decision::Advance(wf_vm::Outcome {
+                edge: Some("review->shipped".into()),
+                ..wf_vm::Outcome::success()
+            }));
+        }
+        AutoAgent::new().decide(cx)
+    }
+}
+
+/// Issue 14.11: an answer later than a `human` node's timeout is replaced
+/// by the node's `default` (it used to fail the node).
+#[test]
+fn a_late_human_answer_takes_the_default_choice() {
+    let program = compile(
+        r#"
+workflow Gate {
+  human review "Ship it?" { timeout = 50ms  default = "[R] Reject" }
+  exit shipped
+  exit rejected
+
+  start -> review
+  review -> shipped "[A] Approve"
+  review -> rejected "[R] Reject"
+}
+"#,
+    );
+    let mut slow = Slow {
+        delay: std::time::Duration::from_millis(150),
+    };
+    let (report, _) = run(&program, "Gate", &mut slow);
+    assert_eq!(report.status, RunStatus::Completed, "{report:?}");
+    assert_eq!(report.at.as_ref().unwrap().node, "rejected");
+    // In time, the answer stands.
+    let mut quick = Slow {
+        delay: std::time::Duration::ZERO,
+    };
+    let (report, _) = run(&program, "Gate", &mut quick);
+    assert_eq!(report.at.as_ref().unwrap().node, "shipped");
 }

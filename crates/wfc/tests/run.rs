@@ -708,6 +708,142 @@ fn an_interrupted_run_leaves_no_tool_behind() {
     }
 }
 
+/// Resuming takes the agent and the tool permission from the resuming
+/// command line, never from `meta.json` (which a run directory's owner can
+/// edit), and says what the run started with when they differ.
+#[test]
+fn resume_takes_the_agent_and_tools_from_the_command_line() {
+    let dir = scratch("resume-trust");
+    std::fs::create_dir_all(&dir).unwrap();
+    let agent_marker = dir.join("AGENT_RAN");
+    let tool_marker = dir.join("TOOL_RAN");
+    let workflow = dir.join("gate.wf");
+    std::fs::write(
+        &workflow,
+        format!(
+            "workflow Gate {{\n  human review \"Go?\"\n  tool mark {{ command = \"touch {}\" }}\n  exit done\n  start -> review\n  review -> mark \"[G] Go\"\n  mark -> done\n}}\n",
+            tool_marker.display()
+        ),
+    )
+    .unwrap();
+    let script = dir.join("suspend.json");
+    std::fs::write(
+        &script,
+        r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "wait"}]}}"#,
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let (w, s, r) = (
+        workflow.to_str().unwrap(),
+        script.to_str().unwrap(),
+        run.to_str().unwrap(),
+    );
+    let agent = format!("script:{s}");
+    let out = wfc(&["run", w, "--agent", &agent, "--run-dir", r])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    // The run directory claims an `exec:` agent and --allow-tools.
+    let meta_path = run.join("meta.json");
+    let mut meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    meta["agent"] = Value::from(format!("exec:touch {}", agent_marker.display()));
+    meta["allow_tools"] = Value::Bool(true);
+    std::fs::write(&meta_path, meta.to_string()).unwrap();
+
+    // A workflow the snapshot does not run is refused.
+    let saved = std::fs::read_to_string(&meta_path).unwrap();
+    let mut other = meta.clone();
+    other["workflow"] = Value::from("Other");
+    std::fs::write(&meta_path, other.to_string()).unwrap();
+    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).ends_with(
+            "error: cannot resume: `meta.json` names the workflow `Other`, but the snapshot runs `Gate`\n"
+        ),
+        "{out:?}"
+    );
+    std::fs::write(&meta_path, saved).unwrap();
+
+    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!agent_marker.exists(), "the stored agent ran");
+    assert!(!tool_marker.exists(), "a tool ran without --allow-tools");
+    assert_eq!(out.status.code(), Some(1), "the tool is refused: {stderr}");
+    let started = format!(
+        "note: the run started with `--agent exec:touch {}`; it resumes with `--agent auto` (the agent comes from this command line, not from the run directory)\n",
+        agent_marker.display()
+    );
+    assert!(stderr.contains(&started), "{stderr}");
+    assert!(
+        stderr.contains("note: the run started with `--allow-tools`; its tool nodes are refused now unless you pass `--allow-tools` again\n"),
+        "{stderr}"
+    );
+}
+
+/// An event file that cannot be written (a full disk) fails the run with
+/// the file's name, rather than losing events silently.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_event_file_fails_the_run() {
+    run_snapshot!(
+        "events_disk_full",
+        wfc(&[
+            "run",
+            "examples/hello.wf",
+            "--agent",
+            "auto",
+            "--events",
+            "/dev/full"
+        ])
+    );
+}
+
+/// The final snapshot failing (here: its temporary file cannot be created,
+/// as on a full disk) does not turn a completed run into a failed one: the
+/// log holds the end, and `wfc run` warns.
+#[test]
+fn a_failed_final_snapshot_is_a_warning() {
+    let dir = scratch("final-snapshot");
+    let d = dir.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/suspend.json",
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    std::fs::create_dir(dir.join("snapshot.json.tmp")).unwrap();
+    let (out, summary) = run_json(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(summary["status"], "completed");
+    assert!(
+        stderr.contains("warning: could not write the final snapshot"),
+        "{stderr}"
+    );
+    // The log has the end: resuming again reports the completed run.
+    std::fs::remove_dir(dir.join("snapshot.json.tmp")).unwrap();
+    let (again, resumed) = run_json(&["run", "--resume", d]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(resumed["blackboard"], summary["blackboard"]);
+}
+
 /// Shell for an `exec:` agent: accepts protocol version 2 at the hello.
 const HELLO: &str = r#"read -r h; echo '{"type":"hello","version":2}'; "#;
 
@@ -913,138 +1049,4 @@ fn a_long_repeated_failure_is_shown_once_and_short() {
         "long_tool_failure",
         wfc(&["run", "tests/run/long_tool.wf", "--agent", "auto"])
     );
-/// Resuming takes the agent and the tool permission from the resuming
-/// command line, never from `meta.json` (which a run directory's owner can
-/// edit), and says what the run started with when they differ.
-#[test]
-fn resume_takes_the_agent_and_tools_from_the_command_line() {
-    let dir = scratch("resume-trust");
-    std::fs::create_dir_all(&dir).unwrap();
-    let agent_marker = dir.join("AGENT_RAN");
-    let tool_marker = dir.join("TOOL_RAN");
-    let workflow = dir.join("gate.wf");
-    std::fs::write(
-        &workflow,
-        format!(
-            "workflow Gate {{\n  human review \"Go?\"\n  tool mark {{ command = \"touch {}\" }}\n  exit done\n  start -> review\n  review -> mark \"[G] Go\"\n  mark -> done\n}}\n",
-            tool_marker.display()
-        ),
-    )
-    .unwrap();
-    let script = dir.join("suspend.json");
-    std::fs::write(
-        &script,
-        r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "wait"}]}}"#,
-    )
-    .unwrap();
-    let run = dir.join("run");
-    let (w, s, r) = (
-        workflow.to_str().unwrap(),
-        script.to_str().unwrap(),
-        run.to_str().unwrap(),
-    );
-    let agent = format!("script:{s}");
-    let out = wfc(&["run", w, "--agent", &agent, "--run-dir", r])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    // The run directory claims an `exec:` agent and --allow-tools.
-    let meta_path = run.join("meta.json");
-    let mut meta: Value =
-        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
-    meta["agent"] = Value::from(format!("exec:touch {}", agent_marker.display()));
-    meta["allow_tools"] = Value::Bool(true);
-    std::fs::write(&meta_path, meta.to_string()).unwrap();
-
-    // A workflow the snapshot does not run is refused.
-    let saved = std::fs::read_to_string(&meta_path).unwrap();
-    let mut other = meta.clone();
-    other["workflow"] = Value::from("Other");
-    std::fs::write(&meta_path, other.to_string()).unwrap();
-    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).ends_with(
-            "error: cannot resume: `meta.json` names the workflow `Other`, but the snapshot runs `Gate`\n"
-        ),
-        "{out:?}"
-    );
-    std::fs::write(&meta_path, saved).unwrap();
-
-    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!agent_marker.exists(), "the stored agent ran");
-    assert!(!tool_marker.exists(), "a tool ran without --allow-tools");
-    assert_eq!(out.status.code(), Some(1), "the tool is refused: {stderr}");
-    let started = format!(
-        "note: the run started with `--agent exec:touch {}`; it resumes with `--agent auto` (the agent comes from this command line, not from the run directory)\n",
-        agent_marker.display()
-    );
-    assert!(stderr.contains(&started), "{stderr}");
-    assert!(
-        stderr.contains("note: the run started with `--allow-tools`; its tool nodes are refused now unless you pass `--allow-tools` again\n"),
-        "{stderr}"
-    );
-}
-
-/// An event file that cannot be written (a full disk) fails the run with
-/// the file's name, rather than losing events silently.
-#[cfg(target_os = "linux")]
-#[test]
-fn a_full_event_file_fails_the_run() {
-    run_snapshot!(
-        "events_disk_full",
-        wfc(&[
-            "run",
-            "examples/hello.wf",
-            "--agent",
-            "auto",
-            "--events",
-            "/dev/full"
-        ])
-    );
-}
-
-/// The final snapshot failing (here: its temporary file cannot be created,
-/// as on a full disk) does not turn a completed run into a failed one: the
-/// log holds the end, and `wfc run` warns.
-#[test]
-fn a_failed_final_snapshot_is_a_warning() {
-    let dir = scratch("final-snapshot");
-    let d = dir.to_str().unwrap();
-    let out = wfc(&[
-        "run",
-        "tests/run/approve.wf",
-        "--agent",
-        "script:tests/run/suspend.json",
-        "--run-dir",
-        d,
-    ])
-    .output()
-    .unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    std::fs::create_dir(dir.join("snapshot.json.tmp")).unwrap();
-    let (out, summary) = run_json(&[
-        "run",
-        "--resume",
-        d,
-        "--agent",
-        "script:tests/run/approve.json",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(summary["status"], "completed");
-    assert!(
-        stderr.contains("warning: could not write the final snapshot"),
-        "{stderr}"
-    );
-    // The log has the end: resuming again reports the completed run.
-    std::fs::remove_dir(dir.join("snapshot.json.tmp")).unwrap();
-    let (again, resumed) = run_json(&["run", "--resume", d]);
-    assert_eq!(again.status.code(), Some(0));
-    assert_eq!(resumed["blackboard"], summary["blackboard"]);
 }

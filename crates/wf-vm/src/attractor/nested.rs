@@ -14,6 +14,7 @@ use super::tool::AttractorToolRunner;
 use crate::agent::{DecisionContext, Outcome, Status, ToolRunner};
 use crate::config::{EngineConfig, RunLimits};
 use crate::engine::{Engine, EngineError};
+use crate::template::ShellCommand;
 
 /// The tool runner of a run, shared with its parallel branches and child
 /// pipelines (each wraps it in an [`AttractorToolRunner`] with its own
@@ -24,7 +25,12 @@ pub type SharedTools = Rc<RefCell<dyn ToolRunner>>;
 pub struct Shared(pub SharedTools);
 
 impl ToolRunner for Shared {
-    fn run(&mut self, context: &DecisionContext<'_>, command: &str, timeout: Duration) -> Outcome {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
         // Engines nest only through handlers, never inside a tool run, so
         // the runner is free; refuse rather than panic if it ever is not.
         match self.0.try_borrow_mut() {
