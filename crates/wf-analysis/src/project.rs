@@ -10,6 +10,7 @@
 //! [lints]
 //! WF0205 = "allow"    # by code…
 //! duplicate-accelerator = "deny"   # …or by name; allow | warn | deny
+//! WF08 = "warn"       # …or by code prefix (the more specific key wins)
 //! ```
 //!
 //! Parsing is pure (text in, config out) so the language server can reuse
@@ -19,7 +20,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use wf_diagnostics::{Code, Diagnostic, Family, Severity, codes};
+use wf_diagnostics::{Code, Diagnostic, Severity};
+
+pub mod select;
+
+pub use select::{Selection, Selector};
 
 /// The file name of a project file.
 pub const PROJECT_FILE: &str = "wf.toml";
@@ -40,8 +45,19 @@ pub enum LintLevel {
 pub struct ProjectConfig {
     /// The project root (absolute when loaded from disk).
     pub root: PathBuf,
-    /// Severity overrides by code.
+    /// Severity overrides by code, one per code (a prefix key is expanded
+    /// to its codes; a more specific key wins).
     pub lints: Vec<(&'static Code, LintLevel)>,
+}
+
+impl ProjectConfig {
+    /// The level `[lints]` gives `code`, if any.
+    pub fn level(&self, code: &Code) -> Option<LintLevel> {
+        self.lints
+            .iter()
+            .find(|(c, _)| c.code == code.code)
+            .map(|(_, level)| *level)
+    }
 }
 
 /// A `wf.toml` that cannot be used: where and why.
@@ -127,16 +143,11 @@ pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
             err.message().trim().to_string(),
         )
     })?;
-    let mut lints = Vec::new();
+    // Per code: the specificity of the key that set it, and the level.
+    let mut levels: BTreeMap<&'static str, (u8, &'static Code, LintLevel)> = BTreeMap::new();
     for (key, level) in &raw.lints {
-        let Some(code) = codes::lookup(key) else {
-            return Err(error_at(
-                find_key(text, key),
-                format!(
-                    "unknown diagnostic code `{key}` in [lints]; run `wfc explain` to list the codes"
-                ),
-            ));
-        };
+        let selector = select::parse(key)
+            .map_err(|message| error_at(find_key(text, key), format!("{message} (in [lints])")))?;
         let parsed = match level.get_ref().as_str() {
             "allow" => LintLevel::Allow,
             "warn" => LintLevel::Warn,
@@ -148,7 +159,23 @@ pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
                 ));
             }
         };
-        if code.family == Family::Syntax && code.severity == Severity::Error {
+        if let [code] = selector.codes[..]
+            && !selector.is_prefix()
+            && parsed != LintLevel::Deny
+            && select::compile_blocking(code)
+        {
+            return Err(error_at(
+                find_key(text, key),
+                format!(
+                    "{} ({}) cannot be overridden: `wfc build` and `wfc run` cannot compile a workflow with this error; fix it instead",
+                    code.code, code.name
+                ),
+            ));
+        }
+        if let [code] = selector.codes[..]
+            && !selector.is_prefix()
+            && select::is_syntax_error(code)
+        {
             return Err(error_at(
                 find_key(text, key),
                 format!(
@@ -157,8 +184,18 @@ pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
                 ),
             ));
         }
-        lints.push((code, parsed));
+        // A prefix leaves the syntax errors it covers as they are.
+        for code in selector.codes.iter().filter(|c| select::overridable(c)) {
+            let entry = levels.entry(code.code).or_insert((0, code, parsed));
+            if selector.specificity >= entry.0 {
+                *entry = (selector.specificity, code, parsed);
+            }
+        }
     }
+    let lints = levels
+        .into_values()
+        .map(|(_, code, level)| (code, level))
+        .collect();
     Ok(ProjectConfig {
         root: PathBuf::from(raw.project.root.unwrap_or_else(|| ".".to_string())),
         lints,
@@ -168,21 +205,31 @@ pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
 /// Applies the `[lints]` overrides: drops allowed diagnostics and changes
 /// the severity of the others.
 pub fn apply_lint_levels(diagnostics: &mut Vec<Diagnostic>, config: &ProjectConfig) {
-    if config.lints.is_empty() {
+    apply_lints(diagnostics, Some(config), &Selection::default());
+}
+
+/// Applies `wf.toml`'s `[lints]` (when there is a project file), then the
+/// command line's `--select` and `--ignore`, which win: a code `wf.toml`
+/// allows comes back when `--select` names it.
+pub fn apply_lints(
+    diagnostics: &mut Vec<Diagnostic>,
+    config: Option<&ProjectConfig>,
+    selection: &Selection,
+) {
+    if config.is_none_or(|c| c.lints.is_empty()) && selection.is_empty() {
         return;
     }
     diagnostics.retain_mut(|d| {
-        match config
-            .lints
-            .iter()
-            .find(|(code, _)| code.code == d.code.code)
-        {
-            Some((_, LintLevel::Allow)) => false,
-            Some((_, LintLevel::Warn)) => {
+        if !selection.keeps(d.code) {
+            return false;
+        }
+        match config.and_then(|c| c.level(d.code)) {
+            Some(LintLevel::Allow) => selection.selects(d.code),
+            Some(LintLevel::Warn) => {
                 d.severity = Severity::Warning;
                 true
             }
-            Some((_, LintLevel::Deny)) => {
+            Some(LintLevel::Deny) => {
                 d.severity = Severity::Error;
                 true
             }
@@ -205,6 +252,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wf_diagnostics::codes;
 
     fn parse_str(text: &str) -> Result<ProjectConfig, ConfigError> {
         parse(Path::new("wf.toml"), text)
@@ -241,6 +289,66 @@ mod tests {
     }
 
     #[test]
+    fn unknown_name_gets_a_did_you_mean() {
+        let err = parse_str("[lints]\nWF0205 = \"warn\"\nunreachable = \"allow\"\n").unwrap_err();
+        assert_eq!(err.position, Some((3, 1)));
+        assert_eq!(
+            err.message,
+            "unknown diagnostic code `unreachable`: did you mean `unreachable-node` (WF0205)? (in [lints])"
+        );
+    }
+
+    #[test]
+    fn prefixes_expand_and_the_more_specific_key_wins() {
+        let config =
+            parse_str("[lints]\nWF02 = \"deny\"\nunreachable-node = \"allow\"\nWF0 = \"warn\"\n")
+                .unwrap();
+        assert_eq!(
+            config.level(&codes::UNREACHABLE_NODE),
+            Some(LintLevel::Allow)
+        );
+        assert_eq!(config.level(&codes::CYCLE), Some(LintLevel::Deny));
+        assert_eq!(
+            config.level(&codes::READ_NOT_WRITTEN),
+            Some(LintLevel::Warn)
+        );
+        // A prefix passes over the syntax errors it covers.
+        assert_eq!(config.level(&codes::UNEXPECTED_TOKEN), None);
+        assert_eq!(
+            config.level(&codes::INVALID_SUPPRESSION),
+            Some(LintLevel::Warn)
+        );
+    }
+
+    #[test]
+    fn the_command_line_wins_over_the_project_file() {
+        use wf_diagnostics::{FileId, Span};
+        let config = parse_str("[lints]\nWF0205 = \"allow\"\n").unwrap();
+        let at = Span::new(0, 1).in_file(FileId(0));
+        let diags = || {
+            vec![
+                Diagnostic::new(&codes::UNREACHABLE_NODE, "x", at),
+                Diagnostic::new(&codes::CYCLE, "z", at),
+            ]
+        };
+        let selection = Selection {
+            select: vec![select::parse("WF0205").unwrap()],
+            ignore: Vec::new(),
+        };
+        let mut kept = diags();
+        apply_lints(&mut kept, Some(&config), &selection);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].code.code, "WF0205");
+        let selection = Selection {
+            select: Vec::new(),
+            ignore: vec![select::parse("cycle").unwrap()],
+        };
+        let mut kept = diags();
+        apply_lints(&mut kept, Some(&config), &selection);
+        assert!(kept.is_empty());
+    }
+
+    #[test]
     fn bad_level_and_unknown_section() {
         let err = parse_str("[lints]\nWF0205 = \"ignore\"\n").unwrap_err();
         assert!(err.message.contains("unknown lint level `ignore`"));
@@ -253,6 +361,19 @@ mod tests {
     fn syntax_errors_cannot_be_allowed() {
         let err = parse_str("[lints]\nWF0001 = \"allow\"\n").unwrap_err();
         assert!(err.message.contains("cannot be overridden"));
+    }
+
+    #[test]
+    fn compile_blocking_errors_cannot_be_allowed_or_demoted() {
+        for code in crate::suppress::COMPILE_BLOCKING {
+            for level in ["allow", "warn"] {
+                let err =
+                    parse_str(&format!("[lints]\n{} = \"{level}\"\n", code.name)).unwrap_err();
+                assert!(err.message.contains("cannot compile"), "{}", err.message);
+                assert_eq!(err.position, Some((2, 1)));
+            }
+            assert!(parse_str(&format!("[lints]\n{} = \"deny\"\n", code.code)).is_ok());
+        }
     }
 
     #[test]

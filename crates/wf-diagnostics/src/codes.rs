@@ -126,9 +126,16 @@ codes! {
     /// An attribute key given twice in the same block.
     DUPLICATE_ATTRIBUTE = "WF0009", "duplicate-attribute", Syntax, Error,
         "an attribute is set twice in the same block";
-    /// A `// wfc: allow(...)` comment that names no known code, or is malformed.
+    /// A `// wfc: allow(...)` comment that names no known code, names one that
+    /// cannot be suppressed, or is malformed.
     INVALID_SUPPRESSION = "WF0010", "invalid-suppression", Syntax, Warning,
-        "a suppression comment is malformed or names an unknown code";
+        "a suppression comment is malformed, or names an unknown or unsuppressible code";
+    /// A wfc IR file (`wfc build`'s output) that the IR loader refuses.
+    INVALID_IR = "WF0011", "invalid-ir", Syntax, Error,
+        "an IR file is malformed or fails verification";
+    /// A guard `wfc build --emit reflex` cannot write (`wfc check --target reflex`).
+    REFLEX_INEXPRESSIBLE_GUARD = "WF0012", "reflex-inexpressible-guard", Syntax, Error,
+        "a guard has no Reflex equivalent";
     /// Two workflows share a name.
     DUPLICATE_WORKFLOW = "WF0101", "duplicate-workflow", Names, Error,
         "two workflows have the same name";
@@ -156,6 +163,9 @@ codes! {
     /// An `import` path that does not name a `.wf` file.
     IMPORT_NOT_WF = "WF0109", "import-not-wf", Names, Error,
         "an import path does not name a `.wf` file";
+    /// A manager node's child pipeline path does not name a `.dot` file.
+    CHILD_NOT_PIPELINE = "WF0110", "child-not-pipeline", Names, Error,
+        "a child pipeline path does not name a `.dot` pipeline";
 
     /// A workflow's edges form a cycle.
     CYCLE = "WF0201", "cycle", Graph, Error,
@@ -184,6 +194,9 @@ codes! {
     /// Two choices of a `human` node share an accelerator key.
     DUPLICATE_ACCELERATOR = "WF0209", "duplicate-accelerator", Graph, Warning,
         "two choices of a human node use the same accelerator key";
+    /// An edge written twice, with the same label, guard and attributes.
+    DUPLICATE_EDGE = "WF0210", "duplicate-edge", Graph, Warning,
+        "an edge is written twice, identically";
 
     // WF03xx: contracts and data flow (added in this block only).
     /// A required read is not written on every path from the entry.
@@ -265,6 +278,19 @@ codes! {
     /// A workflow's `model_stylesheet` that does not parse.
     INVALID_STYLESHEET = "WF0510", "invalid-stylesheet", Attributes, Error,
         "a model stylesheet has a syntax error";
+    /// An interpolation in a tool command where the shell never expands it
+    /// (a comment, a here-document with a quoted delimiter).
+    UNEXPANDED_INTERPOLATION = "WF0511", "unexpanded-interpolation", Attributes, Error,
+        "an interpolation in a tool command sits where the shell never expands it";
+    /// An interpolation in a tool command inside a shell construct whose
+    /// quoting wfc does not track (backquotes, `${…}`, `$'…'`, a here-document
+    /// delimiter, right after `\` or `$`).
+    UNTRACKED_INTERPOLATION = "WF0512", "untracked-interpolation", Attributes, Error,
+        "an interpolation in a tool command sits in a shell construct wfc cannot pass a value into";
+    /// An interpolation in a tool command where bash evaluates text as code
+    /// (`$((…))`, `((…))`, `[[ … ]]`).
+    EVALUATED_INTERPOLATION = "WF0513", "evaluated-interpolation", Attributes, Error,
+        "an interpolation in a tool command sits where the shell evaluates it as code";
     /// An attribute name the schema does not know but that is a near miss of one it does.
     MISSPELT_ATTRIBUTE = "WF0515", "misspelt-attribute", Attributes, Warning,
         "an attribute name is probably a misspelling of a known attribute";

@@ -196,7 +196,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// Renders diagnostics in the given format.
 ///
 /// The diagnostics are rendered in [`sort_diagnostics`] order. Human output
-/// is one report per diagnostic, each followed by a blank line, and does not
+/// is one report per diagnostic, each followed by a blank line (at most
+/// [`MAX_HUMAN_REPORTS_PER_FILE`] per file, then a note counting the rest),
+/// and does not
 /// include the [`summary_line`] (the caller appends it); concise and GitHub
 /// output are one line per diagnostic; JSON output is one pretty-printed
 /// document whose `summary.files` is `sources.len()`; SARIF output is one
@@ -222,15 +224,136 @@ pub fn render_parts(
     format: Format,
     options: &RenderOptions,
 ) -> Vec<String> {
+    let mut parts = Vec::new();
+    let limit = MAX_HUMAN_REPORTS_PER_FILE;
+    render_each(
+        diags,
+        sources,
+        format,
+        options,
+        (usize::MAX, limit),
+        &mut |part| {
+            parts.push(part);
+            Ok(())
+        },
+    )
+    .expect("collecting parts does not fail");
+    parts
+}
+
+/// [`render`] written to `out` as it is rendered: a human report is
+/// written a block of reports at a time rather than built whole in
+/// memory. Returns the first write error.
+pub fn render_to(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    render_to_limited(
+        diags,
+        sources,
+        format,
+        options,
+        MAX_HUMAN_REPORTS_PER_FILE,
+        out,
+    )
+}
+
+/// [`render_to`] showing at most `per_file` human reports per file
+/// (`usize::MAX`: every one); `wfc check --max-reports-per-file`.
+pub fn render_to_limited(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+    per_file: usize,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    render_each(
+        diags,
+        sources,
+        format,
+        options,
+        (STREAM_BLOCK, per_file),
+        &mut |part| out.write_all(part.as_bytes()),
+    )?;
+    out.flush()
+}
+
+/// How many human reports [`render_to`] renders before writing them.
+const STREAM_BLOCK: usize = 1024;
+
+/// Renders `diags` in pieces, in order, handing each to `emit`; human
+/// reports are rendered `block` at a time, at most `limit` per file.
+fn render_each(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: Format,
+    options: &RenderOptions,
+    (block, limit): (usize, usize),
+    emit: &mut dyn FnMut(String) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by(|a, b| compare(a, b, sources));
-    match format {
-        Format::Human => human::render(&sorted, sources, options.color),
-        Format::Concise => vec![concise::render(&sorted, sources)],
-        Format::Json => vec![json::render(&sorted, sources)],
-        Format::Github => vec![github::render(&sorted, sources)],
-        Format::Sarif => vec![sarif::render(&sorted, sources)],
+    let whole = match format {
+        Format::Human => {
+            let (shown, omitted) = limit_per_file(&sorted, limit);
+            for chunk in shown.chunks(block.max(1)) {
+                for part in human::render(chunk, sources, options.color) {
+                    emit(part)?;
+                }
+            }
+            for (file, count) in omitted {
+                let path = sources
+                    .try_get(file)
+                    .map_or("<unknown file>", |f| f.path.as_str());
+                emit(format!(
+                    "note: {count} more diagnostic{} in `{path}` not shown: human output shows the first {limit} of each file (`wfc check --max-reports-per-file 0` shows all; `--format concise` or `--format json` lists them)\n\n",
+                    if count == 1 { "" } else { "s" }
+                ))?;
+            }
+            return Ok(());
+        }
+        Format::Concise => concise::render(&sorted, sources),
+        Format::Json => json::render(&sorted, sources),
+        Format::Github => github::render(&sorted, sources),
+        Format::Sarif => sarif::render(&sorted, sources),
+    };
+    emit(whole)
+}
+
+/// How many reports human output shows per file (by primary location), as
+/// compilers stop after so many errors: a file full of errors would
+/// otherwise bury everything else, and make the report as large as the
+/// errors are many. The rest are counted in one note per file, after the
+/// reports; the other formats list every diagnostic.
+pub const MAX_HUMAN_REPORTS_PER_FILE: usize = 100;
+
+/// The first `limit` diagnostics of each file, in order, and per file (in
+/// order of first omission) how many were left out.
+fn limit_per_file<'d>(
+    sorted: &[&'d Diagnostic],
+    limit: usize,
+) -> (Vec<&'d Diagnostic>, Vec<(crate::FileId, usize)>) {
+    let mut seen: std::collections::HashMap<crate::FileId, usize> = Default::default();
+    let mut omitted: Vec<(crate::FileId, usize)> = Vec::new();
+    let mut shown = Vec::with_capacity(sorted.len().min(limit));
+    for &d in sorted {
+        let file = d.primary.location.file;
+        let count = seen.entry(file).or_default();
+        *count += 1;
+        if *count <= limit {
+            shown.push(d);
+        } else {
+            match omitted.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, n)) => *n += 1,
+                None => omitted.push((file, 1)),
+            }
+        }
     }
+    (shown, omitted)
 }
 
 /// One human report (without the blank line that follows it in

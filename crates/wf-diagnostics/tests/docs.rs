@@ -51,9 +51,13 @@ fn explanations_have_the_four_sections_and_a_wf_example() {
             text.starts_with("## What it does\n"),
             "{id}: must start with `## What it does`"
         );
-        // `.dot` front-end codes show `.dot` input; every other code `.wf`.
+        // `.dot` front-end codes show `.dot` input, and so does WF0110 (a
+        // child pipeline, named in a pipeline); every other code `.wf`.
+        // WF0011 is about IR files, which are JSON too.
         let fence = match code.family {
+            _ if code.code == "WF0011" => "```json\n",
             wf_diagnostics::Family::Dot | wf_diagnostics::Family::Attractor => "```dot\n",
+            _ if code.code == "WF0110" => "```dot\n",
             wf_diagnostics::Family::Reflex => "```json\n",
             _ => "```wf\n",
         };

@@ -560,3 +560,66 @@ fn output_formats_doc_examples_are_current() {
         serde_json::to_string_pretty(result).unwrap()
     );
 }
+
+/// A report on a very long line shows a window of it around the label,
+/// with `…` where text is left out (issue 14, item 14).
+#[test]
+fn human_long_line_window() {
+    let line = format!("{}needle{}", "a, ".repeat(700), " b,".repeat(700));
+    let mut sources = Sources::new();
+    sources.add("long.wf", format!("{line}\n"));
+    let at = find(&line, "needle", 0).in_file(FileId(0));
+    let diags = [
+        Diagnostic::new(&codes::INVALID_CHARACTER, "invalid character", at)
+            .with_primary_label("here")
+            .with_fix(Fix::replace(
+                "drop the line",
+                Span::new(0, line.len()).in_file(FileId(0)),
+                "",
+                Applicability::MaybeIncorrect,
+            )),
+    ];
+    let out = render::render(
+        &diags,
+        &sources,
+        Format::Human,
+        &RenderOptions { color: false },
+    );
+    assert!(out.lines().all(|l| l.chars().count() < 260), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// Human output shows at most `MAX_HUMAN_REPORTS_PER_FILE` reports per
+/// file, then counts the rest; the other formats list every one.
+#[test]
+fn human_reports_per_file_are_bounded() {
+    let limit = render::MAX_HUMAN_REPORTS_PER_FILE;
+    let mut sources = Sources::new();
+    sources.add("many.wf", "@ ".repeat(limit + 50));
+    sources.add("few.wf", "@");
+    let mut diags: Vec<Diagnostic> = (0..limit + 50)
+        .map(|i| {
+            let at = Span::new(2 * i, 2 * i + 1).in_file(FileId(0));
+            Diagnostic::new(&codes::INVALID_CHARACTER, "invalid character", at)
+        })
+        .collect();
+    diags.push(Diagnostic::new(
+        &codes::INVALID_CHARACTER,
+        "invalid character",
+        Span::new(0, 1).in_file(FileId(1)),
+    ));
+    let options = RenderOptions { color: false };
+    let human = render::render(&diags, &sources, Format::Human, &options);
+    assert_eq!(human.matches("error[WF0005]").count(), limit + 1);
+    assert!(
+        human.contains("note: 50 more diagnostics in `many.wf` not shown"),
+        "{human}"
+    );
+    assert!(!human.contains("more diagnostics in `few.wf`"));
+    // Written as it is rendered, the report is the same.
+    let mut streamed = Vec::new();
+    render::render_to(&diags, &sources, Format::Human, &options, &mut streamed).unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), human);
+    let concise = render::render(&diags, &sources, Format::Concise, &options);
+    assert_eq!(concise.lines().count(), limit + 51);
+}

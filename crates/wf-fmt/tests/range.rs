@@ -143,7 +143,7 @@ fn dot_range_in_the_middle_formats_one_statement() {
     let out = range(DOT, SourceKind::Dot, start..start + 1);
     let expected = DOT.replace(
         "  plan [label = \"Plan\"]   // why",
-        "    plan [label=\"Plan\"]  // why",
+        "  plan [label=\"Plan\"]  // why",
     );
     assert_eq!(out, expected);
 }
@@ -154,7 +154,7 @@ fn dot_statement_sharing_a_line_takes_the_whole_line() {
     let out = range(DOT, SourceKind::Dot, start..start);
     let expected = DOT.replace(
         "  start [shape=Mdiamond]; exit [shape=Msquare]\n",
-        "    start [shape=Mdiamond]\n    exit [shape=Msquare]\n",
+        "  start [shape=Mdiamond]\n  exit [shape=Msquare]\n",
     );
     assert_eq!(out, expected);
 }
@@ -167,9 +167,9 @@ fn dot_range_across_items_and_edges() {
     let expected = DOT
         .replace(
             "  plan [label = \"Plan\"]   // why",
-            "    plan [label=\"Plan\"]  // why",
+            "  plan [label=\"Plan\"]  // why",
         )
-        .replace("  plan->exit", "    plan -> exit");
+        .replace("  plan->exit", "  plan -> exit");
     assert_eq!(out, expected);
     let out = range(DOT, SourceKind::Dot, 0..1);
     assert_eq!(out, DOT.replace("digraph   G{", "digraph G {"));

@@ -219,8 +219,9 @@ pub struct IrNode {
     pub templates: BTreeMap<String, Template>,
     /// Keys the node requires (`optional: false`) or may read.
     pub reads: Vec<ReadKey>,
-    /// Keys the node may write, with their declared types. The engine
-    /// rejects writes of another type.
+    /// Keys the node writes, with their declared types. The engine
+    /// rejects writes of another type, and an outcome that moves on
+    /// without one of them (except at `tool` and `call` nodes).
     pub writes: Vec<KeyType>,
     /// For `call` nodes: the callee and the return map.
     pub call: Option<IrCall>,

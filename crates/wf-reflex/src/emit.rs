@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
+use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{Edge, Node, Value, Workflow};
 
 use crate::guards::to_reflex;
@@ -36,6 +37,37 @@ impl fmt::Display for EmitError {
 }
 
 impl std::error::Error for EmitError {}
+
+/// Every guard of `workflow` that Reflex cannot express, as WF0012
+/// diagnostics at the guards, all at once (`wfc check --target reflex`,
+/// and `wfc build --emit reflex` before it writes anything).
+pub fn guard_problems(workflow: &Workflow) -> Vec<Diagnostic> {
+    workflow
+        .edges
+        .iter()
+        .filter_map(|edge| {
+            let guard = edge.guard.as_ref()?;
+            let why = to_reflex(&guard.expr).err()?;
+            let from = &workflow.node(edge.from).name;
+            let to = &workflow.node(edge.to).name;
+            Some(
+                Diagnostic::new(
+                    &codes::REFLEX_INEXPRESSIBLE_GUARD,
+                    format!(
+                        "the guard `{}` of the edge `{from} -> {to}` has no Reflex equivalent",
+                        expr_text(&guard.expr)
+                    ),
+                    guard.span,
+                )
+                .with_primary_label("not expressible as a Reflex guard")
+                .with_note(why)
+                .with_help(
+                    "Reflex guards are `exists`, `not-exists`, `equals` and `not-equals` on one blackboard key (docs/reflex.md): compare one key per edge, or compute the decision in a node that writes a key",
+                ),
+            )
+        })
+        .collect()
+}
 
 /// Writes one workflow as a Reflex workflow document.
 pub fn emit(workflow: &Workflow) -> Result<OrderedJson, EmitError> {

@@ -26,7 +26,7 @@ mod schema;
 use wf_diagnostics::{Diagnostic, FileId, Label, codes};
 use wf_model::Workflow;
 
-pub use emit::{EmitError, emit};
+pub use emit::{EmitError, emit, guard_problems};
 pub use ordered::OrderedJson;
 
 /// What reading one Reflex document yields.
@@ -63,6 +63,22 @@ pub fn parse(text: &str, file: FileId) -> ReflexParsed {
                 diagnostics: vec![diagnostic],
             }
         }
+    }
+}
+
+/// Whether a JSON text is a wfc IR file (written by `wfc build`): an
+/// object whose top-level `format` member is the string `"wfc-ir"`. Such a
+/// file is not a Reflex workflow: `wfc check` verifies it with the IR
+/// loader instead.
+pub fn is_ir_file(text: &str) -> bool {
+    match json::parse(text) {
+        Ok(json::Json {
+            kind: json::JsonKind::Object(members),
+            ..
+        }) => members.iter().any(|m| {
+            m.key == "format" && matches!(&m.value.kind, json::JsonKind::String(f) if f == "wfc-ir")
+        }),
+        _ => false,
     }
 }
 

@@ -167,6 +167,13 @@ pub struct DecisionContext<'a> {
     /// The edge the node was entered by; `None` at the start and after a
     /// jump (retry target, goal gate). Attractor fidelity reads it.
     pub incoming_edge: Option<EdgeIdx>,
+    /// The engine's configuration: runs a handler starts (parallel
+    /// branches, child pipelines) inherit it.
+    pub config: &'a crate::config::EngineConfig,
+    /// The limits in force for this run; nested runs get what is left.
+    pub limits: &'a crate::config::RunLimits,
+    /// The run's active time so far (as of the last clock reading).
+    pub elapsed: std::time::Duration,
 }
 
 impl DecisionContext<'_> {
@@ -198,13 +205,7 @@ impl DecisionContext<'_> {
     pub fn label(&self) -> Option<String> {
         let label = self.node.label?;
         Some(match self.node.templates.get("label") {
-            Some(t) => crate::template::render(
-                self.program,
-                t,
-                self.blackboard,
-                crate::template::Quoting::Text,
-            )
-            .unwrap_or_default(),
+            Some(t) => crate::template::render(self.program, t, self.blackboard),
             None => self.str(label).to_string(),
         })
     }
@@ -212,6 +213,46 @@ impl DecisionContext<'_> {
     /// Whether the current node has no outgoing edges at all.
     pub fn is_terminal(&self) -> bool {
         self.node.edges.len == 0
+    }
+
+    /// The valid edge a `human` node's `default` names: by its exact
+    /// label, else by its target's id (`docs/attributes.md`, "Human
+    /// defaults"), else by its label ignoring case and accelerator. `None`
+    /// when the node has no `default` or the edge it names is not valid now.
+    pub fn default_edge(&self) -> Option<&IrEdge> {
+        let wanted = self.str(self.node.engine.default_choice?);
+        let edges: Vec<&IrEdge> = self.valid_edge_list().collect();
+        let label = |e: &IrEdge| e.label.map(|l| self.str(l));
+        let target = |e: &IrEdge| self.str(self.workflow.nodes[e.to.0 as usize].id);
+        let normal = crate::select::normalize_label(wanted);
+        (edges.iter().find(|e| label(e) == Some(wanted)))
+            .or_else(|| edges.iter().find(|e| target(e) == wanted))
+            .or_else(|| {
+                edges
+                    .iter()
+                    .find(|e| label(e).is_some_and(|l| crate::select::normalize_label(l) == normal))
+            })
+            .copied()
+    }
+
+    /// What a `human` node decides when nobody answered within `waited`:
+    /// its `default` choice, as a success along that edge. `None` at other
+    /// nodes, and when the node has no default or its edge is not valid.
+    pub fn timeout_default(&self, waited: std::time::Duration) -> Option<Decision> {
+        if self.node.op != wf_ir::Opcode::Human {
+            return None;
+        }
+        let edge = self.default_edge()?;
+        let chosen = self.str(self.node.engine.default_choice?);
+        Some(Decision::Advance(Outcome {
+            edge: Some(self.str(edge.id).to_string()),
+            preferred_label: edge.label.map(|l| self.str(l).to_string()),
+            notes: Some(format!(
+                "no answer within {}: took the default choice `{chosen}`",
+                crate::tools::human_duration(waited)
+            )),
+            ..Outcome::success()
+        }))
     }
 }
 
@@ -250,13 +291,14 @@ pub trait DecisionAgent {
 /// agent at `tool` nodes when tools are allowed (`--allow-tools`); without
 /// one, a `tool` node fails with a clear refusal.
 pub trait ToolRunner {
-    /// Runs `command` for the node `context` describes, within `timeout`,
-    /// and reports the outcome (exit status 0 → `success`, anything else →
-    /// `fail` with the reason; captured output as size-bounded writes).
+    /// Runs `command` (`sh -c` its script, with its variables set) for the
+    /// node `context` describes, within `timeout`, and reports the outcome
+    /// (exit status 0 → `success`, anything else → `fail` with the reason;
+    /// captured output as size-bounded writes).
     fn run(
         &mut self,
         context: &DecisionContext<'_>,
-        command: &str,
+        command: &crate::template::ShellCommand,
         timeout: std::time::Duration,
     ) -> Outcome;
 }

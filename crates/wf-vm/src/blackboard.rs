@@ -85,6 +85,12 @@ pub(crate) struct Frame {
     pub phase: Phase,
     /// The attempt at `node` (1 = first).
     pub attempt: u32,
+    /// `node` was entered by failure routing (an edge taken for a `fail`
+    /// outcome, or a retry-target jump): completing at it is a failure exit.
+    pub entered_by_failure: bool,
+    /// At a call node whose callee failed (phase `Returned`): why. The
+    /// next step applies it as the call node's `fail` outcome.
+    pub callee_failure: Option<String>,
     pub entries: Vec<Entry>,
     /// Latest entry per key.
     pub index: FxHashMap<KeyId, u32>,
@@ -94,6 +100,9 @@ pub(crate) struct Frame {
     /// For each key first written in this frame, what [`Visible`] showed
     /// for it before (restored when the frame is popped).
     pub shadows: Vec<(KeyId, Option<Slot>)>,
+    /// The step that pushed this frame and the run's active time then:
+    /// where a callee's own `max_steps` and `wall_clock` count from.
+    pub pushed: (u64, std::time::Duration),
 }
 
 /// Where an entry lives: (frame depth, 1-based; index in its entries).
@@ -129,11 +138,14 @@ impl Frame {
             node,
             phase: Phase::Entered,
             attempt: 1,
+            entered_by_failure: false,
+            callee_failure: None,
             entries: Vec::new(),
             index: FxHashMap::default(),
             gates: Vec::new(),
             bytes: 0,
             shadows: Vec::new(),
+            pushed: (0, std::time::Duration::ZERO),
         }
     }
 
@@ -143,11 +155,14 @@ impl Frame {
         self.node = node;
         self.phase = Phase::Entered;
         self.attempt = 1;
+        self.entered_by_failure = false;
+        self.callee_failure = None;
         self.entries.clear();
         self.index.clear();
         self.gates.clear();
         self.bytes = 0;
         self.shadows.clear();
+        self.pushed = (0, std::time::Duration::ZERO);
     }
 
     /// The latest local value of `key`.
@@ -168,6 +183,36 @@ impl Frame {
         let prev = visible.0.insert(key, slot);
         if first {
             self.shadows.push((key, prev));
+        }
+    }
+
+    /// Removes the entries from index `len` on, newest first, restoring
+    /// what each key resolved to before them: undoes the writes of a step
+    /// that ended in an error. The frame must be the top of the stack, at
+    /// `depth`.
+    pub fn truncate(&mut self, len: usize, depth: usize, visible: &mut Visible) {
+        while self.entries.len() > len {
+            let Some(e) = self.entries.pop() else { break };
+            self.bytes -= e.size as usize;
+            match self.entries.iter().rposition(|x| x.key == e.key) {
+                Some(j) => {
+                    self.index.insert(e.key, j as u32);
+                    visible.0.insert(e.key, (depth as u32, j as u32));
+                }
+                None => {
+                    self.index.remove(&e.key);
+                    // This was the key's first entry in the frame; every
+                    // later first entry is gone already, so its shadow is
+                    // the last one.
+                    if let Some((key, prev)) = self.shadows.pop() {
+                        debug_assert_eq!(key, e.key);
+                        match prev {
+                            Some(slot) => visible.0.insert(key, slot),
+                            None => visible.0.remove(&key),
+                        };
+                    }
+                }
+            }
         }
     }
 
@@ -343,5 +388,27 @@ mod tests {
         vis.pop(&c);
         assert_eq!(scoped_get(&frames[..1], &vis, a), Some(&Value::from(1)));
         assert_eq!(scoped_get(&frames[..1], &vis, b), Some(&Value::from(2)));
+    }
+
+    #[test]
+    fn truncate_undoes_writes_in_every_view() {
+        let mut keys = KeyTable::default();
+        let (a, b, c) = (keys.intern("a"), keys.intern("b"), keys.intern("c"));
+        let mut vis = Visible::default();
+        let mut root = Frame::new(WorkflowIdx(0), NodeIdx(0));
+        root.push(entry(a, 1), 1, &mut vis);
+        let mut child = Frame::new(WorkflowIdx(0), NodeIdx(0));
+        child.push(entry(b, 2), 2, &mut vis);
+        let before = (child.clone(), vis.clone());
+        child.push(entry(a, 10), 2, &mut vis);
+        child.push(entry(b, 20), 2, &mut vis);
+        child.push(entry(c, 30), 2, &mut vis);
+        child.truncate(1, 2, &mut vis);
+        assert_eq!(child, before.0);
+        assert_eq!(vis.0, before.1.0);
+        let frames = [root, child];
+        assert_eq!(scoped_get(&frames, &vis, a), Some(&Value::from(1)));
+        assert_eq!(scoped_get(&frames, &vis, b), Some(&Value::from(2)));
+        assert_eq!(scoped_get(&frames, &vis, c), None);
     }
 }

@@ -24,7 +24,8 @@ pub struct RunLimits {
     pub node_timeout: Duration,
     /// The largest value one write may hold, serialized as JSON.
     pub max_write_bytes: usize,
-    /// The largest total size of all live blackboard entries, serialized.
+    /// The largest total size of all live blackboard entries: each
+    /// entry's value serialized plus its key.
     pub max_blackboard_bytes: usize,
 }
 
@@ -42,11 +43,54 @@ impl Default for RunLimits {
     }
 }
 
+/// Bounds on what a run holds besides blackboard values: key names,
+/// reasons and notes, handler-event payloads and the failure trace (audit
+/// SEC-03: a limit on values alone leaves an agent free to fill memory
+/// with 15 MiB key names or reasons). Not part of a workflow's `limits`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeLimits {
+    /// The longest key a write may name, in bytes: a longer one is
+    /// rejected (the node fails).
+    pub max_key_bytes: usize,
+    /// The longest failure reason, suspension reason, agent error or note
+    /// kept, in bytes: a longer one is cut, with a marker saying so.
+    pub max_text_bytes: usize,
+    /// The largest payload (`data`) of one handler event, serialized: a
+    /// larger one is replaced by a note of its size.
+    pub max_event_bytes: usize,
+    /// The most handler events one step may report; the rest are dropped.
+    pub max_events_per_step: usize,
+    /// The most entries of the failure trace: past it, the trace keeps the
+    /// oldest half and the latest failures, with one entry counting those
+    /// left out between.
+    pub max_failures: usize,
+}
+
+impl Default for SizeLimits {
+    fn default() -> Self {
+        SizeLimits {
+            max_key_bytes: 1024,
+            max_text_bytes: 4096,
+            max_event_bytes: 64 << 10,
+            max_events_per_step: 64,
+            max_failures: 1000,
+        }
+    }
+}
+
 /// How an [`Engine`](crate::Engine) runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EngineConfig {
     /// Run limits (defaults; the root workflow's `limits` override them).
     pub limits: RunLimits,
+    /// Bounds on keys, texts, events and the failure trace.
+    pub sizes: SizeLimits,
+    /// How long an agent may take to decide at a node that sets no
+    /// `timeout` in a workflow that sets no `default_timeout`
+    /// (`--agent-timeout`); `None`: `limits.node_timeout`. An explicit
+    /// agent timeout wins over the default node timeout in either
+    /// direction.
+    pub agent_timeout: Option<Duration>,
     /// With a run directory: write a full snapshot every this many steps
     /// (0 = only at suspension, completion and failure).
     pub snapshot_every: u64,
@@ -56,6 +100,8 @@ impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             limits: RunLimits::default(),
+            sizes: SizeLimits::default(),
+            agent_timeout: None,
             snapshot_every: 10_000,
         }
     }

@@ -214,10 +214,18 @@ impl Event<'_> {
 pub trait EventSink {
     /// Called once per event, in order.
     fn emit(&mut self, event: &Event<'_>);
+
+    /// Why the sink lost events (a write error), if it did: the engine
+    /// then fails the run before its next step (a step of its own in the
+    /// run log, so a resume replays it).
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
-/// Writes each event as one JSON line (`--events FILE|-`). Write errors are
-/// remembered (see [`JsonLinesSink::error`]) rather than stopping the run.
+/// Writes each event as one JSON line (`--events FILE|-`). The first write
+/// error is remembered (see [`JsonLinesSink::error`]), later events are
+/// dropped, and [`EventSink::failure`] reports it: the run fails.
 pub struct JsonLinesSink<W: io::Write> {
     out: W,
     error: Option<io::Error>,
@@ -248,6 +256,12 @@ impl<W: io::Write> EventSink for JsonLinesSink<W> {
         if let Err(e) = result {
             self.error = Some(e);
         }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.error
+            .as_ref()
+            .map(|e| format!("could not write an event: {e}"))
     }
 }
 

@@ -43,6 +43,7 @@ pub mod agent;
 pub mod agents;
 pub mod attractor;
 mod blackboard;
+pub mod bound;
 pub mod config;
 pub mod contract;
 mod engine;
@@ -59,7 +60,7 @@ pub use agent::{
     Status, ToolRunner, Write,
 };
 pub use blackboard::{Blackboard, EntryRef, Source};
-pub use config::{EngineConfig, RunLimits};
+pub use config::{EngineConfig, RunLimits, SizeLimits};
 pub use engine::{
     Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot,
     SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,

@@ -10,15 +10,25 @@
 //!   "events": […]}`; its cost per step does not depend on the state's size;
 //! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
 //!   (temporary file, fsync, rename, fsync of the directory) at the start,
-//!   at suspension, at the end and every N steps.
+//!   at suspension, at the end and every N steps;
+//! - `run.lock` — the pid of the process that holds the directory: a
+//!   [`RunDir`] holds an exclusive OS lock (`flock`) on it while any clone
+//!   of it lives, so two processes never run one directory at once.
 //!
 //! Resuming reads the snapshot and re-applies the log records after it. A
 //! last line without its newline is a torn write from a killed process: it
 //! is cut off the file, and that step runs again.
 
+mod events;
+mod lock;
+
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use events::event_spans;
+use lock::lock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -50,6 +60,16 @@ pub enum PersistError {
     },
     /// `create` on a directory that already holds a run.
     AlreadyExists(PathBuf),
+    /// `open` on a directory that does not exist.
+    NotFound(PathBuf),
+    /// Another process holds the directory's lock.
+    InUse {
+        /// The directory.
+        path: PathBuf,
+        /// The holder's pid, as its lock file records it (`None` while the
+        /// holder has not written it yet).
+        pid: Option<u32>,
+    },
 }
 
 impl std::fmt::Display for PersistError {
@@ -72,6 +92,22 @@ impl std::fmt::Display for PersistError {
                 f,
                 "`{}` already holds a run: resume it, or choose an empty directory",
                 p.display()
+            ),
+            PersistError::NotFound(p) => {
+                write!(f, "run directory {} does not exist", p.display())
+            }
+            PersistError::InUse {
+                path,
+                pid: Some(pid),
+            } => write!(
+                f,
+                "run directory {} is in use by process {pid}",
+                path.display()
+            ),
+            PersistError::InUse { path, pid: None } => write!(
+                f,
+                "run directory {} is in use by another process",
+                path.display()
             ),
         }
     }
@@ -100,28 +136,45 @@ pub struct LogRecord {
     pub events: Vec<Value>,
 }
 
-/// A run directory (see the module docs).
+/// A run directory (see the module docs). It holds the directory's lock
+/// until the last clone is dropped.
 #[derive(Debug, Clone)]
 pub struct RunDir {
     path: PathBuf,
+    /// The locked `run.lock`: the lock lasts as long as the open file.
+    _lock: Arc<File>,
 }
 
 const SNAPSHOT: &str = "snapshot.json";
 const LOG: &str = "log.jsonl";
 const PROGRAM: &str = "program.json";
 const META: &str = "meta.json";
+/// The lock file. Not a name an Attractor stage folder can take by
+/// accident: plain DOT ids have no `.`.
+pub const LOCK_FILE: &str = "run.lock";
 
 impl RunDir {
-    /// Creates a run directory (or uses an empty existing one) holding
-    /// `program` and `meta`. Refuses a directory that already holds a run.
+    /// Creates a run directory (or uses an existing one that holds no run)
+    /// holding `program` and `meta`, and locks it. The check that no run is
+    /// there happens under the lock, so of two processes creating a run in
+    /// one directory at once, exactly one succeeds.
     pub fn create(
         path: impl Into<PathBuf>,
         program: &IrProgram,
         meta: &Value,
     ) -> Result<Self, PersistError> {
-        let dir = RunDir { path: path.into() };
-        fs::create_dir_all(&dir.path).map_err(io_err(&dir.path, "create the run directory"))?;
-        if dir.file(SNAPSHOT).exists() || dir.file(LOG).exists() {
+        let path = path.into();
+        fs::create_dir_all(&path).map_err(io_err(&path, "create the run directory"))?;
+        let dir = RunDir {
+            _lock: lock(&path)?,
+            path,
+        };
+        // `program.json` and `meta.json` count too: a process killed before
+        // its first snapshot still leaves a run that is not ours to replace.
+        if [SNAPSHOT, LOG, PROGRAM, META]
+            .iter()
+            .any(|f| dir.file(f).exists())
+        {
             return Err(PersistError::AlreadyExists(dir.path));
         }
         dir.write_atomic(PROGRAM, wf_ir::to_json(program).as_bytes())?;
@@ -130,16 +183,33 @@ impl RunDir {
         Ok(dir)
     }
 
-    /// Opens an existing run directory.
+    /// Opens an existing run directory and locks it.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, PersistError> {
-        let dir = RunDir { path: path.into() };
+        let path = path.into();
+        if !path.is_dir() {
+            if path.exists() {
+                let error = io::Error::from(io::ErrorKind::NotADirectory);
+                return Err(io_err(&path, "open the run directory")(error));
+            }
+            return Err(PersistError::NotFound(path));
+        }
+        let not_a_run = |snap: PathBuf| PersistError::Corrupt {
+            path: snap,
+            line: None,
+            message: "there is no snapshot: this is not a run directory".into(),
+        };
+        // Checked before locking too, so that a directory that is not a run
+        // is not given a lock file.
+        if !path.join(SNAPSHOT).exists() && !path.join(PROGRAM).exists() {
+            return Err(not_a_run(path.join(SNAPSHOT)));
+        }
+        let dir = RunDir {
+            _lock: lock(&path)?,
+            path,
+        };
         let snap = dir.file(SNAPSHOT);
         if !snap.exists() {
-            return Err(PersistError::Corrupt {
-                path: snap,
-                line: None,
-                message: "there is no snapshot: this is not a run directory".into(),
-            });
+            return Err(not_a_run(snap));
         }
         Ok(dir)
     }
@@ -147,6 +217,11 @@ impl RunDir {
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The path of the snapshot (`snapshot.json`).
+    pub fn snapshot_path(&self) -> PathBuf {
+        self.file(SNAPSHOT)
     }
 
     /// The path of the step log (`log.jsonl`).
@@ -259,6 +334,30 @@ impl RunDir {
                     message: e.to_string(),
                 })?;
             out.push((i + 1, rec));
+        }
+        Ok(out)
+    }
+
+    /// The events of every step in the log, as the engine wrote them, one
+    /// JSON object per line: what an `--events` file of the run holds up
+    /// to its last committed step (byte for byte: the text is copied, not
+    /// serialised again).
+    pub fn logged_events(&self) -> Result<Vec<u8>, PersistError> {
+        let path = self.file(LOG);
+        // Parses (and checks) every record, and cuts a torn last line.
+        self.read_log()?;
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err(&path, "read")(e)),
+        };
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let mut out = Vec::with_capacity(complete);
+        for line in bytes[..complete].split(|&b| b == b'\n') {
+            for (start, end) in event_spans(line) {
+                out.extend_from_slice(&line[start..end]);
+                out.push(b'\n');
+            }
         }
         Ok(out)
     }

@@ -62,12 +62,26 @@ pub struct FailureRecord {
     pub time_ms: u64,
 }
 
+/// A node of a workflow, by name: where a run ended or stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    /// The workflow's name.
+    pub workflow: String,
+    /// The node's id.
+    pub node: String,
+}
+
 /// The final report of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// How the run ended (or `running` / `yielded` when it has not).
     #[serde(flatten)]
     pub status: RunStatus,
+    /// Where: the terminal a completed run reached, the node a suspended
+    /// run waits at (asked again on resume), the node a failed run stopped
+    /// at (in a callee when the failure was there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Position>,
     /// Steps taken.
     pub steps: u64,
     /// Active running time in milliseconds.

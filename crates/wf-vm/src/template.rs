@@ -2,124 +2,150 @@
 //! scoped blackboard.
 //!
 //! A string value is inserted as is; any other value as compact JSON
-//! (`3`, `true`, `["a","b"]`). For a tool `command`, every inserted value
-//! is quoted for the POSIX shell context it lands in, so it is always
-//! literal text and never shell syntax: outside quotes it becomes one
-//! single-quoted word (`'it'\''s'`); inside `"…"` the characters `\ " $` and
-//! `` ` `` are backslash-escaped; inside `'…'` each `'` becomes `'\''`. The
-//! context is tracked through the command's literal text (quotes and
-//! backslashes; backquoted command substitution is not tracked). A key with
-//! no value in scope fails the node. Elsewhere (labels, spec strings the
-//! agent receives) a missing key expands to the empty string, since those
-//! texts are for reading.
+//! (`3`, `true`, `["a","b"]`). Labels and spec strings the agent receives
+//! are expanded as text ([`render`]); a missing key is the empty string,
+//! since those texts are for reading.
+//!
+//! A tool `command` is never expanded as text: [`shell_command`] passes each
+//! value to `sh` in an environment variable and writes a reference to it
+//! where the interpolation was, quoted for the shell context it lands in
+//! ([`wf_syntax::shell`]). The script therefore does not depend on the
+//! values, and a value can never become shell syntax. A key with no value
+//! in scope, a context no reference can be written in, and a value `sh`
+//! cannot hold (a NUL character) each fail the node before anything runs.
 
 use serde_json::{Map, Value};
 use wf_ir::{IrProgram, Part, Template};
+use wf_syntax::shell::{self, Piece, Refusal};
 
 use crate::agent::BlackboardView;
 
-/// How inserted values are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Quoting {
-    /// As they are; a missing key is the empty string.
-    Text,
-    /// Shell-quoted; a missing key is an error.
-    Shell,
+/// Expands `template` as text: values as they are, a missing key as the
+/// empty string.
+pub fn render(program: &IrProgram, template: &Template, view: &dyn BlackboardView) -> String {
+    let mut out = String::new();
+    for part in template {
+        match *part {
+            Part::Text(id) => out.push_str(program.str(id)),
+            Part::Key(id) => match view.get(program.str(id)) {
+                Some(Value::String(s)) => out.push_str(s),
+                Some(other) => out.push_str(&other.to_string()),
+                None => {}
+            },
+        }
+    }
+    out
 }
 
-/// Expands `template`. With [`Quoting::Shell`], `Err` names the first key
-/// that has no value in scope.
-pub fn render(
+/// A tool command ready for `sh -c`: the script and the variables that
+/// carry its interpolated values.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ShellCommand {
+    /// The script: the command's text, each interpolation replaced by a
+    /// reference to its variable (`"${WFC_VALUE_1}"`).
+    pub script: String,
+    /// The environment variables to set, `(name, value)`: one per distinct
+    /// key, `WFC_VALUE_1`, `WFC_VALUE_2`, … in order of first use.
+    pub vars: Vec<(String, String)>,
+}
+
+impl ShellCommand {
+    /// A command without interpolations.
+    pub fn plain(script: impl Into<String>) -> ShellCommand {
+        ShellCommand {
+            script: script.into(),
+            vars: Vec::new(),
+        }
+    }
+}
+
+/// Why a tool command cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandError {
+    /// The key has no value in scope.
+    Missing(String),
+    /// The key sits where no reference to a value can be written.
+    Refused(String, Refusal),
+    /// The key's value holds a NUL character, which no shell variable can.
+    Nul(String),
+}
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommandError::Missing(key) => write!(
+                f,
+                "the command interpolates `{key}`, which has no value in scope \
+                 (write it before this node, or escape the dollar as `\\${key}`)"
+            ),
+            CommandError::Refused(key, why) => write!(
+                f,
+                "the command interpolates `{key}` {} (error[{}]); wfc passes values to \
+                 commands as variables and cannot refer to one there: {}",
+                why.place(),
+                why.code().code,
+                why.help(key)
+            ),
+            CommandError::Nul(key) => write!(
+                f,
+                "the value of `{key}` contains a NUL character, which a shell variable \
+                 cannot hold"
+            ),
+        }
+    }
+}
+
+/// The variable that carries the `n`-th distinct key (from 0).
+fn var_name(n: usize) -> String {
+    format!("WFC_VALUE_{}", n + 1)
+}
+
+/// Builds the script and variables of a tool command from `template`.
+pub fn shell_command(
     program: &IrProgram,
     template: &Template,
     view: &dyn BlackboardView,
-    quoting: Quoting,
-) -> Result<String, String> {
-    let mut out = String::new();
-    let mut shell = ShellContext::Plain;
+) -> Result<ShellCommand, CommandError> {
+    let pieces = template.iter().map(|part| match *part {
+        Part::Text(id) => Piece::Text(program.str(id)),
+        Part::Key(_) => Piece::Key,
+    });
+    let mut slots = shell::slots(pieces).into_iter();
+    let mut command = ShellCommand::default();
+    let mut keys: Vec<&str> = Vec::new();
     for part in template {
         match *part {
-            Part::Text(id) => {
-                let text = program.str(id);
-                shell = shell.after(text);
-                out.push_str(text);
-            }
+            Part::Text(id) => command.script.push_str(program.str(id)),
             Part::Key(id) => {
                 let key = program.str(id);
-                let text = match view.get(key) {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                    None if quoting == Quoting::Shell => return Err(key.to_string()),
-                    None => String::new(),
-                };
-                match quoting {
-                    Quoting::Text => out.push_str(&text),
-                    Quoting::Shell => out.push_str(&shell.quote(&text)),
+                let slot = slots.next().expect("one slot per key");
+                if let shell::Slot::Refused(why) = slot {
+                    return Err(CommandError::Refused(key.to_string(), why));
                 }
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Where in a POSIX shell command a position is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ShellContext {
-    /// Outside quotes.
-    Plain,
-    /// Inside `'…'`.
-    Single,
-    /// Inside `"…"`.
-    Double,
-    /// Right after a backslash outside quotes or inside `"…"` (the
-    /// context to return to).
-    Escaped(bool),
-}
-
-impl ShellContext {
-    /// The context after `text`.
-    fn after(self, text: &str) -> Self {
-        text.chars().fold(self, |cx, ch| match (cx, ch) {
-            (Self::Escaped(in_double), _) => {
-                if in_double {
-                    Self::Double
-                } else {
-                    Self::Plain
-                }
-            }
-            (Self::Plain, '\'') => Self::Single,
-            (Self::Plain, '"') => Self::Double,
-            (Self::Plain, '\\') => Self::Escaped(false),
-            (Self::Single, '\'') => Self::Plain,
-            (Self::Double, '"') => Self::Plain,
-            (Self::Double, '\\') => Self::Escaped(true),
-            (cx, _) => cx,
-        })
-    }
-
-    /// `value` as literal text in this context.
-    fn quote(self, value: &str) -> String {
-        match self {
-            Self::Plain | Self::Escaped(false) => shell_quote(value),
-            Self::Single => value.replace('\'', r"'\''"),
-            Self::Double | Self::Escaped(true) => {
-                let mut out = String::with_capacity(value.len());
-                for ch in value.chars() {
-                    if matches!(ch, '\\' | '"' | '$' | '`') {
-                        out.push('\\');
+                let n = match keys.iter().position(|k| *k == key) {
+                    Some(n) => n,
+                    None => {
+                        let value = match view.get(key) {
+                            Some(Value::String(s)) => s.clone(),
+                            Some(other) => other.to_string(),
+                            None => return Err(CommandError::Missing(key.to_string())),
+                        };
+                        if value.contains('\0') {
+                            return Err(CommandError::Nul(key.to_string()));
+                        }
+                        keys.push(key);
+                        command.vars.push((var_name(keys.len() - 1), value));
+                        keys.len() - 1
                     }
-                    out.push(ch);
-                }
-                out
+                };
+                let reference = slot
+                    .reference(&var_name(n))
+                    .map_err(|why| CommandError::Refused(key.to_string(), why))?;
+                command.script.push_str(&reference);
             }
         }
     }
-}
-
-/// `text` as one POSIX shell word: single-quoted, with each `'` written
-/// `'\''`.
-pub fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
+    Ok(command)
 }
 
 /// `spec` with each templated top-level string expanded as text.
@@ -132,7 +158,7 @@ pub fn render_spec(
     let mut out = spec.clone();
     for (key, template) in templates {
         if let Some(slot @ Value::String(_)) = out.get_mut(key) {
-            let text = render(program, template, view, Quoting::Text).unwrap_or_default();
+            let text = render(program, template, view);
             *slot = Value::String(text);
         }
     }
@@ -140,85 +166,4 @@ pub fn render_spec(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-    use wf_ir::StrId;
-
-    struct View(HashMap<String, Value>);
-    impl BlackboardView for View {
-        fn get(&self, key: &str) -> Option<&Value> {
-            self.0.get(key)
-        }
-        fn keys(&self) -> Vec<&str> {
-            self.0.keys().map(String::as_str).collect()
-        }
-        fn local(&self) -> Vec<(&str, &Value)> {
-            Vec::new()
-        }
-    }
-
-    fn program() -> IrProgram {
-        IrProgram {
-            format: wf_ir::FORMAT.into(),
-            version: wf_ir::VERSION,
-            strings: vec!["echo ".into(), "env".into(), " $HOME ".into(), "n".into()],
-            workflows: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn shell_quoting_keeps_values_one_word() {
-        let view = View(HashMap::from([
-            ("env".into(), Value::from("it's; rm -rf /")),
-            ("n".into(), Value::from(3)),
-        ]));
-        let t = vec![
-            Part::Text(StrId(0)),
-            Part::Key(StrId(1)),
-            Part::Text(StrId(2)),
-            Part::Key(StrId(3)),
-        ];
-        assert_eq!(
-            render(&program(), &t, &view, Quoting::Shell).unwrap(),
-            r"echo 'it'\''s; rm -rf /' $HOME '3'"
-        );
-        assert_eq!(
-            render(&program(), &t, &view, Quoting::Text).unwrap(),
-            "echo it's; rm -rf / $HOME 3"
-        );
-    }
-
-    #[test]
-    fn values_are_quoted_for_their_shell_context() {
-        let mut p = program();
-        p.strings = vec!["a \"".into(), "env".into(), ".x\" '".into(), "' ".into()];
-        let view = View(HashMap::from([("env".into(), Value::from("$'x\""))]));
-        let t = vec![
-            Part::Text(StrId(0)),
-            Part::Key(StrId(1)),
-            Part::Text(StrId(2)),
-            Part::Key(StrId(1)),
-            Part::Text(StrId(3)),
-            Part::Key(StrId(1)),
-        ];
-        assert_eq!(
-            render(&p, &t, &view, Quoting::Shell).unwrap(),
-            r#"a "\$'x\".x" '$'\''x"' '$'\''x"'"#
-        );
-    }
-
-    #[test]
-    fn a_missing_key_fails_a_command_and_is_empty_in_text() {
-        let view = View(HashMap::new());
-        let t = vec![Part::Text(StrId(0)), Part::Key(StrId(1))];
-        assert_eq!(
-            render(&program(), &t, &view, Quoting::Shell),
-            Err("env".into())
-        );
-        assert_eq!(
-            render(&program(), &t, &view, Quoting::Text).unwrap(),
-            "echo "
-        );
-    }
-}
+mod tests;

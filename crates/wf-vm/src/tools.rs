@@ -1,7 +1,9 @@
 //! Running the commands of `tool` nodes: [`ProcessToolRunner`].
 //!
 //! A tool node's command runs through `sh -c` in the runner's working
-//! directory, in a process group of its own, with stdin closed. Its outcome:
+//! directory, in a process group of its own, with stdin closed, and with
+//! the values it interpolates in environment variables (`WFC_VALUE_1`, …;
+//! see [`crate::template::shell_command`]). Its outcome:
 //!
 //! | what happened | status | `failure_reason` |
 //! |---|---|---|
@@ -35,6 +37,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::agent::{DecisionContext, Outcome, Status, ToolRunner, Write};
+use crate::template::ShellCommand;
 
 /// Runs tool commands as child processes (`--allow-tools`).
 #[derive(Debug, Clone)]
@@ -69,11 +72,16 @@ impl ProcessToolRunner {
 }
 
 impl ToolRunner for ProcessToolRunner {
-    fn run(&mut self, context: &DecisionContext<'_>, command: &str, timeout: Duration) -> Outcome {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
         let node = context.str(context.node.id);
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
-            .arg(command)
+            .arg(&command.script)
             .current_dir(&self.working_dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -85,18 +93,14 @@ impl ToolRunner for ProcessToolRunner {
         for (key, value) in spec_env(context) {
             cmd.env(key, value);
         }
+        // Last, so that no `env` entry can replace an interpolated value.
+        for (name, value) in &command.vars {
+            cmd.env(name, value);
+        }
         own_process_group(&mut cmd);
         let mut child = match cmd.spawn() {
             Ok(child) => child,
-            Err(e) => {
-                return failed(
-                    Vec::new(),
-                    format!(
-                        "could not start the command in {}: {e}",
-                        self.working_dir.display()
-                    ),
-                );
-            }
+            Err(e) => return failed(Vec::new(), self.start_failure(command, &e)),
         };
         let record = GroupRecord::of(&child);
         let limit = self.max_output_bytes;
@@ -158,6 +162,29 @@ impl ToolRunner for ProcessToolRunner {
         }
     }
 }
+
+impl ProcessToolRunner {
+    /// Why the command did not start, saying so when its values were too
+    /// large for the system (E2BIG: each is one environment variable).
+    fn start_failure(&self, command: &ShellCommand, e: &std::io::Error) -> String {
+        let mut reason = format!(
+            "could not start the command in {}: {e}",
+            self.working_dir.display()
+        );
+        if e.raw_os_error() == Some(E2BIG) && !command.vars.is_empty() {
+            let bytes: usize = command.vars.iter().map(|(_, v)| v.len()).sum();
+            reason.push_str(&format!(
+                " (its interpolated values, {bytes} bytes in all, are too large to pass to a \
+                 command: write large data to a file and interpolate the file's path)"
+            ));
+        }
+        reason
+    }
+}
+
+/// The `errno` of an argument list or environment too large for `exec`
+/// (7 on Linux and macOS).
+const E2BIG: i32 = 7;
 
 /// A `fail` outcome.
 fn failed(writes: Vec<Write>, reason: String) -> Outcome {

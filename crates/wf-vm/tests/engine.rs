@@ -68,13 +68,84 @@ fn an_invalid_edge_choice_is_rejected() {
     p.guard(w, e, vec![Insn::Push(Const::Bool(false))]);
     let program = p.build();
     for choice in ["a->c", "nope"] {
-        let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| Ok(advance(Some(choice), &[])));
+        let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+            Ok(advance(Some(choice), &[("note", json!("x"))]))
+        });
         let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
         let reason = failed_reason(&report.status);
         assert!(reason.contains(&format!("edge `{choice}`")), "{reason}");
         assert!(reason.contains("valid: a->b"), "{reason}");
-        assert!(events.last().unwrap().starts_with("error"));
+        // The step ended in an error: its writes are not kept.
+        assert_eq!(events, ["enter main/a", &format!("error {reason}")]);
+        assert!(report.blackboard.is_empty(), "{:?}", report.blackboard);
     }
+}
+
+#[test]
+fn a_step_with_no_valid_edge_leaves_no_writes() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    p.node(w, "c", Opcode::Step);
+    p.edge(w, "a", "c");
+    // Both edges hold only while `x` is not written, so the agent's own
+    // write leaves the engine no edge to select.
+    let not_x = vec![Insn::Exists(p.s("x")), Insn::Not];
+    p.guard(w, 0, not_x.clone());
+    p.guard(w, 1, not_x);
+    p.writes(w, "a", "x", ValueType::Int);
+    p.writes(w, "a", "y", ValueType::Int);
+    let program = p.build();
+    let mut agent = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        Ok(advance(None, &[("y", json!(1)), ("x", json!(2))]))
+    });
+    let (report, events) = run_collect(&program, EngineConfig::default(), &mut agent);
+    let reason = failed_reason(&report.status);
+    assert!(
+        reason.starts_with("no valid edge leaves node `a`"),
+        "{reason}"
+    );
+    assert_eq!(events, ["enter main/a", &format!("error {reason}")]);
+    assert!(report.blackboard.is_empty(), "{:?}", report.blackboard);
+}
+
+/// A program not checked by `wfc check` (hand-written IR) may complete
+/// without a key it `gives`: the terminal fails, and the run with it.
+#[test]
+fn a_completion_without_a_given_key_fails_the_terminal() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "done"]);
+    let key = p.s("url");
+    p.w(w).gives.push(wf_ir::KeyType {
+        key,
+        ty: ValueType::String,
+    });
+    let program = p.build();
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert_eq!(
+        reason,
+        "node `done` of workflow `main` failed: workflow `main` would complete without `url`, \
+         which it gives (it is promised on every completion); no edge condition matched the \
+         failure and the node has no retry_target"
+    );
+    assert_eq!(report.failures.len(), 1);
+    // Written at the terminal itself, it is given.
+    let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+        Ok(if ctx.is_terminal() {
+            Decision::Complete {
+                writes: vec![Write {
+                    key: "url".into(),
+                    value: json!("u"),
+                }],
+            }
+        } else {
+            advance(None, &[])
+        })
+    });
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut agent);
+    assert_eq!(report.status, RunStatus::Completed);
 }
 
 /// `start` writes `stop` at depth 3; `done` completes with `result` = the
@@ -362,6 +433,42 @@ fn tool_nodes_are_refused_without_a_runner() {
         reason.contains("tool nodes run only with --allow-tools"),
         "{reason}"
     );
+}
+
+/// IR that bypassed the checker may interpolate where no reference to a
+/// value can be written (here, inside backquotes): the node fails with the
+/// checker's reason and code, and nothing runs.
+#[test]
+fn a_tool_command_interpolating_in_backquotes_fails_before_running() {
+    let dir = temp_dir("backquotes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["t", "end"]);
+    let parts = [p.s("touch ran; echo `echo "), p.s("v"), p.s("`")];
+    let t = p.nm(w, "t");
+    t.op = Opcode::Tool;
+    t.engine.command = Some(parts[0]);
+    t.templates.insert(
+        "command".into(),
+        vec![
+            wf_ir::Part::Text(parts[0]),
+            wf_ir::Part::Key(parts[1]),
+            wf_ir::Part::Text(parts[2]),
+        ],
+    );
+    let program = p.build();
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.set_input("v", json!("x")).unwrap();
+    engine.set_tool_runner(Box::new(wf_vm::ProcessToolRunner::new(&dir)));
+    let report = engine.run(&mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(
+        reason.contains("interpolates `v` inside backquotes") && reason.contains("WF0512"),
+        "{reason}"
+    );
+    assert!(!dir.join("ran").exists(), "the command ran");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

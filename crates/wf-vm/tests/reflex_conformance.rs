@@ -73,3 +73,55 @@ fn fixtures_run_with_the_rules_agent_as_the_seed_defines() {
         );
     }
 }
+
+/// Reflex evaluates guards once, before the node's writes, and the agent
+/// picks among those valid edges (seed 1.4): a node that writes the key
+/// its own outgoing guards test still advances on the edge it was shown.
+#[test]
+fn an_edge_chosen_before_the_writes_is_taken() {
+    let text = r#"{
+      "id": "classify",
+      "entry": "CLASSIFY",
+      "nodes": {
+        "CLASSIFY": {"id": "CLASSIFY", "spec": {"writes": [{"key": "kind", "value": "part"}]}},
+        "SIMPLE": {"id": "SIMPLE", "spec": {"complete": true}},
+        "PART": {"id": "PART", "spec": {"complete": true}}
+      },
+      "edges": [
+        {"id": "e-simple", "from": "CLASSIFY", "to": "SIMPLE", "event": "NEXT",
+         "guard": {"type": "not-exists", "key": "kind"}},
+        {"id": "e-part", "from": "CLASSIFY", "to": "PART", "event": "NEXT",
+         "guard": {"type": "exists", "key": "kind"}}
+      ]
+    }"#;
+    let parsed = wf_reflex::parse(text, FileId(0));
+    assert!(
+        parsed
+            .diagnostics
+            .iter()
+            .all(|d| d.severity != wf_diagnostics::Severity::Error),
+        "{:#?}",
+        parsed.diagnostics
+    );
+    let program = wf_ir::compile(&wf_model::Program {
+        workflows: parsed.workflows,
+    })
+    .expect("compiles");
+    let mut engine = Engine::new(&program, wf_ir::WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let sink = CollectSink::default();
+    engine.set_event_sink(Box::new(sink.clone()));
+    let report = engine.run(&mut RulesAgent);
+    let events: Vec<String> = sink.events().iter().map(common::brief).collect();
+    assert_eq!(report.status, RunStatus::Completed, "{events:#?}");
+    assert_eq!(
+        events,
+        [
+            "enter classify/CLASSIFY",
+            "exit classify/CLASSIFY success",
+            "edge e-simple",
+            "write classify/CLASSIFY kind=\"part\"",
+            "enter classify/SIMPLE",
+            "complete",
+        ]
+    );
+}

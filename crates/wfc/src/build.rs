@@ -94,6 +94,24 @@ pub fn run(args: BuildArgs) -> u8 {
     }
 
     let model = db.program();
+    if args.emit == Emit::Reflex {
+        // Every guard Reflex cannot express, all at once, before anything
+        // is written.
+        let problems: Vec<_> = model
+            .workflows
+            .iter()
+            .flat_map(wf_reflex::guard_problems)
+            .collect();
+        if !problems.is_empty() {
+            report(&args, &problems, &sources, &Summary::of(&problems));
+            if !matches!(args.format, OutputFormat::Json | OutputFormat::Sarif) {
+                eprintln!(
+                    "error: nothing was built: these guards cannot be written as Reflex JSON"
+                );
+            }
+            return EXIT_FINDINGS;
+        }
+    }
     let (text, what) = match args.emit {
         Emit::Reflex => return reflex::write(&model, &args.output, sources.len()),
         Emit::Ir => match wf_ir::compile_with(&model, &sources) {

@@ -1,6 +1,6 @@
 //! `wfc check`: parse, lower and check workflow files, and report.
 
-use std::io::{IoSlice, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -9,7 +9,10 @@ use wf_diagnostics::{Severity, Sources};
 
 use crate::inputs::{self, InputError};
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
-use wf_analysis::project::{self, ConfigError, ProjectConfig};
+use wf_analysis::project::{self, ConfigError, ProjectConfig, Selection, select};
+
+mod fix;
+mod ir;
 
 /// Output formats of `wfc check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -24,6 +27,16 @@ pub enum OutputFormat {
     Github,
     /// A SARIF 2.1.0 log, for code scanning (see docs/output-formats.md).
     Sarif,
+}
+
+/// What `wfc check --target` also checks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    /// The wfc IR and runtime: every check, nothing more.
+    Wfc,
+    /// Reflex workflow JSON (`wfc build --emit reflex`): also every guard
+    /// Reflex cannot express (WF0012).
+    Reflex,
 }
 
 /// When to use colour in human output.
@@ -61,12 +74,104 @@ pub struct CheckArgs {
     /// standard error.
     #[arg(long, short = 'o', value_name = "PATH")]
     output_file: Option<PathBuf>,
+    /// Human output: show at most N reports per file, then a note counting
+    /// the rest (0: show every one). The summary counts them all.
+    #[arg(long, value_name = "N", default_value_t = render::MAX_HUMAN_REPORTS_PER_FILE)]
+    max_reports_per_file: usize,
+    /// Report only these codes: codes (`WF0205`), names
+    /// (`unreachable-node`) or code prefixes (`WF02`), comma-separated or
+    /// repeated. Wins over `wf.toml`'s `[lints]`.
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    select: Vec<String>,
+    /// Do not report these codes (same spellings as `--select`; the more
+    /// specific of the two wins, `--ignore` on a tie).
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// The output the workflows are meant for: `reflex` also reports what
+    /// `wfc build --emit reflex` would refuse, without building.
+    #[arg(long, value_enum, default_value_t = Target::Wfc)]
+    target: Target,
+    /// Apply the machine-applicable fixes to the files checked, check
+    /// again, and report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// With `--fix`, also apply the maybe-incorrect fixes (a did-you-mean
+    /// among them): review the result. Implies `--fix`.
+    #[arg(long)]
+    unsafe_fixes: bool,
+}
+
+/// Reads `--select` and `--ignore`; an unknown code is a usage error.
+fn selection(args: &CheckArgs) -> Result<Selection, String> {
+    let parse = |list: &[String], flag: &str| {
+        list.iter()
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .map(|s| select::parse(s).map_err(|e| format!("{e} (in `{flag}`)")))
+            .collect::<Result<Vec<_>, String>>()
+    };
+    Ok(Selection {
+        select: parse(&args.select, "--select")?,
+        ignore: parse(&args.ignore, "--ignore")?,
+    })
+}
+
+/// One check of the inputs: the database, the diagnostics after the lint
+/// levels and the selection, how many sources are inputs (the rest are
+/// imported files), and the input errors.
+struct Checked {
+    db: wf_analysis::Database,
+    diagnostics: Vec<wf_diagnostics::Diagnostic>,
+    inputs: usize,
+    errors: Vec<InputError>,
+}
+
+fn check_inputs(
+    args: &CheckArgs,
+    paths: &[PathBuf],
+    project: Option<&ProjectConfig>,
+    selection: &Selection,
+    read_stdin: bool,
+) -> Checked {
+    let mut errors: Vec<InputError> = Vec::new();
+    let mut sources = Sources::new();
+    let file_paths: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    let early = inputs::read_paths(&file_paths, &mut sources, &mut errors);
+    if read_stdin {
+        let name = args.stdin_filename.as_deref().unwrap_or("<stdin>");
+        inputs::read_stdin(name, &mut sources, &mut errors);
+    }
+    let inputs = sources.len();
+    let ir_findings = ir::verify_ir_files(&sources);
+    // The database loads imported files from disk; render from its sources,
+    // which include them.
+    let db = inputs::load_database(sources, early, project.map(|p| p.root.as_path()));
+    let mut diagnostics = db.diagnostics();
+    let mut extra = ir_findings;
+    if args.target == Target::Reflex {
+        for workflow in &db.program().workflows {
+            extra.extend(wf_reflex::guard_problems(workflow));
+        }
+    }
+    if !extra.is_empty() {
+        diagnostics.extend(extra);
+        wf_analysis::sort_diagnostics(&mut diagnostics);
+    }
+    project::apply_lints(&mut diagnostics, project, selection);
+    Checked {
+        db,
+        diagnostics,
+        inputs,
+        errors,
+    }
 }
 
 /// Runs `wfc check` and returns the exit status.
 pub fn run(args: CheckArgs) -> u8 {
-    let mut errors: Vec<InputError> = Vec::new();
-    let mut sources = Sources::new();
     let project = match load_project(args.paths.iter().find(|p| p.as_os_str() != "-")) {
         Ok(project) => project,
         Err(mut err) => {
@@ -95,24 +200,76 @@ pub fn run(args: CheckArgs) -> u8 {
         eprintln!("error: `--stdin-filename` needs `-` among the paths");
         return EXIT_TROUBLE;
     }
-    let file_paths: Vec<PathBuf> = paths
-        .iter()
-        .filter(|p| p.as_os_str() != "-")
-        .cloned()
-        .collect();
-    let early = inputs::read_paths(&file_paths, &mut sources, &mut errors);
-    if stdin_count == 1 {
-        let name = args.stdin_filename.as_deref().unwrap_or("<stdin>");
-        inputs::read_stdin(name, &mut sources, &mut errors);
+    let fixing = args.fix || args.unsafe_fixes;
+    if fixing && stdin_count == 1 {
+        eprintln!(
+            "error: `--fix` rewrites files in place and cannot fix standard input; give the file's path"
+        );
+        return EXIT_TROUBLE;
     }
-
-    // The database loads imported files from disk; render from its sources,
-    // which include them.
-    let mut db = inputs::load_database(sources, early, project.as_ref().map(|p| p.root.as_path()));
-    let mut diagnostics = db.diagnostics();
-    if let Some(project) = &project {
-        wf_analysis::project::apply_lint_levels(&mut diagnostics, project);
+    let selection = match selection(&args) {
+        Ok(selection) => selection,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return EXIT_TROUBLE;
+        }
+    };
+    let mut checked = check_inputs(
+        &args,
+        &paths,
+        project.as_ref(),
+        &selection,
+        stdin_count == 1,
+    );
+    let mut fix_lines = Vec::new();
+    if fixing && checked.errors.is_empty() {
+        let allowed = if args.unsafe_fixes {
+            fix::Allowed::Unsafe
+        } else {
+            fix::Allowed::Safe
+        };
+        let mut report = fix::Report::default();
+        for round in 0.. {
+            if round == fix::MAX_ROUNDS {
+                report.unfinished = true;
+                break;
+            }
+            let sources = checked.db.sources();
+            let applied = match fix::round(
+                &sources,
+                checked.inputs,
+                &checked.diagnostics,
+                allowed,
+                &mut report,
+            ) {
+                Ok(applied) => applied,
+                Err(reason) => {
+                    eprintln!("error: cannot write a fixed file: {reason}");
+                    return EXIT_TROUBLE;
+                }
+            };
+            if applied == 0 {
+                break;
+            }
+            checked = check_inputs(&args, &paths, project.as_ref(), &selection, false);
+            if fix::revert_worse(&checked.db.sources(), &checked.diagnostics, &mut report) {
+                checked = check_inputs(&args, &paths, project.as_ref(), &selection, false);
+                break;
+            }
+        }
+        let unsafe_left = if args.unsafe_fixes {
+            0
+        } else {
+            fix::unsafe_available(&checked.diagnostics, checked.inputs)
+        };
+        fix_lines = fix::summary(&report, unsafe_left);
     }
+    let Checked {
+        mut db,
+        diagnostics,
+        errors,
+        ..
+    } = checked;
     // The texts move out of the database, which is not used again.
     let sources = db.take_sources_for(&diagnostics);
     let summary = Summary::of(&diagnostics);
@@ -127,24 +284,24 @@ pub fn run(args: CheckArgs) -> u8 {
         OutputFormat::Github => Format::Github,
         OutputFormat::Sarif => Format::Sarif,
     };
-    let mut report = render::render_parts(&diagnostics, &sources, format, &options);
-    // "checked 0 files" next to an I/O error would only mislead. The report
-    // stays in the pieces it was rendered in, and the summary is one more:
-    // joining them would copy the whole report (637 KB for the Attractor
-    // corpus) into a new buffer.
-    if args.format == OutputFormat::Human && (!sources.is_empty() || errors.is_empty()) {
-        report.push(format!(
-            "{}\n",
-            render::summary_line(sources.len(), &summary)
-        ));
-    }
-    // The process ends soon: leave the database, the syntax trees and the
-    // texts to the operating system instead of freeing them one by one
-    // (which was 4% of a check of a large project).
-    std::mem::forget(db);
-    std::mem::forget(sources);
+    // "checked 0 files" next to an I/O error would only mislead.
+    let summary_line = (args.format == OutputFormat::Human
+        && (!sources.is_empty() || errors.is_empty()))
+    .then(|| format!("{}\n", render::summary_line(sources.len(), &summary)));
+    // The report is written as it is rendered, never built whole in memory.
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        let per_file = match args.max_reports_per_file {
+            0 => usize::MAX,
+            n => n,
+        };
+        render::render_to_limited(&diagnostics, &sources, format, &options, per_file, out)?;
+        if let Some(line) = &summary_line {
+            out.write_all(line.as_bytes())?;
+        }
+        out.flush()
+    };
     if let Some(path) = &args.output_file {
-        if let Err(err) = write_report(path, &report.concat()) {
+        if let Err(err) = write_report_with(path, write) {
             eprintln!(
                 "error: cannot write the report to `{}`: {}",
                 path.display(),
@@ -154,9 +311,20 @@ pub fn run(args: CheckArgs) -> u8 {
         }
     } else {
         // A closed pipe (`wfc check | head`) is not an error worth a panic.
-        let _ = write_parts(&mut std::io::stdout().lock(), &report);
+        let _ = write(&mut std::io::BufWriter::with_capacity(
+            1 << 16,
+            std::io::stdout().lock(),
+        ));
     }
+    // The process ends soon: leave the database, the syntax trees and the
+    // texts to the operating system instead of freeing them one by one
+    // (which was 4% of a check of a large project).
+    std::mem::forget(db);
+    std::mem::forget(sources);
 
+    for line in &fix_lines {
+        eprintln!("{line}");
+    }
     for err in &errors {
         eprintln!("error: {}", err.0);
     }
@@ -242,6 +410,14 @@ pub(crate) fn write_stdout(text: &str) -> u8 {
 /// renames it into place, so a reader (or a killed run) never sees half a
 /// report.
 pub(crate) fn write_report(path: &std::path::Path, report: &str) -> std::io::Result<()> {
+    write_report_with(path, |out| out.write_all(report.as_bytes()))
+}
+
+/// [`write_report`] for a report `write` writes as it goes.
+fn write_report_with(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => std::path::Path::new("."),
@@ -250,30 +426,18 @@ pub(crate) fn write_report(path: &std::path::Path, report: &str) -> std::io::Res
         .file_name()
         .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
     let temporary = dir.join(format!(".{name}.wfc-tmp-{}", std::process::id()));
-    std::fs::write(&temporary, report)?;
+    let written = std::fs::File::create(&temporary).and_then(|file| {
+        let mut out = std::io::BufWriter::new(file);
+        write(&mut out)?;
+        out.into_inner().map(drop).map_err(|e| e.into_error())
+    });
+    if let Err(err) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(err);
+    }
     std::fs::rename(&temporary, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&temporary);
     })
-}
-
-/// Writes `parts` one after the other, in as few system calls as the
-/// writer allows (`write_vectored`), then flushes.
-fn write_parts(out: &mut impl Write, parts: &[String]) -> std::io::Result<()> {
-    let mut slices: Vec<IoSlice<'_>> = parts
-        .iter()
-        .filter(|p| !p.is_empty())
-        .map(|p| IoSlice::new(p.as_bytes()))
-        .collect();
-    let mut rest = &mut slices[..];
-    while !rest.is_empty() {
-        match out.write_vectored(rest) {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => IoSlice::advance_slices(&mut rest, n),
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(err),
-        }
-    }
-    out.flush()
 }
 
 /// `NO_COLOR` (any non-empty value) and non-terminal output turn colour off

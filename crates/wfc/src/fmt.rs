@@ -212,7 +212,7 @@ fn report_syntax_errors(
 /// renamed over it, so an interrupted run never leaves a half-written
 /// file. The file's permissions are kept, and a symbolic link is written
 /// through (the file it points to changes; the link stays a link).
-fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     let real = std::fs::canonicalize(path).map_err(|e| inputs::io_reason(&e))?;
     let path = real.as_path();
     let dir = match path.parent() {

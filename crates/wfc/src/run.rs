@@ -2,24 +2,25 @@
 
 mod agent;
 mod attractor;
+mod events;
 mod load;
 mod output;
+mod resume;
 
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use wf_ir::IrProgram;
-use wf_vm::{
-    Engine, EngineConfig, EventSink, JsonLinesSink, ProcessToolRunner, Report, RunDir, RunStatus,
-};
+use wf_vm::contract;
+use wf_vm::{Engine, EngineConfig, PersistError, ProcessToolRunner, Report, RunDir, RunStatus};
 
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
 use agent::{AgentOptions, AgentSpec};
-use output::{Progress, Tee};
+use output::Tee;
+use resume::{note_trust_changes, printable};
 
 /// Exit status of `wfc run`: the run suspended (resumable).
 pub const EXIT_SUSPENDED: u8 = 3;
@@ -72,8 +73,12 @@ pub struct RunArgs {
     #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
     set: Vec<String>,
     /// The decision agent: rules, auto, script:FILE, console or
-    /// exec:COMMAND. Default: rules (a resumed run: the agent it started
-    /// with).
+    /// exec:COMMAND. Default: rules for Reflex JSON (its rule-agent
+    /// convention), auto (a dry run: every decision simulated) for `.wf`,
+    /// IR and `.dot`. A resumed run uses the agent of the resuming command
+    /// line; without one, the built-in agent it started with (`auto`,
+    /// `rules` or `console`), never a command or file the run directory
+    /// names.
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
     /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
@@ -82,7 +87,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "INTERVIEWER")]
     interviewer: Option<String>,
     /// Run the commands of `tool` nodes (otherwise a tool node fails with
-    /// a refusal). They run through `sh -c` in the current directory.
+    /// a refusal). They run through `sh -c` in the current directory. A
+    /// resumed run runs them only when the resuming command says so.
     #[arg(long)]
     allow_tools: bool,
     /// Make the run durable in DIR (created; must not hold a run): a step
@@ -93,9 +99,10 @@ pub struct RunArgs {
     /// Resume the run in DIR (suspended or killed) where it stopped.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
-    /// Stream the engine's events as JSON lines to FILE (appended to when
-    /// resuming), or to standard output with `-` (the summary then goes to
-    /// standard error).
+    /// Stream the engine's events as JSON lines to FILE, or to standard
+    /// output with `-` (the summary then goes to standard error). When
+    /// resuming, FILE is first rewritten with the events of every step the
+    /// run's log holds.
     #[arg(long, value_name = "FILE|-")]
     events: Option<PathBuf>,
     /// Stop the run (failed) after N steps, whatever the workflow allows.
@@ -107,9 +114,10 @@ pub struct RunArgs {
     /// Progress lines on standard error.
     #[arg(long, value_enum, default_value_t = ProgressChoice::Auto)]
     progress: ProgressChoice,
-    /// How long an `exec:` agent may take to answer when neither the node
+    /// How long the agent may take to answer when neither the node
     /// (`timeout`) nor the workflow (`default_timeout`) says (250ms, 30s,
-    /// 5m, 1h).
+    /// 5m, 1h). Default: 2 min for an `exec:` agent, and the engine's node
+    /// timeout (5 min) for the others.
     #[arg(long, value_name = "DURATION", value_parser = agent::parse_duration)]
     agent_timeout: Option<Duration>,
     /// The most bytes of a tool's stdout, and of its stderr, written to
@@ -147,10 +155,16 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if let Some(n) = args.max_steps {
         config.limits.max_steps = n;
     }
+    // The engine times decisions with it too, so the explicit setting
+    // wins over the default node timeout (5 min) in either direction.
+    config.agent_timeout = args.agent_timeout;
     // Where the program comes from: the file, or the run directory.
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
-            let run_dir = RunDir::open(dir).map_err(|e| format!("error: cannot resume: {e}"))?;
+            let run_dir = RunDir::open(dir).map_err(|e| match e {
+                PersistError::NotFound(_) | PersistError::InUse { .. } => format!("error: {e}"),
+                e => format!("error: cannot resume: {e}"),
+            })?;
             let program = run_dir
                 .program()
                 .map_err(|e| format!("error: cannot resume: {e}"))?;
@@ -182,13 +196,30 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             if let Some(note) = note {
                 eprintln!("note: {note}");
             }
+            let pipeline = attractor::is_pipeline(&loaded.program, root);
+            let agent = match &agent_spec {
+                Some(spec) => spec.clone(),
+                None => {
+                    let default = agent::default_for(loaded.format);
+                    if default == AgentSpec::Auto && !pipeline {
+                        eprintln!(
+                            "note: no --agent given: `auto` simulates every decision (a dry \
+                             run); choose who decides with --agent console, exec:COMMAND or \
+                             script:FILE"
+                        );
+                    }
+                    default
+                }
+            };
             let mut program = loaded.program;
             cap_steps(&mut program, root, args.max_steps);
+            // The agent actually used, default included: a resumed run
+            // keeps it unless `--agent` names another.
             let meta = json!({
                 "kind": META_KIND,
                 "source": file.display().to_string(),
                 "workflow": program.str(program.workflows[root.0 as usize].name),
-                "agent": agent_spec.as_ref().map(ToString::to_string),
+                "agent": agent.to_string(),
                 "allow_tools": args.allow_tools,
             });
             (program, meta, None)
@@ -198,17 +229,20 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     let workflow = meta["workflow"].as_str().unwrap_or("?").to_string();
     let root = program.workflow_by_name(&workflow);
     let pipeline = root.is_some_and(|r| attractor::is_pipeline(&program, r));
-    let spec = match agent_spec {
-        Some(spec) => spec,
-        None => match meta["agent"].as_str() {
-            Some(stored) => stored.parse().map_err(|e| {
-                format!("error: the run directory names an agent wfc cannot build: {e}")
-            })?,
-            // A pipeline without an agent runs in simulation.
-            None if pipeline => AgentSpec::Auto,
-            None => AgentSpec::Rules,
-        },
+    // The default on resume: the agent the run started with when it is a
+    // built-in that runs nothing of the run directory's choosing; a command
+    // or a file named there is never run (a run directory is data).
+    let default_agent = match meta["agent"].as_str().map(str::parse::<AgentSpec>) {
+        Some(Ok(spec @ (AgentSpec::Auto | AgentSpec::Rules | AgentSpec::Console))) => spec,
+        _ if pipeline => AgentSpec::Auto,
+        _ => AgentSpec::Rules,
     };
+    // The agent and the tool permission come from this command line only:
+    // a run directory is data, and must not choose what runs.
+    let spec = agent_spec.unwrap_or_else(|| default_agent.clone());
+    if dir.is_some() {
+        note_trust_changes(&meta, &spec, &default_agent, args.allow_tools);
+    }
     let options = AgentOptions {
         timeout: args.agent_timeout,
         step_delay: args.step_delay_ms.map(Duration::from_millis),
@@ -218,10 +252,15 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         .filter(|_| pipeline)
         .map(wf_vm::attractor::RunFiles::new);
     let resumed = dir.is_some();
+    let allowed = args.allow_tools;
+    // One runner for the pipeline, its parallel branches and child pipelines.
+    let pipeline_tools =
+        (pipeline && allowed).then(|| attractor::shared_tools(args.tool_output_limit));
     let mut agent = if pipeline {
         let human = attractor::Humans {
             interviewer: args.interviewer.as_deref(),
             source: meta["source"].as_str(),
+            tools: pipeline_tools.clone(),
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
     } else {
@@ -229,23 +268,31 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     }
     .map_err(|e| format!("error: {e}"))?;
 
-    let mut engine = match dir {
-        Some(dir) => Engine::resume(&program, dir, config)
-            .map_err(|e| format!("error: cannot resume: {e}"))?,
+    // `held` keeps the run directory's lock until the process ends.
+    let (mut engine, held) = match dir {
+        Some(dir) => (
+            Engine::resume(&program, dir.clone(), config)
+                .map_err(|e| format!("error: cannot resume: {e}"))?,
+            Some(dir),
+        ),
         None => start(&program, &workflow, &meta, args, config, pipeline)?,
     };
-    let mut sinks = event_sinks(args)?;
+    // `meta.json` chose how to run (a pipeline or not); the snapshot chose
+    // what runs: they must agree.
+    if resumed && root != Some(engine.root()) {
+        return Err(format!(
+            "error: cannot resume: `meta.json` names the workflow `{}`, but the snapshot runs `{}`",
+            printable(&workflow),
+            program.str(program.workflows[engine.root().0 as usize].name)
+        ));
+    }
+    let resumed_dir = held.as_ref().filter(|_| resumed);
+    let mut sinks = events::event_sinks(args, resumed_dir)?;
     let checkpoints = match (&files, root) {
         (Some(files), Some(root)) => {
-            let context = (!resumed).then(|| {
-                wf_vm::attractor::graph_context(&program, &program.workflows[root.0 as usize])
-            });
-            let c = attractor::Checkpoints::new(files.clone(), context.as_deref())?;
-            if resumed {
-                let (wf, node, _) = engine.position();
-                let w = &program.workflows[wf.0 as usize];
-                c.resumed_at(program.str(w.nodes[node.0 as usize].id));
-            }
+            let context =
+                wf_vm::attractor::graph_context(&program, &program.workflows[root.0 as usize]);
+            let c = attractor::Checkpoints::new(files.clone(), &context, resumed_dir)?;
             sinks.push(Box::new(c.clone()));
             Some(c)
         }
@@ -254,11 +301,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if !sinks.is_empty() {
         engine.set_event_sink(Box::new(Tee(sinks)));
     }
-    let allowed = args.allow_tools || meta["allow_tools"] == Value::Bool(true);
     if pipeline {
         engine.set_tool_runner(attractor::tool_runner(
-            allowed,
-            args.tool_output_limit,
+            pipeline_tools.as_ref(),
             files.clone(),
         ));
     } else if allowed {
@@ -268,6 +313,11 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         ));
     }
     let report = engine.run(agent.as_mut());
+    let persist_warning = engine.persist_warning().map(str::to_owned);
+    // A sink that failed in the run's last step could not end it.
+    let lost_events = engine
+        .event_sink_failure()
+        .filter(|_| !matches!(report.status, RunStatus::Failed { .. }));
     // The agent's process (exec) ends, and progress lines are flushed,
     // before the summary.
     drop(agent);
@@ -275,15 +325,20 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if let Some(e) = checkpoints.and_then(|c| c.error()) {
         eprintln!("warning: {e}");
     }
-    Ok(finish(
-        args,
-        &workflow,
-        run_dir.map(|d| d.as_path()),
-        &report,
-    ))
+    if let Some(w) = persist_warning {
+        eprintln!("warning: {w}");
+    }
+    let status = finish(args, &workflow, run_dir.map(|d| d.as_path()), &report);
+    drop(held);
+    if let Some(e) = lost_events {
+        eprintln!("error: {e}");
+        return Ok(EXIT_FINDINGS);
+    }
+    Ok(status)
 }
 
-/// A new engine: inputs set, and made durable when `--run-dir` is given.
+/// A new engine: inputs set, and made durable (and the directory locked)
+/// when `--run-dir` is given.
 fn start<'p>(
     program: &'p IrProgram,
     workflow: &str,
@@ -291,7 +346,7 @@ fn start<'p>(
     args: &RunArgs,
     config: EngineConfig,
     pipeline: bool,
-) -> Result<Engine<'p>, String> {
+) -> Result<(Engine<'p>, Option<RunDir>), String> {
     let root = program
         .workflow_by_name(workflow)
         .ok_or_else(|| format!("error: no workflow `{workflow}`"))?;
@@ -300,14 +355,26 @@ fn start<'p>(
     let needs = &program.workflows[root.0 as usize].needs;
     for item in &args.set {
         let (key, mut value) = parse_set(item)?;
-        // A key the workflow needs as a string keeps the text as written
-        // (`--set version=1.2` is the string "1.2", not a number).
-        let wants_string = needs
-            .iter()
-            .any(|k| k.ty == wf_ir::ValueType::String && program.str(k.key) == key);
-        if wants_string && !value.is_string() {
-            let text = item.split_once('=').map(|(_, t)| t).unwrap_or_default();
-            value = Value::String(text.to_string());
+        let text = item.split_once('=').map(|(_, t)| t).unwrap_or_default();
+        if let Some(need) = needs.iter().find(|k| program.str(k.key) == key) {
+            // A key the workflow needs as a string keeps the text as written
+            // (`--set version=1.2` is the string "1.2", not a number).
+            if need.ty == wf_ir::ValueType::String && !value.is_string() {
+                value = Value::String(text.to_string());
+            }
+            // Any other type is checked now, not when a guard first reads
+            // the value.
+            if !contract::type_matches(need.ty, &value) {
+                let ty = contract::type_name(need.ty);
+                return Err(format!(
+                    "error: --set {item}: workflow `{workflow}` needs `{key}` as `{ty}`, but `{text}` is {} {}\n  \
+                     help: give {} {ty} value, e.g. --set {key}={}",
+                    article(contract::json_type(&value)),
+                    contract::json_type(&value),
+                    article(ty),
+                    example(need.ty),
+                ));
+            }
         }
         engine
             .set_input(&key, value)
@@ -316,17 +383,40 @@ fn start<'p>(
     if pipeline {
         attractor::seed(&mut engine, program, root)?;
     }
-    if let Some(dir) = &args.run_dir {
-        let run_dir = RunDir::create(dir, program, meta).map_err(|e| format!("error: {e}"))?;
-        if pipeline {
-            let source = args.file.as_deref().unwrap_or(Path::new("?"));
-            attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
-        }
-        engine
-            .persist_to(run_dir)
-            .map_err(|e| format!("error: {e}"))?;
+    let Some(dir) = &args.run_dir else {
+        return Ok((engine, None));
+    };
+    let run_dir = RunDir::create(dir, program, meta).map_err(|e| format!("error: {e}"))?;
+    if pipeline {
+        let source = args.file.as_deref().unwrap_or(Path::new("?"));
+        attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
     }
-    Ok(engine)
+    engine
+        .persist_to(run_dir.clone())
+        .map_err(|e| format!("error: {e}"))?;
+    Ok((engine, Some(run_dir)))
+}
+
+/// "a" or "an" before a type name.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// A value of type `ty` as `--set` reads it, for the help line.
+fn example(ty: wf_ir::ValueType) -> &'static str {
+    use wf_ir::ValueType::*;
+    match ty {
+        String | Any => "text",
+        Int => "3",
+        Float | Number => "1.5",
+        Bool => "true",
+        List => "'[\"a\",\"b\"]'",
+        Map => "'{\"k\":1}'",
+    }
 }
 
 /// `KEY=VALUE`: the value as JSON, else as a string.
@@ -348,44 +438,6 @@ fn cap_steps(program: &mut IrProgram, root: wf_ir::WorkflowIdx, cap: Option<u64>
     if let Some(cap) = cap {
         let limits = &mut program.workflows[root.0 as usize].limits;
         limits.max_steps = Some(limits.max_steps.map_or(cap, |own| own.min(cap)));
-    }
-}
-
-/// The `--events` sink and the progress printer, as asked.
-fn event_sinks(args: &RunArgs) -> Result<Vec<Box<dyn EventSink>>, String> {
-    let mut sinks: Vec<Box<dyn EventSink>> = Vec::new();
-    match args.events.as_deref() {
-        Some(p) if p == Path::new("-") => {
-            sinks.push(Box::new(JsonLinesSink::new(std::io::stdout())));
-        }
-        Some(path) => {
-            let file = open_events(path, args.resume.is_some()).map_err(|e| {
-                format!(
-                    "error: cannot open the event file `{}`: {}",
-                    path.display(),
-                    crate::inputs::io_reason(&e)
-                )
-            })?;
-            sinks.push(Box::new(JsonLinesSink::new(BufWriter::new(file))));
-        }
-        None => {}
-    }
-    let progress = match args.progress {
-        ProgressChoice::Always => true,
-        ProgressChoice::Never => false,
-        ProgressChoice::Auto => std::io::stderr().is_terminal(),
-    };
-    if progress {
-        sinks.push(Box::new(Progress::new()));
-    }
-    Ok(sinks)
-}
-
-fn open_events(path: &Path, append: bool) -> std::io::Result<File> {
-    if append {
-        OpenOptions::new().create(true).append(true).open(path)
-    } else {
-        File::create(path)
     }
 }
 

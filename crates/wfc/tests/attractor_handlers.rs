@@ -400,12 +400,70 @@ fn manager_supervises_a_child_to_completion() {
     assert_eq!(get(&r, "stack.child.current_node"), Some(&json!("done")));
 }
 
+/// A pipeline compiled without being checked, as IR from elsewhere may
+/// be: `wfc check` refuses what the run time must refuse again.
+fn unchecked(text: &str) -> wf_ir::IrProgram {
+    let lowered = wf_analysis::db::formats::lower_dot(wf_diagnostics::FileId(0), text);
+    let program = wf_model::Program {
+        workflows: lowered.workflows.iter().map(|w| (**w).clone()).collect(),
+    };
+    let mut sources = wf_diagnostics::Sources::new();
+    sources.add("unchecked.dot", text);
+    wf_ir::compile_with(&program, &sources).unwrap()
+}
+
 #[test]
 fn manager_with_a_missing_child_fails_clearly() {
-    let r = manager("manager_missing.dot");
+    let f = handlers("manager_missing.dot");
+    let p = unchecked(&std::fs::read_to_string(&f).unwrap());
+    let r = api_run(&p, &scratch("mgr-missing"), f.parent(), None, None, |_| {}).report;
     let reason = failed_reason(&r);
     assert!(reason.contains("no_such_child.dot"), "{reason}");
     assert!(reason.contains("cannot run"), "{reason}");
+}
+
+/// Issue 14, item 2: a child pipeline path is confined like an import at
+/// run time too, and no file but a pipeline inside the root is read.
+#[test]
+fn manager_child_paths_are_confined_to_the_project() {
+    let dir = fresh("mgr-confined");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(dir.join("outside.dot"), "SECRET-OUTSIDE").unwrap();
+    std::fs::write(project.join("notes.txt"), "SECRET-NOTES").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("../outside.dot", project.join("link.dot")).unwrap();
+    let mut cases = vec![
+        ("/etc/passwd", "absolute paths are not allowed (WF0108)"),
+        ("../outside.dot", "leaves the project root"),
+        (
+            "notes.txt",
+            "does not name a `.dot`, `.fabro` or `.gv` pipeline (WF0110)",
+        ),
+    ];
+    if cfg!(unix) {
+        cases.push(("link.dot", "through a symbolic link"));
+    }
+    for (child, why) in cases {
+        let p = unchecked(&format!(
+            "digraph M {{\n start [shape=Mdiamond]\n m [shape=house, stack.child_dotfile=\"{child}\"]\n done [shape=Msquare]\n start -> m -> done\n}}\n"
+        ));
+        let r = api_run(
+            &p,
+            &fresh("mgr-confined-run"),
+            Some(&project),
+            None,
+            None,
+            |_| {},
+        )
+        .report;
+        let reason = failed_reason(&r);
+        assert!(reason.contains(why), "{child}: {reason}");
+        assert!(
+            !reason.contains("SECRET") && !reason.contains("root:"),
+            "{reason}"
+        );
+    }
 }
 
 #[test]
@@ -531,15 +589,46 @@ fn cli_manager_runs_its_child_relative_to_the_pipeline() {
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["blackboard"]["stack.child.status"], "completed");
     assert!(rd.join("manager/child/build/response.md").is_file());
-    let (code, report) = dot::run(&handlers("manager_missing.dot"), &[]);
-    assert_eq!(code, 1);
+    // A missing child is a check error: the run is refused before it starts.
+    let missing = handlers("manager_missing.dot");
+    let out = dot::wfc(&["run", missing.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        report["reason"]
-            .as_str()
-            .unwrap()
-            .contains("no_such_child.dot"),
-        "{report}"
+        stderr.contains("error[WF0107]: child pipeline `no_such_child.dot` not found"),
+        "{stderr}"
     );
+}
+
+/// Issue 14, item 2: `wfc check` and `wfc run` refuse a manager pointing at
+/// `/etc/passwd`, and never print its lines.
+#[test]
+fn cli_refuses_a_child_pipeline_outside_the_project() {
+    let dir = fresh("cli-passwd");
+    let f = dir.join("m.dot");
+    std::fs::write(
+        &f,
+        "digraph M {\n start [shape=Mdiamond]\n m [shape=house, stack.child_dotfile=\"/etc/passwd\"]\n done [shape=Msquare]\n start -> m -> done\n}\n",
+    )
+    .unwrap();
+    // `wfc run` refuses a file with check errors with status 2.
+    for (command, status) in [("check", 1), ("run", 2)] {
+        let out = dot::wfc(&[command, f.to_str().unwrap()]);
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(status), "{command}: {all}");
+        assert!(
+            all.contains("error[WF0108]: child pipeline path `/etc/passwd` is absolute"),
+            "{all}"
+        );
+        assert!(
+            !all.contains("root:"),
+            "{command} printed /etc/passwd: {all}"
+        );
+    }
 }
 
 #[test]

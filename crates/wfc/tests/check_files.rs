@@ -1,7 +1,8 @@
 //! The annotated test files under `tests/check/`.
 //!
 //! Each `.wf` or `.dot` file (or each directory under
-//! `tests/check/projects/`, checked as one program) carries its own
+//! `tests/check/projects/`, its `.wf` and `.dot` files checked as one
+//! program) carries its own
 //! expectations as `//` comments:
 //!
 //! ```text
@@ -19,7 +20,7 @@
 
 mod common;
 
-use common::{files_with_extensions, repo_root, wf_files};
+use common::{files_with_extensions, repo_root};
 
 use std::path::{Path, PathBuf};
 
@@ -217,7 +218,7 @@ fn annotated_projects() {
     let cases = projects
         .into_iter()
         .map(|project| {
-            let files = wf_files(&project);
+            let files = files_with_extensions(&project, &["wf", "dot"]);
             (project.strip_prefix(&base).unwrap().to_path_buf(), files)
         })
         .collect();
@@ -234,4 +235,138 @@ fn annotation_parsing() {
         (1, "WF0201", "cycle")
     );
     assert_eq!((exps[1].line, exps[1].severity.as_str()), (3, "warning"));
+}
+
+/// The diagnostics of `text` checked alone as the file `name`, and whether
+/// `wf-ir`'s compiler accepts its program (what `wfc build` and `wfc run`
+/// need).
+fn check_and_compile(name: &str, text: &str) -> (Vec<Diagnostic>, Result<(), String>) {
+    let mut db = wf_analysis::Database::new("");
+    db.set_file(name, name, text);
+    let diagnostics = db.diagnostics();
+    let compiled = wf_ir::compile_with(&db.program(), &db.sources())
+        .map(drop)
+        .map_err(|e| e.to_string());
+    (diagnostics, compiled)
+}
+
+/// One sample per compile-blocking code, each an instance the compiler
+/// refuses (see `wf_analysis::suppress::COMPILE_BLOCKING`).
+const COMPILE_BLOCKING_SAMPLES: &[(&str, &str)] = &[
+    (
+        "WF0101",
+        "workflow A { start -> done }\nworkflow A { start -> done }\n",
+    ),
+    (
+        "WF0103",
+        "workflow A {\n  entry = nowhere\n  start -> done\n}\n",
+    ),
+    (
+        "WF0104",
+        "workflow A {\n  call c = Nowhere\n  start -> c -> done\n}\n",
+    ),
+    (
+        "WF0201",
+        "workflow A {\n  start -> a -> b -> a\n  b -> done\n}\n",
+    ),
+    ("WF0202", "workflow A {\n}\n"),
+    ("WF0203", "workflow A {\n  a -> done\n  b -> done\n}\n"),
+    (
+        "WF0307",
+        "workflow A {\n  needs x: widget\n  start -> done\n}\n",
+    ),
+    (
+        "WF0401",
+        "workflow A {\n  needs t: string, p: string\n  branch d\n  start -> d\n  d -> done when t matches p\n  d -> done\n}\n",
+    ),
+    (
+        "WF0501",
+        "workflow A {\n  start -> done { weight = \"2\" }\n}\n",
+    ),
+    (
+        "WF0502",
+        "workflow A {\n  wall_clock = \"1h30m\"\n  start -> done\n}\n",
+    ),
+    (
+        "WF0503",
+        "workflow A {\n  max_steps = 0\n  start -> done\n}\n",
+    ),
+    (
+        "WF0504",
+        "workflow A {\n  tool c { command = \"c\"  retries = 3  backoff = \"exponential\" }\n  start -> c -> done\n}\n",
+    ),
+    (
+        "WF0505",
+        "workflow A {\n  retry_target = nowhere\n  start -> done\n}\n",
+    ),
+];
+
+/// Every compile-blocking code: its sample is refused by the compiler, and
+/// a `// wfc: allow(…)` naming it neither silences it (so `wfc check`
+/// fails as `wfc build` does) nor goes unremarked (WF0010 on the comment).
+/// Iterates the set, so a code added to it needs a sample here.
+#[test]
+fn compile_blocking_errors_are_refused_by_the_compiler_and_cannot_be_suppressed() {
+    for code in wf_analysis::suppress::COMPILE_BLOCKING {
+        let Some((_, sample)) = COMPILE_BLOCKING_SAMPLES
+            .iter()
+            .find(|(c, _)| *c == code.code)
+        else {
+            panic!("{} has no sample the compiler refuses", code.code);
+        };
+        let (diagnostics, compiled) = check_and_compile("t.wf", sample);
+        assert!(
+            diagnostics.iter().any(|d| d.code.code == code.code),
+            "the sample of {} does not report it: {diagnostics:?}",
+            code.code
+        );
+        assert!(compiled.is_err(), "the sample of {} compiles", code.code);
+        // Suppressed before every workflow and on every line.
+        let suppressed = sample
+            .replace(
+                "workflow ",
+                &format!("// wfc: allow({})\nworkflow ", code.name),
+            )
+            .replace('\n', &format!(" // wfc: allow({})\n", code.code));
+        let (diagnostics, _) = check_and_compile("t.wf", &suppressed);
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.code.code == code.code && d.severity == wf_diagnostics::Severity::Error),
+            "{} was suppressed: {diagnostics:?}",
+            code.code
+        );
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.code.code == "WF0010" && d.message.contains("cannot be suppressed")),
+            "no WF0010 for allow({})",
+            code.code
+        );
+    }
+}
+
+/// What `wfc check` passes, `wfc build` compiles: every annotated test file
+/// without errors compiles.
+#[test]
+fn files_without_errors_compile() {
+    let dir = repo_root().join("tests/check");
+    let mut checked = 0;
+    for path in files_with_extensions(&dir, &["wf", "dot"]) {
+        if path.strip_prefix(&dir).unwrap().starts_with("projects") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = format!("t.{}", path.extension().unwrap().to_string_lossy());
+        let (diagnostics, compiled) = check_and_compile(&name, &text);
+        if diagnostics
+            .iter()
+            .any(|d| d.severity == wf_diagnostics::Severity::Error)
+        {
+            continue;
+        }
+        checked += 1;
+        assert!(compiled.is_ok(), "{}: {compiled:?}", path.display());
+    }
+    assert!(checked >= 60, "only {checked} files without errors");
 }

@@ -45,6 +45,21 @@ fn check_broken_human() {
     cli_snapshot!("check_broken_human", wfc(&["check", "tests/cli/broken.wf"]));
 }
 
+/// Human output shows at most `--max-reports-per-file` reports per file,
+/// then counts the rest (issue 14, item 14).
+#[test]
+fn check_broken_human_limited() {
+    cli_snapshot!(
+        "check_broken_human_limited",
+        wfc(&[
+            "check",
+            "--max-reports-per-file",
+            "1",
+            "tests/cli/broken.wf"
+        ])
+    );
+}
+
 #[test]
 fn check_broken_concise() {
     cli_snapshot!(
@@ -285,6 +300,155 @@ fn check_dot_and_fabro_concise() {
             "concise",
             "tests/cli/dot-broken.dot",
             "tests/cli/dot-clean.fabro"
+        ])
+    );
+}
+
+/// A scratch copy of `tests/cli/fix/`, for the tests that let `--fix`
+/// write; `wfc` runs in it, so reported paths are the bare file names.
+fn fix_scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["fixable.wf", "fixable.dot"] {
+        std::fs::copy(
+            repo_root().join("tests/cli/fix").join(name),
+            dir.path().join(name),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn read(dir: &tempfile::TempDir, name: &str) -> String {
+    std::fs::read_to_string(dir.path().join(name)).unwrap()
+}
+
+#[test]
+fn check_fix_applies_safe_fixes_to_every_file_and_reports_the_rest() {
+    let dir = fix_scratch();
+    let mut cmd = wfc(&[
+        "check",
+        "--fix",
+        "--format",
+        "concise",
+        "fixable.wf",
+        "fixable.dot",
+    ]);
+    cmd.current_dir(dir.path());
+    cli_snapshot!("check_fix", cmd);
+    let original = |name| std::fs::read_to_string(repo_root().join("tests/cli/fix").join(name));
+    assert_eq!(
+        read(&dir, "fixable.wf"),
+        original("fixable.wf")
+            .unwrap()
+            .replace("\"3\"", "3")
+            .replace("\"30s\"", "30s")
+    );
+    assert_eq!(
+        read(&dir, "fixable.dot"),
+        original("fixable.dot").unwrap(),
+        "a maybe-incorrect fix waits for --unsafe-fixes"
+    );
+}
+
+#[test]
+fn check_unsafe_fixes_also_applies_maybe_incorrect_fixes() {
+    let dir = fix_scratch();
+    let mut cmd = wfc(&["check", "--unsafe-fixes", "fixable.dot"]);
+    cmd.current_dir(dir.path());
+    cli_snapshot!("check_unsafe_fixes", cmd);
+    assert!(read(&dir, "fixable.dot").contains("timeout=900s,"));
+}
+
+#[test]
+fn check_fix_refuses_standard_input() {
+    let mut cmd = wfc(&["check", "--fix", "-"]);
+    cmd.stdin(std::process::Stdio::null());
+    cli_snapshot!("check_fix_stdin", cmd);
+}
+
+#[test]
+fn check_select_and_ignore_codes_names_and_prefixes() {
+    cli_snapshot!(
+        "check_select_ignore",
+        wfc(&[
+            "check",
+            "--format",
+            "concise",
+            "--select",
+            "WF05,WF06",
+            "--ignore",
+            "dot-duration-unit",
+            "tests/cli/fix/fixable.wf",
+            "tests/cli/fix/fixable.dot",
+        ])
+    );
+}
+
+#[test]
+fn check_select_unknown_name_suggests_the_code() {
+    cli_snapshot!(
+        "check_select_unknown",
+        wfc(&["check", "--select", "unreachable", "tests/cli/clean.wf"])
+    );
+}
+
+#[test]
+fn project_file_unknown_lint_name_suggests_the_code() {
+    let mut cmd = wfc(&["check"]);
+    cmd.current_dir(repo_root().join("tests/cli/lint-typo"));
+    cli_snapshot!("project_lint_typo", cmd);
+}
+
+#[test]
+fn check_exact_duplicate_edge_is_a_warning() {
+    cli_snapshot!(
+        "check_duplicate_edge",
+        wfc(&["check", "tests/cli/duplicate-edge.dot"])
+    );
+}
+
+#[test]
+fn check_verifies_ir_files_instead_of_reading_them_as_reflex() {
+    cli_snapshot!(
+        "check_ir_files",
+        wfc(&[
+            "check",
+            "--format",
+            "concise",
+            "tests/cli/ir-broken.json",
+            "tests/cli/ir-clean.json"
+        ])
+    );
+}
+
+#[test]
+fn check_target_reflex_reports_every_inexpressible_guard_without_building() {
+    cli_snapshot!(
+        "check_target_reflex",
+        wfc(&[
+            "check",
+            "--target",
+            "reflex",
+            "--format",
+            "concise",
+            "tests/cli/reflex-guards.wf"
+        ])
+    );
+}
+
+#[test]
+fn build_emit_reflex_reports_every_inexpressible_guard() {
+    cli_snapshot!(
+        "build_emit_reflex_all_guards",
+        wfc(&[
+            "build",
+            "--emit",
+            "reflex",
+            "--format",
+            "concise",
+            "-o",
+            "-",
+            "tests/cli/reflex-guards.wf"
         ])
     );
 }

@@ -62,9 +62,13 @@ fn examples_trigger_their_code_and_fixes_are_clean() {
     for code in codes::ALL {
         // The Reflex front end's examples are Reflex JSON files; those of
         // the DOT front end and the Attractor rules are `.dot` pipelines.
+        // So are those of WF0110, a child pipeline named in a pipeline.
         let lang = match code.family {
+            // An IR file, verified by `wfc check` with the IR loader.
+            _ if code.code == "WF0011" => "json",
             wf_diagnostics::Family::Reflex => "json",
             wf_diagnostics::Family::Dot | wf_diagnostics::Family::Attractor => "dot",
+            _ if code.code == "WF0110" => "dot",
             _ => "wf",
         };
         let examples = blocks_in_section(code.explanation, "## Example", lang);
@@ -75,6 +79,32 @@ fn examples_trigger_their_code_and_fixes_are_clean() {
                 code.code
             ));
         }
+        let check = |text: &str, lang: &str| {
+            if code.code == "WF0011" {
+                return wf_ir::load(text)
+                    .err()
+                    .map(|e| format!("WF0011: {e}"))
+                    .into_iter()
+                    .chain(check(text, lang))
+                    .collect();
+            }
+            if code.code == "WF0012" {
+                // Only reported for the Reflex target.
+                let parsed = wf_syntax::parse(text, wf_diagnostics::FileId(0));
+                let lowered =
+                    wf_analysis::lower::lower_parsed(&[(wf_diagnostics::FileId(0), &parsed)]);
+                let mut found = check(text, lang);
+                for workflow in &lowered.program.workflows {
+                    found.extend(
+                        wf_reflex::guard_problems(workflow)
+                            .iter()
+                            .map(|d| format!("{}: {}", d.code.code, d.message)),
+                    );
+                }
+                return found;
+            }
+            check(text, lang)
+        };
         for example in examples {
             let found = check(&example, lang);
             if !found.iter().any(|d| d.starts_with(code.code)) {

@@ -157,3 +157,45 @@ fn mutated_files_never_panic_the_analysis() {
         failures.join("\n")
     );
 }
+
+/// Issue 14, item 14: a 360 KB file of one line full of errors made human
+/// output quadratic (23 GB resident, killed). Its report is now bounded:
+/// a window of the line per report, and at most
+/// `MAX_HUMAN_REPORTS_PER_FILE` reports per file, then a count. Asserts
+/// bytes of output, not time; `wfc run` renders the same way on stderr.
+#[test]
+fn one_long_line_full_of_errors_renders_in_bounded_output() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("wfc-robustness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("hostile.wf");
+    std::fs::write(&file, format!("workflow W {{ {}}}", "@ ".repeat(180_000))).unwrap();
+    for command in ["check", "run"] {
+        let out = std::process::Command::new(insta_cmd::get_cargo_bin("wfc"))
+            .args([command, file.to_str().unwrap()])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let report = if command == "check" {
+            &out.stdout
+        } else {
+            &out.stderr
+        };
+        let text = String::from_utf8_lossy(report);
+        assert!(
+            report.len() < 100_000,
+            "{command}: {} bytes of output",
+            report.len()
+        );
+        assert!(
+            text.contains("note: 179900 more diagnostics in"),
+            "{command}: {}",
+            &text[text.len().saturating_sub(2000)..]
+        );
+        assert!(
+            text.lines().all(|l| l.len() < 1_000),
+            "{command}: a long line"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

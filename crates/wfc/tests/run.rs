@@ -178,6 +178,45 @@ fn usage_errors() {
     run_snapshot!("bad_set", wfc(&["run", "examples/hello.wf", "--set", "x"]));
 }
 
+/// `--set` values must have the type the root workflow `needs`.
+#[test]
+fn set_values_are_checked_against_needs_types() {
+    run_snapshot!(
+        "set_wrong_type",
+        wfc(&[
+            "run",
+            "tests/run/typed_needs.wf",
+            "--set",
+            "flags=[]",
+            "--set",
+            "count=abc"
+        ])
+    );
+    run_snapshot!(
+        "set_wrong_type_list",
+        wfc(&[
+            "run",
+            "tests/run/typed_needs.wf",
+            "--set",
+            "count=3",
+            "--set",
+            "flags=1.5"
+        ])
+    );
+    let (out, summary) = run_json(&[
+        "run",
+        "tests/run/typed_needs.wf",
+        "--agent",
+        "auto",
+        "--set",
+        "count=3",
+        "--set",
+        "flags=[\"a\"]",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert_eq!(summary["blackboard"]["count"], 3, "{summary}");
+}
+
 #[test]
 fn suspension_without_run_dir_says_it_cannot_resume() {
     run_snapshot!(
@@ -296,7 +335,7 @@ fn tools_run_only_when_allowed() {
     run_snapshot!("tools_refused", wfc(&["run", "tests/run/tools.wf"]));
 }
 
-/// `${key}` in a tool command is substituted and shell-quoted (a value with
+/// `${key}` in a tool command reaches it as a variable (a value with
 /// quotes and a dollar reaches the command intact); `\$NAME` reaches the
 /// shell as a literal `$NAME`; a key with no value fails the node.
 #[test]
@@ -337,6 +376,68 @@ fn tool_commands_interpolate_keys() {
         reason.contains("interpolates `nowhere`, which has no value in scope"),
         "{summary}"
     );
+}
+
+/// The three constructs of issue 14 that ran a `--set` value as shell code
+/// (a here-document body, an apostrophe in a comment, quotes nested in
+/// `"$(…)"`): the value now arrives verbatim and nothing else runs.
+#[test]
+fn tool_command_values_never_run_as_shell_code() {
+    let file = repo_root().join("tests/run/injection.wf");
+    // Each value is one the old quoting let run `touch PWNED` in that context.
+    let value = "x;touch PWNED;$(touch PWNED)`touch PWNED` #'\"";
+    for (workflow, value, printed) in [
+        ("HereDoc", value, format!("{value}\n")),
+        ("Comment", value, value.to_string()),
+        ("Nested", "x;touch PWNED;y", "x;touch PWNED;y".to_string()),
+    ] {
+        let dir = scratch(&format!("injection-{workflow}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let set = format!("v={value}");
+        let out = wfc(&[
+            "run",
+            file.to_str().unwrap(),
+            "--workflow",
+            workflow,
+            "--allow-tools",
+            "--set",
+            &set,
+            "--format",
+            "json",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{workflow}: {e}: {}", String::from_utf8_lossy(&out.stderr));
+        });
+        let made: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert!(made.is_empty(), "{workflow} ran the value: {made:?}");
+        assert_eq!(out.status.code(), Some(0), "{workflow}: {summary}");
+        assert_eq!(summary["blackboard"]["show.stdout"], printed, "{summary}");
+    }
+}
+
+/// Interpolations where no reference to a value can be written are check
+/// errors, each with its code, and `wfc run` refuses the file.
+#[test]
+fn tool_command_interpolations_in_unusable_contexts_are_refused() {
+    run_snapshot!(
+        "injection_refused_check",
+        wfc(&["check", "tests/run/injection_refused.wf"])
+    );
+    let out = wfc(&[
+        "run",
+        "tests/run/injection_refused.wf",
+        "--allow-tools",
+        "--set",
+        "v=1",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error[WF0511]"), "{stderr}");
 }
 
 /// The root workflow's `needs` must be given; a string need keeps the text.
@@ -605,4 +706,347 @@ fn an_interrupted_run_leaves_no_tool_behind() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Resuming takes the agent and the tool permission from the resuming
+/// command line, never from `meta.json` (which a run directory's owner can
+/// edit), and says what the run started with when they differ.
+#[test]
+fn resume_takes_the_agent_and_tools_from_the_command_line() {
+    let dir = scratch("resume-trust");
+    std::fs::create_dir_all(&dir).unwrap();
+    let agent_marker = dir.join("AGENT_RAN");
+    let tool_marker = dir.join("TOOL_RAN");
+    let workflow = dir.join("gate.wf");
+    std::fs::write(
+        &workflow,
+        format!(
+            "workflow Gate {{\n  human review \"Go?\"\n  tool mark {{ command = \"touch {}\" }}\n  exit done\n  start -> review\n  review -> mark \"[G] Go\"\n  mark -> done\n}}\n",
+            tool_marker.display()
+        ),
+    )
+    .unwrap();
+    let script = dir.join("suspend.json");
+    std::fs::write(
+        &script,
+        r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "wait"}]}}"#,
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let (w, s, r) = (
+        workflow.to_str().unwrap(),
+        script.to_str().unwrap(),
+        run.to_str().unwrap(),
+    );
+    let agent = format!("script:{s}");
+    let out = wfc(&["run", w, "--agent", &agent, "--run-dir", r])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    // The run directory claims an `exec:` agent and --allow-tools.
+    let meta_path = run.join("meta.json");
+    let mut meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    meta["agent"] = Value::from(format!("exec:touch {}", agent_marker.display()));
+    meta["allow_tools"] = Value::Bool(true);
+    std::fs::write(&meta_path, meta.to_string()).unwrap();
+
+    // A workflow the snapshot does not run is refused.
+    let saved = std::fs::read_to_string(&meta_path).unwrap();
+    let mut other = meta.clone();
+    other["workflow"] = Value::from("Other");
+    std::fs::write(&meta_path, other.to_string()).unwrap();
+    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).ends_with(
+            "error: cannot resume: `meta.json` names the workflow `Other`, but the snapshot runs `Gate`\n"
+        ),
+        "{out:?}"
+    );
+    std::fs::write(&meta_path, saved).unwrap();
+
+    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!agent_marker.exists(), "the stored agent ran");
+    assert!(!tool_marker.exists(), "a tool ran without --allow-tools");
+    assert_eq!(out.status.code(), Some(1), "the tool is refused: {stderr}");
+    let started = format!(
+        "note: the run started with `--agent exec:touch {}`; it resumes with `--agent auto` (the agent comes from this command line, not from the run directory)\n",
+        agent_marker.display()
+    );
+    assert!(stderr.contains(&started), "{stderr}");
+    assert!(
+        stderr.contains("note: the run started with `--allow-tools`; its tool nodes are refused now unless you pass `--allow-tools` again\n"),
+        "{stderr}"
+    );
+}
+
+/// An event file that cannot be written (a full disk) fails the run with
+/// the file's name, rather than losing events silently.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_event_file_fails_the_run() {
+    run_snapshot!(
+        "events_disk_full",
+        wfc(&[
+            "run",
+            "examples/hello.wf",
+            "--agent",
+            "auto",
+            "--events",
+            "/dev/full"
+        ])
+    );
+}
+
+/// The final snapshot failing (here: its temporary file cannot be created,
+/// as on a full disk) does not turn a completed run into a failed one: the
+/// log holds the end, and `wfc run` warns.
+#[test]
+fn a_failed_final_snapshot_is_a_warning() {
+    let dir = scratch("final-snapshot");
+    let d = dir.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/suspend.json",
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    std::fs::create_dir(dir.join("snapshot.json.tmp")).unwrap();
+    let (out, summary) = run_json(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(summary["status"], "completed");
+    assert!(
+        stderr.contains("warning: could not write the final snapshot"),
+        "{stderr}"
+    );
+    // The log has the end: resuming again reports the completed run.
+    std::fs::remove_dir(dir.join("snapshot.json.tmp")).unwrap();
+    let (again, resumed) = run_json(&["run", "--resume", d]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(resumed["blackboard"], summary["blackboard"]);
+}
+
+/// Shell for an `exec:` agent: accepts protocol version 2 at the hello.
+const HELLO: &str = r#"read -r h; echo '{"type":"hello","version":2}'; "#;
+
+/// Shell setting `$id` to the id of the request in `$line`.
+const ID: &str = r#"id=$(printf '%s' "$line" | sed 's/^{"id":\([0-9]*\),.*/\1/'); "#;
+
+/// Issue 14.6: an agent that writes one stray line (a second answer, late)
+/// fails the run, naming both ids, instead of having every later answer
+/// applied one node off.
+#[test]
+fn a_stray_agent_line_fails_the_run_instead_of_shifting_answers() {
+    let agent = format!(
+        "exec:{HELLO}read -r line; {ID}\
+         echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         sleep 0.3; echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         while read -r line; do {ID}echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"complete\\\"}}\"; done"
+    );
+    let (out, summary) = run_json(&[
+        "run",
+        "tests/run/chain.wf",
+        "--set",
+        "name=Ada",
+        "--agent",
+        &agent,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{summary}");
+    let reason = summary["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the agent failed at node `greet` of workflow `Chain`"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("answered request 2 with the id 1, which is not that request's"),
+        "{reason}"
+    );
+    assert_eq!(summary["at"]["node"], "greet", "{summary}");
+}
+
+/// The shell agent of `docs/agents.md` speaks the protocol.
+#[test]
+fn the_documented_shell_agent_works() {
+    let doc = std::fs::read_to_string(repo_root().join("docs/agents.md")).unwrap();
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("wfc run tests/run/approve.wf --agent 'exec:read -r hello"))
+        .expect("the shell agent example");
+    let agent = line
+        .trim_start_matches("wfc run tests/run/approve.wf --agent '")
+        .trim_end_matches('\'');
+    let (out, summary) = run_json(&["run", "tests/run/approve.wf", "--agent", agent]);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    // No agent's `edge`: the engine selects at `review` (target id order).
+    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+}
+
+/// Issue 14.11: a `human` node's `default` is taken when its timeout
+/// passes (an `exec:` agent that never answers there), and the resumed run
+/// replays that choice rather than asking again.
+#[test]
+fn a_human_default_is_taken_at_the_timeout_and_replayed_on_resume() {
+    let dir = scratch("gate-default");
+    let d = dir.to_str().unwrap();
+    // Answers `start` and `plan`, stays silent at `review`, suspends at
+    // the next node.
+    let agent = format!(
+        "exec:{HELLO}read -r line; {ID}\
+         echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         read -r line; {ID}\
+         echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         read -r line; read -r line; {ID}\
+         echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"suspend\\\",\\\"reason\\\":\\\"later\\\"}}\"; sleep 5"
+    );
+    let (out, summary) = run_json(&[
+        "run",
+        "tests/run/gate_default.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{summary}");
+    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+    // `auto` would choose `[A] Approve` if it were asked at `review`.
+    let (out, summary) = run_json(&["run", "--resume", d, "--agent", "auto"]);
+    assert_eq!(out.status.code(), Some(0), "{summary}");
+    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+    // The log records the default taken, as the decision at `review`.
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    assert!(
+        log.contains("no answer within 300ms: took the default choice `[R] Reject`"),
+        "{log}"
+    );
+}
+
+/// Issue 14.11: the console agent stops waiting at a `human` node's
+/// timeout and takes its default (standard input open and silent).
+#[test]
+fn the_console_takes_a_human_default_at_the_timeout() {
+    use std::process::Stdio;
+    let mut child = wfc(&[
+        "run",
+        "tests/run/gate_default.wf",
+        "--agent",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // `start` and `plan` succeed; then nothing more is typed, but input
+    // stays open.
+    use std::io::Write as _;
+    stdin.write_all(b"\n\n").unwrap();
+    let started = std::time::Instant::now();
+    let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    drop(stdin);
+    let out = waiter.join().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("(answer within 300ms; then the default `[R] Reject` is taken)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("No answer within 300ms: taking the default `[R] Reject`."),
+        "{err}"
+    );
+    assert_eq!(summary["status"], "completed", "{summary}");
+    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+}
+
+/// Issue 14.15: without `--agent`, a `.wf` file runs with `auto` (a dry
+/// run, said on stderr) instead of `rules` stopping at the first fork.
+#[test]
+fn a_wf_file_runs_with_auto_by_default() {
+    run_snapshot!(
+        "default_agent_wf",
+        wfc(&["run", "tests/run/routes.wf", "--set", "mode=fast"])
+    );
+}
+
+/// Issue 14.15: `rules` at a fork its specs do not route says how to run
+/// with another agent.
+#[test]
+fn rules_at_an_unrouted_fork_says_how_to_choose_another_agent() {
+    run_snapshot!(
+        "rules_unrouted_fork",
+        wfc(&[
+            "run",
+            "tests/run/routes.wf",
+            "--set",
+            "mode=fast",
+            "--agent",
+            "rules"
+        ])
+    );
+}
+
+/// Issue 14.17: `--max-steps 2` reports 2 steps, and the summary says
+/// where the run stopped.
+#[test]
+fn max_steps_reports_the_steps_that_ran() {
+    run_snapshot!(
+        "max_steps_2",
+        wfc(&[
+            "run",
+            "tests/run/chain.wf",
+            "--set",
+            "name=Ada",
+            "--agent",
+            "auto",
+            "--max-steps",
+            "2"
+        ])
+    );
+    let (_, summary) = run_json(&[
+        "run",
+        "tests/run/chain.wf",
+        "--set",
+        "name=Ada",
+        "--agent",
+        "auto",
+        "--max-steps",
+        "2",
+    ]);
+    assert_eq!(summary["steps"], 2, "{summary}");
+    // Two steps ran (`start`, `greet`); the third would run `count`.
+    assert_eq!(summary["at"]["workflow"], "Chain", "{summary}");
+    assert_eq!(summary["at"]["node"], "count", "{summary}");
+}
+
+/// Issue 14.17: a failure repeated at each attempt of a tool with a
+/// 30-line command is one line of the human summary, cut short.
+#[test]
+fn a_long_repeated_failure_is_shown_once_and_short() {
+    run_snapshot!(
+        "long_tool_failure",
+        wfc(&["run", "tests/run/long_tool.wf", "--agent", "auto"])
+    );
 }

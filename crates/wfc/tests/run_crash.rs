@@ -1,8 +1,9 @@
-//! Crash safety (issue 4): `wfc run --run-dir` is killed with SIGKILL at
-//! many different points of a 200-step run and resumed each time. The run
-//! must end as an uninterrupted run does: the same final blackboard, and a
+//! Crash safety (issues 4 and 14): `wfc run --run-dir` is killed with
+//! SIGKILL at many different points of a run and resumed each time. The
+//! run must end as an uninterrupted run does: the same final blackboard, a
 //! step log holding every step exactly once, each with the same decision
-//! and events.
+//! and events, the same `--events` file, byte for byte, and (pipelines) the
+//! same `checkpoint.json`. Also: two processes on one run directory.
 
 mod common;
 
@@ -14,6 +15,8 @@ use insta_cmd::get_cargo_bin;
 use serde_json::Value;
 
 const STEPS: usize = 200;
+/// The fast chain: no step delay, so kills land anywhere in a step.
+const FAST_STEPS: usize = 5_000;
 
 fn wfc(args: &[&str]) -> Command {
     let mut cmd = Command::new(get_cargo_bin("wfc"));
@@ -33,15 +36,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A chain of `STEPS` nodes, each writing its own key (the entry `start`
-/// and the terminal included, the run takes `STEPS` steps).
-fn long_chain(dir: &Path) -> PathBuf {
+/// A chain of `steps` nodes, each writing its own key (the entry `start`
+/// and the terminal included, the run takes `steps` steps).
+fn long_chain(dir: &Path, steps: usize) -> PathBuf {
     let mut text = String::from("workflow Long {\n");
-    for i in 1..STEPS - 1 {
+    for i in 1..steps - 1 {
         text.push_str(&format!("  step n{i} {{ writes k{i}: int }}\n"));
     }
     text.push_str("  exit done\n  start");
-    for i in 1..STEPS - 1 {
+    for i in 1..steps - 1 {
         text.push_str(&format!(" -> n{i}"));
     }
     text.push_str(" -> done\n}\n");
@@ -86,13 +89,51 @@ impl Lcg {
     }
 }
 
-/// Runs `file` with `--run-dir` under `base/crashing`, killing it with
-/// SIGKILL 40 times at random points and resuming each time; returns the
-/// final run's output, the number of kills and the kill points (steps
-/// logged at each kill).
+/// How a crash loop kills.
+struct Kills {
+    /// How many times.
+    count: usize,
+    /// `--step-delay-ms 2` and kills a few logged steps later; else no
+    /// delay and kills when the log has grown by a random part of the rest.
+    slow: bool,
+    /// The uninterrupted run's log size (for `slow: false`).
+    log_size: u64,
+    /// At most this percentage of the rest of the log between two kills
+    /// (for `slow: false`).
+    max_percent: u64,
+}
+
+/// The uninterrupted run of `file` in `base/reference`, with its events in
+/// `base/reference.jsonl`; returns its JSON summary.
+fn reference_run(file: &str, base: &Path) -> Value {
+    let dir = base.join("reference");
+    let events = base.join("reference.jsonl");
+    let out = wfc(&[
+        "run",
+        file,
+        "--agent",
+        "auto",
+        "--format",
+        "json",
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    summary(&out)
+}
+
+/// Runs `file` with `--run-dir` under `base/crashing` and its events in
+/// `base/crashing.jsonl`, killing it with SIGKILL at random points and
+/// resuming each time; returns the final run's output, the number of
+/// kills and the kill points (steps logged at each kill).
 fn crash_loop(
     file: &str,
     base: &Path,
+    kills_wanted: Kills,
 ) -> (
     std::process::Output,
     usize,
@@ -100,13 +141,18 @@ fn crash_loop(
 ) {
     let dir = base.join("crashing");
     let d = dir.to_str().unwrap();
-    let delay = ["--step-delay-ms", "2", "--format", "json"];
+    let events = base.join("crashing.jsonl");
+    let e = events.to_str().unwrap();
+    let mut common = vec!["--format", "json", "--events", e];
+    if kills_wanted.slow {
+        common.extend(["--step-delay-ms", "2"]);
+    }
     let fresh = [
         &["run", file, "--agent", "auto", "--run-dir", d][..],
-        &delay,
+        &common,
     ]
     .concat();
-    let resume = [&["run", "--resume", d][..], &delay].concat();
+    let resume = [&["run", "--resume", d, "--agent", "auto"][..], &common].concat();
     let mut rng = Lcg(0x5eed);
     let mut kills = 0;
     // How many steps were logged at each kill.
@@ -123,20 +169,46 @@ fn crash_loop(
             started_fresh = true;
             &fresh
         };
-        let mut child = wfc(args).spawn().unwrap();
-        if kills < 40 {
-            // Kill once the log has grown by a few more steps (whatever the
-            // machine's speed), a random moment later: between steps, in
-            // the middle of a log append or of a snapshot.
-            let target = logged_steps(&dir) + rng.next_in(3, 20) as usize;
-            let wait_until = Instant::now() + Duration::from_secs(20);
-            while logged_steps(&dir) < target
-                && Instant::now() < wait_until
-                && child.try_wait().unwrap().is_none()
-            {
-                std::thread::sleep(Duration::from_millis(1));
+        // Files, not pipes: a summary bigger than a pipe's buffer would
+        // block a child nobody reads from until it is waited for.
+        let (out_path, err_path) = (base.join("stdout"), base.join("stderr"));
+        let mut child = wfc(args)
+            .stdout(std::fs::File::create(&out_path).unwrap())
+            .stderr(std::fs::File::create(&err_path).unwrap())
+            .spawn()
+            .unwrap();
+        if kills < kills_wanted.count {
+            if kills_wanted.slow {
+                // Kill once the log has grown by a few more steps (whatever
+                // the machine's speed), a random moment later: between
+                // steps, in the middle of a log append or of a snapshot.
+                let target = logged_steps(&dir) + rng.next_in(3, 20) as usize;
+                let wait_until = Instant::now() + Duration::from_secs(20);
+                while logged_steps(&dir) < target
+                    && Instant::now() < wait_until
+                    && child.try_wait().unwrap().is_none()
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                std::thread::sleep(Duration::from_millis(rng.next_in(0, 5)));
+            } else {
+                // Once the run is stepping (checking, compiling and the
+                // replay of a resume come first), steps take microseconds:
+                // any moment is inside one.
+                // Kill once a random part of the rest of the log is
+                // written, whatever the machine's speed.
+                let size = |d: &Path| std::fs::metadata(d.join("log.jsonl")).map_or(0, |m| m.len());
+                let before = size(&dir);
+                let rest = kills_wanted.log_size.saturating_sub(before);
+                let target = before + rest * rng.next_in(1, kills_wanted.max_percent) / 100;
+                let wait_until = Instant::now() + Duration::from_secs(20);
+                while size(&dir) < target
+                    && Instant::now() < wait_until
+                    && child.try_wait().unwrap().is_none()
+                {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
             }
-            std::thread::sleep(Duration::from_millis(rng.next_in(0, 5)));
             if child.try_wait().unwrap().is_none() {
                 child.kill().unwrap(); // SIGKILL
                 child.wait().unwrap();
@@ -145,7 +217,11 @@ fn crash_loop(
                 continue;
             }
         }
-        let out = child.wait_with_output().unwrap();
+        let out = std::process::Output {
+            status: child.wait().unwrap(),
+            stdout: std::fs::read(&out_path).unwrap(),
+            stderr: std::fs::read(&err_path).unwrap(),
+        };
         if out.status.code() == Some(0) {
             break out;
         }
@@ -162,30 +238,23 @@ fn crash_loop(
 #[test]
 fn killed_runs_resume_to_the_uninterrupted_result() {
     let base = scratch("wfc-crash-test");
-    let file = long_chain(&base);
+    let file = long_chain(&base, STEPS);
     let file = file.to_str().unwrap();
 
     let reference_dir = base.join("reference");
-    let reference = wfc(&[
-        "run",
-        file,
-        "--agent",
-        "auto",
-        "--format",
-        "json",
-        "--run-dir",
-        reference_dir.to_str().unwrap(),
-    ])
-    .output()
-    .unwrap();
-    assert_eq!(reference.status.code(), Some(0));
-    let reference_summary = summary(&reference);
+    let reference_summary = reference_run(file, &base);
     assert_eq!(reference_summary["steps"], STEPS as u64);
     let reference_log = log(&reference_dir);
     assert_eq!(reference_log.len(), STEPS);
 
     let dir = base.join("crashing");
-    let (last, kills, kill_points) = crash_loop(file, &base);
+    let kills = Kills {
+        count: 40,
+        slow: true,
+        log_size: 0,
+        max_percent: 0,
+    };
+    let (last, kills, kill_points) = crash_loop(file, &base, kills);
     eprintln!("{kills} kills, after these numbers of logged steps: {kill_points:?}");
     let inside = kill_points.iter().filter(|&&n| n > 0 && n < STEPS).count();
     assert!(
@@ -208,6 +277,57 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
         "a step is missing or recorded twice (after {kills} kills)"
     );
     assert_eq!(crashed_log, reference_log, "a step's record differs");
+    same_events(&base, kills);
+}
+
+/// The `--events` files of the crashed and the reference run are equal.
+fn same_events(base: &Path, kills: usize) {
+    let read = |name: &str| std::fs::read_to_string(base.join(name)).unwrap();
+    let (want, got) = (read("reference.jsonl"), read("crashing.jsonl"));
+    if want != got {
+        let first = want.lines().zip(got.lines()).position(|(a, b)| a != b);
+        panic!(
+            "the event files differ after {kills} kills ({} and {} lines); first difference at line {first:?}",
+            want.lines().count(),
+            got.lines().count()
+        );
+    }
+}
+
+/// A fast chain of 5,000 steps killed at random moments: steps take
+/// microseconds, so kills land between an event's write and the step's
+/// log record (where events were once written twice) and in log appends.
+#[cfg(unix)]
+#[test]
+fn killed_fast_runs_keep_their_event_file_exact() {
+    let base = scratch("wfc-crash-test-fast");
+    let file = long_chain(&base, FAST_STEPS);
+    let file = file.to_str().unwrap();
+    let reference = reference_run(file, &base);
+    let log_size = std::fs::metadata(base.join("reference/log.jsonl"))
+        .unwrap()
+        .len();
+    let kills = Kills {
+        count: 12,
+        slow: false,
+        log_size,
+        max_percent: 60,
+    };
+    let (last, kills, kill_points) = crash_loop(file, &base, kills);
+    eprintln!("{kills} kills, after these numbers of logged steps: {kill_points:?}");
+    let inside = kill_points
+        .iter()
+        .filter(|&&n| n > 0 && n < FAST_STEPS)
+        .count();
+    assert!(
+        inside >= 5,
+        "only {inside} different kill points inside the run: {kill_points:?}"
+    );
+    let final_summary = summary(&last);
+    assert_eq!(final_summary["status"], "completed");
+    assert_eq!(final_summary["blackboard"], reference["blackboard"]);
+    assert_eq!(logged_steps(&base.join("crashing")), FAST_STEPS);
+    same_events(&base, kills);
 }
 
 /// An Attractor pipeline of `STEPS` nodes: start, LLM stages, exit.
@@ -241,23 +361,21 @@ fn killed_pipelines_resume_to_the_uninterrupted_result() {
     let file = long_pipeline(&base);
     let file = file.to_str().unwrap();
     let reference_dir = base.join("reference");
-    let reference = wfc(&[
-        "run",
-        file,
-        "--agent",
-        "auto",
-        "--format",
-        "json",
-        "--run-dir",
-        reference_dir.to_str().unwrap(),
-    ])
-    .output()
-    .unwrap();
-    assert_eq!(reference.status.code(), Some(0));
-    let reference_summary = summary(&reference);
+    let reference_summary = reference_run(file, &base);
     assert_eq!(reference_summary["steps"], STEPS as u64);
 
-    let (last, kills, kill_points) = crash_loop(file, &base);
+    // No step delay: kills land anywhere in a step, between an event
+    // written and the step's log record too.
+    let log_size = std::fs::metadata(reference_dir.join("log.jsonl"))
+        .unwrap()
+        .len();
+    let kills = Kills {
+        count: 40,
+        slow: false,
+        log_size,
+        max_percent: 8,
+    };
+    let (last, kills, kill_points) = crash_loop(file, &base, kills);
     let dir = base.join("crashing");
     let inside = kill_points.iter().filter(|&&n| n > 0 && n < STEPS).count();
     assert!(
@@ -275,12 +393,84 @@ fn killed_pipelines_resume_to_the_uninterrupted_result() {
     let (want, got) = (checkpoint(&reference_dir), checkpoint(&dir));
     assert_eq!(got["completed_nodes"], want["completed_nodes"]);
     assert_eq!(got["completed_nodes"].as_array().unwrap().len(), STEPS);
-    assert_eq!(got["context"], want["context"]);
     assert_eq!(got["current_node"], "done");
+    assert!(
+        got["context"]["graph.goal"].is_string(),
+        "{}",
+        got["context"]
+    );
+    // All of it but the time it was written.
+    let untimed = |mut c: Value| {
+        c.as_object_mut().unwrap().remove("timestamp");
+        c
+    };
+    assert_eq!(untimed(got), untimed(want));
+    same_events(&base, kills);
     for i in 1..STEPS - 1 {
         let status = dir.join(format!("s{i}/status.json"));
         let text = std::fs::read_to_string(&status).unwrap();
         let doc: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(doc["outcome"], "success", "{}", status.display());
     }
+}
+
+/// Two processes on one run directory: while a run holds it, a second
+/// `wfc run --resume` and a second `wfc run --run-dir` are refused with the
+/// holder's pid (exit 2) and do nothing; once it ends, resuming works.
+#[cfg(unix)]
+#[test]
+fn a_second_process_is_refused_while_a_run_holds_its_directory() {
+    let base = scratch("wfc-lock-test");
+    let file = long_chain(&base, 40);
+    let file = file.to_str().unwrap();
+    let dir = base.join("run");
+    let d = dir.to_str().unwrap();
+    let mut first = wfc(&[
+        "run",
+        file,
+        "--agent",
+        "auto",
+        "--run-dir",
+        d,
+        "--step-delay-ms",
+        "50",
+    ])
+    .spawn()
+    .unwrap();
+    let wait_until = Instant::now() + Duration::from_secs(20);
+    while logged_steps(&dir) < 2 {
+        assert!(Instant::now() < wait_until, "the first run did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let want = format!(
+        "error: run directory {d} is in use by process {}\n",
+        first.id()
+    );
+    for args in [
+        &["run", "--resume", d][..],
+        &["run", file, "--run-dir", d][..],
+    ] {
+        let before = logged_steps(&dir);
+        let out = wfc(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert!(logged_steps(&dir) >= before);
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let out = wfc(&["run", "--resume", d, "--agent", "auto", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps: Vec<u64> = log(&dir)
+        .iter()
+        .map(|r| r["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, (0..40).collect::<Vec<_>>(), "each step once");
 }

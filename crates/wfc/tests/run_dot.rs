@@ -191,6 +191,74 @@ fn start_codergen_conditional_tool_and_exit_handlers_run() {
     assert!(!run_dir.join("done/status.json").exists());
 }
 
+/// Issue 14 item 13: branches and child pipelines get the run's tool
+/// runner; without `--allow-tools` their tools are refused as anywhere.
+#[test]
+fn tools_run_in_parallel_branches_and_child_pipelines() {
+    let (out, run_dir, _) = run(
+        "tools_par",
+        "tools_parallel.dot",
+        "auto",
+        &["--allow-tools"],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let results = s["blackboard"]["parallel.results"].as_array().unwrap();
+    for (r, id) in results.iter().zip(["a", "b"]) {
+        assert_eq!(r["outcome"], "success", "{r}");
+        assert_eq!(r["context_updates"]["tool.output"], format!("from-{id}\n"));
+        let status = json(&run_dir.join(format!("{id}/status.json")));
+        assert_eq!(status["notes"], format!("Tool completed: echo from-{id}"));
+    }
+    let (out, _, _) = run("tools_par_refused", "tools_parallel.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(s["status"], "failed", "{s}");
+    let refused = s["blackboard"]["parallel.results"][0]["failure_reason"].as_str();
+    assert!(
+        refused
+            .unwrap()
+            .contains("tool nodes run only with --allow-tools"),
+        "{s}"
+    );
+
+    let (out, run_dir, _) = run("tools_mgr", "tools_manager.dot", "auto", &["--allow-tools"]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["stack.child.status"], "completed");
+    let greet = json(&run_dir.join("manager/child/greet/status.json"));
+    assert_eq!(greet["outcome"], "success");
+    assert_eq!(greet["context_updates"]["tool.output"], "from-the-child\n");
+    let (out, _, _) = run("tools_mgr_refused", "tools_manager.dot", "auto", &[]);
+    let s = summary(&out);
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains("only with --allow-tools"),
+        "{s}"
+    );
+}
+
+/// A branch runs within what is left of the run's limits: `--max-steps
+/// 10` leaves 9 steps after `start`, where a fresh engine would loop on
+/// until `max_visits`.
+#[test]
+fn parallel_branches_inherit_what_is_left_of_the_limits() {
+    let (out, _, _) = run(
+        "limits_par",
+        "limits_parallel.dot",
+        "auto",
+        &["--max-steps", "10"],
+    );
+    let s = summary(&out);
+    let looping = &s["blackboard"]["parallel.results"][0];
+    assert_eq!(looping["outcome"], "fail", "{s}");
+    assert_eq!(
+        looping["failure_reason"],
+        "the run reached its limit of 9 steps (max_steps)"
+    );
+}
+
 #[test]
 fn tool_handler_without_allow_tools_fails_with_the_refusal() {
     let (out, run_dir, _) = run("tool_refused", "handlers.dot", "auto", &[]);

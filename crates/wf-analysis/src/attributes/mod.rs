@@ -9,11 +9,16 @@
 //! attribute values): schema look-ups scan a constant table, node names are
 //! indexed once when some attribute names a node, and the adjacency is
 //! built only when some `human` node has a `default`.
+//!
+//! [`shell`] (WF0511–WF0513) is the exception: it checks where each
+//! interpolation of a tool's `command` sits in the shell script, on the
+//! syntax tree and source text, and runs per file.
 
 mod durations;
 mod placement;
 mod references;
 pub mod schema;
+pub mod shell;
 mod spelling;
 mod stylesheet;
 mod values;

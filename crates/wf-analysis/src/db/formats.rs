@@ -60,7 +60,8 @@ pub fn lower_text(path: &Path, file: FileId, text: &str) -> Option<LoweredFile> 
 }
 
 /// A DOT file lowered by `wf-dot`: its pipeline (one workflow) and the
-/// syntax and lowering diagnostics. DOT files have no imports.
+/// syntax and lowering diagnostics. Its imports are the child pipelines of
+/// its manager nodes (see [`imports::child`]).
 pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {
     let mut lowered = wf_dot::parse_and_lower(text, file);
     // The front end reports two Attractor lint rules itself
@@ -75,17 +76,33 @@ pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {
         .into_iter()
         .map(Arc::new)
         .collect();
+    // A manager node's child pipeline is loaded and checked like an import.
+    let imports = workflows
+        .iter()
+        .flat_map(|w| imports::child::child_imports(w))
+        .collect();
     LoweredFile {
         positions: positions(&workflows),
         workflows,
-        imports: Vec::new(),
+        imports,
         diagnostics: lowered.diagnostics,
     }
 }
 
 /// A Reflex file lowered: its workflow, the implied imports of the
-/// workflows it invokes, and the JSON and schema diagnostics.
+/// workflows it invokes, and the JSON and schema diagnostics. A wfc IR
+/// file (`"format": "wfc-ir"`, written by `wfc build`) is not Reflex and
+/// lowers to nothing here: `wfc check` verifies it with `wf-ir`'s loader
+/// (WF0011), which depends on this crate and so cannot be called from it.
 pub fn lower_reflex(file: FileId, text: &str) -> LoweredFile {
+    if text.contains("wfc-ir") && wf_reflex::is_ir_file(text) {
+        return LoweredFile {
+            positions: positions(&[]),
+            workflows: Vec::new(),
+            imports: Vec::new(),
+            diagnostics: Vec::new(),
+        };
+    }
     let parsed = wf_reflex::parse(text, file);
     let mut imports: Vec<ImportDecl> = Vec::new();
     for workflow in &parsed.workflows {
@@ -120,12 +137,13 @@ fn is_file_name(id: &str) -> bool {
 }
 
 /// Resolves an import of the file at `importer`: `.wf` imports by the
-/// language's rules ([`imports::resolve`]); a Reflex file's implied
+/// language's rules ([`imports::resolve`]); a pipeline's child pipelines
+/// by the same rules ([`imports::child::resolve`]); a Reflex file's implied
 /// `<workflowId>.json` beside it.
 pub fn resolve_import(importer: &Path, literal: &str, root: &Path) -> Result<PathBuf, PathProblem> {
     match front_end(importer) {
-        // DOT files have no imports: the arm only keeps the match total.
-        FrontEnd::Wf | FrontEnd::Dot => imports::resolve(importer, literal, root),
+        FrontEnd::Wf => imports::resolve(importer, literal, root),
+        FrontEnd::Dot => imports::child::resolve(importer, literal, root),
         FrontEnd::Reflex => {
             let dir = importer.parent().unwrap_or(Path::new(""));
             let resolved = imports::normalize(&dir.join(literal));

@@ -177,6 +177,9 @@ pub struct Database {
     /// Files removed with [`Database::remove_file`]: they keep their id
     /// (ids index `files`) but leave the project.
     removed: HashSet<FileId>,
+    /// Pipelines loaded only as child pipelines of manager nodes: checked,
+    /// but programs of their own, left out of [`Database::program`].
+    children: HashSet<FileId>,
 }
 
 #[salsa::db]
@@ -204,6 +207,7 @@ impl Database {
             by_path: HashMap::default(),
             edited: HashSet::default(),
             removed: HashSet::default(),
+            children: HashSet::default(),
         };
         let project = Project::builder(imports::normalize(&root), Vec::new(), BTreeMap::new())
             .durability(Durability::HIGH)
@@ -498,7 +502,10 @@ impl Database {
             for path in wanted {
                 match loader(&path) {
                     Ok((display, text)) => {
-                        self.set_file(&path, display, text);
+                        let id = self.set_file(&path, display, text);
+                        if formats::front_end(&path) == formats::FrontEnd::Dot {
+                            self.children.insert(id);
+                        }
                     }
                     Err(failure) => self.set_load_failure(&path, failure),
                 }
@@ -689,11 +696,15 @@ impl Database {
     }
 
     /// The whole lowered program (for compiling and running): every
-    /// workflow of every file of the project, imported ones included, files
-    /// in path order, then declaration order. Meaningful once
+    /// workflow of every file of the project, imported ones included (not
+    /// child pipelines), files in path order, then declaration order. Meaningful once
     /// [`Database::diagnostics`] has no errors.
     pub fn program(&self) -> wf_model::Program {
         let mut files = self.files.clone();
+        // A child pipeline runs in its own engine, loaded when its manager
+        // node starts it: it is not part of this program (and may share
+        // its graph name).
+        files.retain(|f| !self.children.contains(&f.id(self)));
         files.sort_by(|a, b| a.path(self).cmp(b.path(self)));
         let workflows = files
             .iter()

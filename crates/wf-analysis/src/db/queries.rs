@@ -262,7 +262,7 @@ pub fn published_names(db: &dyn Db, project: Project) -> &BTreeMap<String, Vec<S
     }
 }
 
-/// WF0107-WF0109 for a file's imports.
+/// WF0107-WF0110 for a file's imports (a pipeline's child pipelines).
 #[salsa::tracked(returns(ref))]
 pub fn import_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
     if front_end(file.path(db)) == FrontEnd::Reflex {
@@ -273,12 +273,27 @@ pub fn import_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Ve
     let decls = &lower_file(db, file).imports;
     let targets = import_targets(db, project, file);
     let failures = project.load_failures(db);
+    // A pipeline's imports are its child pipelines.
+    let child = front_end(file.path(db)) == FrontEnd::Dot;
     let mut out = Vec::new();
     for (import, target) in decls.iter().zip(targets) {
         match target {
             ImportTarget::File(_) => {}
+            ImportTarget::Invalid(problem) if child => out.push(imports::child::path_problem(
+                import,
+                problem,
+                project.root(db),
+            )),
             ImportTarget::Invalid(problem) => {
                 out.push(imports::path_problem(import, problem, project.root(db)))
+            }
+            ImportTarget::Absent(path) if child => {
+                let failure = failures
+                    .get(path)
+                    .cloned()
+                    .unwrap_or(imports::LoadFailure::NotFound);
+                let shown = super::shown_import(db, file, &import.path);
+                out.push(imports::child::load_problem(import, &failure, &shown));
             }
             ImportTarget::Absent(path) => {
                 let failure = failures
@@ -374,7 +389,15 @@ fn renames_identifiers(fix: &Fix, file: FileId, text: &str) -> bool {
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
     // Other front ends report their syntax errors from `lower_file`.
     let mut out = match front_end(file.path(db)) {
-        FrontEnd::Wf => parse_file(db, file).diagnostics.clone(),
+        FrontEnd::Wf => {
+            let parsed = parse_file(db, file);
+            let mut out = parsed.diagnostics.clone();
+            // Tool commands, on the source text: the model cannot tell an
+            // interpolation from an escaped `\$key`.
+            let (id, text) = (file.id(db), file.text(db));
+            out.extend(crate::attributes::shell::check_file(&parsed.file, id, text));
+            out
+        }
         FrontEnd::Reflex | FrontEnd::Dot => Vec::new(),
     };
     out.extend(lower_file(db, file).diagnostics.iter().cloned());

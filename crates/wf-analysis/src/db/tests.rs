@@ -689,3 +689,45 @@ fn dot_front_end_fixes_survive() {
         .expect("a bare-number timeout is WF0605");
     assert!(unit.fix.is_some(), "{unit:?}");
 }
+
+/// Issue 14, item 2: a manager node's child pipeline is loaded like an
+/// import (so `wfc check` and the language server check it), is reported
+/// where it is named when it cannot be, and stays out of the program: it
+/// runs in its own engine, and may share its parent's graph name.
+#[test]
+fn child_pipelines_load_like_imports_and_stay_out_of_the_program() {
+    let pipeline = |child: &str| {
+        format!(
+            "digraph G {{\n  start [shape=Mdiamond]\n  m [shape=house, stack.child_dotfile=\"{child}\"]\n  done [shape=Msquare]\n  start -> m -> done\n}}\n"
+        )
+    };
+    let mut db = Database::new("p");
+    db.set_file("p/main.dot", "main.dot", pipeline("sub/child.dot"));
+    db.set_file("p/other.dot", "other.dot", pipeline("gone.dot"));
+    db.set_file("p/link.dot", "link.dot", pipeline("sub/link.dot"));
+    assert_eq!(
+        db.unresolved_imports(),
+        ["p/gone.dot", "p/sub/child.dot", "p/sub/link.dot"].map(PathBuf::from)
+    );
+    db.load_imports(|path| match path.to_str() {
+        Some("p/sub/child.dot") => Ok((
+            "sub/child.dot".into(),
+            "digraph G {\n  start [shape=Mdiamond]\n  orphan [prompt=\"x\"]\n  done [shape=Msquare]\n  start -> done\n}\n".into(),
+        )),
+        Some("p/sub/link.dot") => Err(LoadFailure::OutsideRoot(PathBuf::from("/etc/passwd"))),
+        _ => Err(LoadFailure::NotFound),
+    });
+    let diagnostics = db.diagnostics();
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| (d.primary.location.file.0, d.code.code))
+        .collect();
+    // other.dot (1), link.dot (2), and the child's orphan (3); not the
+    // duplicate graph name `G`.
+    assert_eq!(
+        found,
+        [(1, "WF0107"), (2, "WF0108"), (3, "WF0205")],
+        "{diagnostics:#?}"
+    );
+    assert_eq!(db.program().workflows.len(), 3);
+}

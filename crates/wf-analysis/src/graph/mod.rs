@@ -8,6 +8,7 @@
 mod accelerator;
 mod adjacency;
 mod cycles;
+mod duplicates;
 mod entry;
 mod scc;
 mod structure;
@@ -19,6 +20,7 @@ use wf_model::{SourceFormat, Workflow};
 
 pub use accelerator::{accelerator_key, duplicate_accelerators};
 pub use adjacency::Adjacency;
+pub use duplicates::duplicate_edges;
 pub use entry::{Entry, EntryReason, resolve_entry};
 pub use scc::{Cycle, discovery_order, find_cycles};
 
@@ -93,6 +95,7 @@ pub fn check_workflow_with(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagn
     out.extend(structure::exits_with_outgoing(workflow, facts));
     out.extend(structure::humans_without_choices(workflow, facts));
     out.extend(duplicate_accelerators(workflow, &facts.adjacency));
+    out.extend(duplicate_edges(workflow));
     out
 }
 

@@ -358,9 +358,10 @@ fn a_million_edges() {
     let names: Vec<String> = (0..N).map(|i| format!("n{i}")).collect();
     let mut b =
         ModelBuilder::new("Big").chain(&names.iter().map(String::as_str).collect::<Vec<_>>());
-    // A second, parallel edge for each step doubles the edge count.
+    // A second, parallel edge for each step doubles the edge count (with
+    // a label, so it is not a duplicate of the first).
     for pair in names.windows(2) {
-        b = b.edge(&pair[0], &pair[1]);
+        b = b.labelled(&pair[0], &pair[1], "again");
     }
     let wf = b.build();
     assert_eq!(wf.edges.len(), 2 * (N - 1));
@@ -390,4 +391,21 @@ fn cycle_starts_where_a_walk_from_the_entry_meets_it() {
         "cycle in workflow `W`: draft -> review -> draft"
     );
     assert_eq!(diags[0].primary.location, wf.edges[3].span);
+}
+
+#[test]
+fn an_exact_duplicate_edge_is_a_warning() {
+    let wf = ModelBuilder::new("W")
+        .chain(&["start", "a", "done"])
+        .edge("start", "a")
+        .labelled("a", "done", "other")
+        .build();
+    let diags = check_workflow(&wf);
+    assert_eq!(codes(&diags), ["WF0210"]);
+    assert_eq!(
+        diags[0].message,
+        "the edge `start -> a` is written twice, identically"
+    );
+    assert_eq!(diags[0].primary.location, wf.edges[2].span);
+    assert_eq!(diags[0].labels[0].location, wf.edges[0].span);
 }

@@ -17,6 +17,7 @@
 //!
 //! Everything here is pure and O(length of the path).
 
+pub mod child;
 #[cfg(test)]
 mod tests;
 

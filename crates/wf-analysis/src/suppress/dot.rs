@@ -37,6 +37,7 @@ pub fn collect(
     }
     let layout = Layout {
         anchors,
+        pipeline: true,
         comment_line: |line: &str| {
             line.starts_with("//") || line.starts_with('#') || line.starts_with("/*")
         },
@@ -132,7 +133,11 @@ mod tests {
         let text = "digraph G {\n  a -> b [condition=\"outcome=\"] // wfc: allow(WF0606, WF0601)\n  c -- d // wfc: allow(WF0603)\n  @ // wfc: allow(dot-syntax-error)\n}\n";
         let parsed = wf_dot::parse(text, FileId(0));
         let (suppressions, problems) = collect(FileId(0), text, &parsed);
-        assert!(problems.is_empty(), "{problems:?}");
+        // Each code named is refused, with WF0010 on its comment.
+        let refused: Vec<_> = problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(refused.len(), 4, "{refused:?}");
+        assert!(refused.iter().all(|m| m.ends_with("cannot be suppressed")));
+        assert!(problems.iter().all(|p| p.notes[0].contains("syntax error")));
         let mut diagnostics = wf_dot::parse_and_lower(text, FileId(0)).diagnostics;
         let codes = |d: &[Diagnostic]| d.iter().map(|d| d.code.code).collect::<Vec<_>>();
         let before = codes(&diagnostics);

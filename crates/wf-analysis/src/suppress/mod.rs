@@ -4,10 +4,14 @@
 //! primary span starts on that line. A comment alone on its line applies to
 //! the item that starts on the next line of code: a whole workflow, a node
 //! declaration, an edge chain or an attribute, and every diagnostic whose
-//! primary span lies inside it. Codes are given by code or by name. Syntax
-//! errors cannot be suppressed: a file that does not parse is not understood.
-//! A malformed suppression is itself reported (WF0010), so a typo does not
-//! silently stop suppressing.
+//! primary span lies inside it. Codes are given by code or by name.
+//!
+//! Two kinds of errors cannot be suppressed (see [`unsuppressible`]): syntax
+//! errors (a file that does not parse is not understood), and the errors
+//! that make compiling impossible ([`COMPILE_BLOCKING`]): suppressing those
+//! would let `wfc check` pass a file `wfc build` and `wfc run` refuse. A
+//! malformed suppression, or one naming such a code, is itself reported
+//! (WF0010), so a typo does not silently stop suppressing.
 //!
 //! `.dot` pipelines take the same comments, written `// wfc: allow(…)` or
 //! `# wfc: allow(…)` (see [`dot`]).
@@ -39,6 +43,7 @@ pub fn collect(file: FileId, text: &str, parsed: &Parsed) -> (Vec<Suppression>, 
         .map(|trivia| trivia.span);
     let layout = Layout {
         anchors: item_anchors(parsed),
+        pipeline: false,
         comment_line: |line: &str| line.starts_with("//"),
     };
     collect_comments(file, text, comments, &layout)
@@ -48,6 +53,8 @@ pub fn collect(file: FileId, text: &str, parsed: &Parsed) -> (Vec<Suppression>, 
 struct Layout<F: Fn(&str) -> bool> {
     /// Where each suppressible item starts, with its span.
     anchors: Vec<(u32, Span)>,
+    /// Whether the file is an Attractor pipeline (see [`unsuppressible`]).
+    pipeline: bool,
     /// Whether a trimmed line holds only a comment (so a stand-alone
     /// suppression looks past it for the next line of code).
     comment_line: F,
@@ -69,7 +76,15 @@ fn collect_comments<F: Fn(&str) -> bool>(
         };
         let at = span.in_file(file);
         let codes = match parse_allow(directive.trim()) {
-            Ok(codes) => codes,
+            Ok(codes) => {
+                problems.extend(
+                    codes
+                        .iter()
+                        .filter_map(|&code| Some((code, unsuppressible(code, layout.pipeline)?)))
+                        .map(|(code, why)| refused(code, why, at)),
+                );
+                codes
+            }
             Err(message) => {
                 problems.push(
                     Diagnostic::new(&codes::INVALID_SUPPRESSION, message, at)
@@ -94,14 +109,72 @@ pub fn directive(comment: &str) -> Option<&str> {
         .strip_prefix("wfc:")
 }
 
-/// Drops every diagnostic a suppression covers. Syntax errors are never
-/// dropped (see [`is_syntax_error`]).
+/// The errors `wfc build` cannot compile past: each stands for a
+/// `CompileError` of `wf-ir`'s compiler (a duplicate workflow name, no
+/// entry node, a cycle in a `.wf` workflow, a key of an unknown type, a
+/// call to an unknown workflow, an engine attribute of the wrong type or
+/// out of range, a retry target that is not a node). They cannot be
+/// suppressed, inline or through `[lints]`. `crates/wfc/tests/check_files.rs`
+/// holds a sample of each that the compiler refuses.
+pub const COMPILE_BLOCKING: &[&Code] = &[
+    &codes::DUPLICATE_WORKFLOW,
+    &codes::UNKNOWN_ENTRY,
+    &codes::UNKNOWN_WORKFLOW,
+    &codes::CYCLE,
+    &codes::MISSING_ENTRY,
+    &codes::AMBIGUOUS_ENTRY,
+    &codes::UNKNOWN_TYPE,
+    &codes::ATTRIBUTE_TYPE_MISMATCH,
+    &codes::INVALID_DURATION,
+    &codes::ATTRIBUTE_OUT_OF_RANGE,
+    &codes::UNKNOWN_RETRY_TARGET,
+];
+
+/// The compile-blocking codes an Attractor pipeline reports below error,
+/// which stay suppressible there: a cycle (pipelines loop; an info) and an
+/// unknown retry target (rule `retry_target_exists`, a warning).
+const BELOW_ERROR_IN_PIPELINES: [&Code; 2] = [&codes::CYCLE, &codes::UNKNOWN_RETRY_TARGET];
+
+/// Why a diagnostic code cannot be suppressed in a `.wf` file (or, with
+/// `pipeline`, a `.dot` one), or `None` when it can: a syntax error, or an
+/// error in [`COMPILE_BLOCKING`].
+pub fn unsuppressible(code: &Code, pipeline: bool) -> Option<&'static str> {
+    if code.severity == Severity::Error
+        && (code.family == Family::Syntax || DOT_SYNTAX.iter().any(|c| c.code == code.code))
+    {
+        Some("it is a syntax error: a file that does not parse cannot be checked")
+    } else if COMPILE_BLOCKING.iter().any(|c| c.code == code.code)
+        && !(pipeline && BELOW_ERROR_IN_PIPELINES.iter().any(|c| c.code == code.code))
+    {
+        Some("`wfc build` and `wfc run` cannot compile a workflow with this error")
+    } else {
+        None
+    }
+}
+
+/// WF0010 for a suppression naming a code it cannot silence.
+fn refused(code: &Code, why: &str, at: wf_diagnostics::FileSpan) -> Diagnostic {
+    Diagnostic::new(
+        &codes::INVALID_SUPPRESSION,
+        format!("{} ({}) cannot be suppressed", code.code, code.name),
+        at,
+    )
+    .with_primary_label(format!("this does not silence {}", code.code))
+    .with_note(why)
+    .with_help(format!(
+        "fix the error instead, and take `{}` out of the comment (`wfc explain {}` says how)",
+        code.name, code.code
+    ))
+}
+
+/// Drops every diagnostic a suppression covers. Errors that cannot be
+/// suppressed are never dropped (see [`is_unsuppressible`]).
 pub fn apply(diagnostics: &mut Vec<Diagnostic>, suppressions: &[Suppression]) {
     if suppressions.is_empty() {
         return;
     }
     diagnostics.retain(|d| {
-        if is_syntax_error(d) {
+        if is_unsuppressible(d) {
             return true;
         }
         let at = d.primary.location;
@@ -114,19 +187,30 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, suppressions: &[Suppression]) {
     });
 }
 
+/// The DOT front end's syntax errors: a token, an unterminated string,
+/// Graphviz syntax outside the subset, a condition that does not parse.
+const DOT_SYNTAX: [&Code; 4] = [
+    &codes::DOT_SYNTAX_ERROR,
+    &codes::DOT_UNTERMINATED,
+    &codes::DOT_UNSUPPORTED,
+    &codes::DOT_CONDITION_SYNTAX,
+];
+
 /// Whether `d` reports text its front end could not read: a `.wf` syntax
-/// error, or a DOT one (a token, an unterminated string, Graphviz syntax
-/// outside the subset, a condition that does not parse). Such errors
-/// cannot be suppressed: a file that does not parse is not understood.
+/// error, or a DOT one (see [`DOT_SYNTAX`]). Such errors cannot be
+/// suppressed: a file that does not parse is not understood.
 pub fn is_syntax_error(d: &Diagnostic) -> bool {
-    const DOT_SYNTAX: [&Code; 4] = [
-        &codes::DOT_SYNTAX_ERROR,
-        &codes::DOT_UNTERMINATED,
-        &codes::DOT_UNSUPPORTED,
-        &codes::DOT_CONDITION_SYNTAX,
-    ];
     d.severity == Severity::Error
         && (d.code.family == Family::Syntax || DOT_SYNTAX.iter().any(|c| c.code == d.code.code))
+}
+
+/// Whether no suppression may drop `d`: a syntax error, or an error that
+/// makes compiling impossible ([`COMPILE_BLOCKING`]). A compile-blocking
+/// code reported as a warning (an Attractor rule's own severity) stays
+/// suppressible, like any warning.
+pub fn is_unsuppressible(d: &Diagnostic) -> bool {
+    is_syntax_error(d)
+        || (d.severity == Severity::Error && COMPILE_BLOCKING.iter().any(|c| c.code == d.code.code))
 }
 
 /// Parses `allow(A, B)` into codes.
@@ -234,7 +318,8 @@ mod tests {
 
     #[test]
     fn standalone_comment_covers_the_next_item() {
-        let text = "// wfc: allow(cycle, WF0205)\n\n/// Docs.\nworkflow W {\n  a -> b -> a\n}\n";
+        let text =
+            "// wfc: allow(undeclared-node, WF0205)\n\n/// Docs.\nworkflow W {\n  a -> b -> a\n}\n";
         let (s, p) = run(text);
         assert!(p.is_empty());
         assert_eq!(s[0].codes.len(), 2);
@@ -253,6 +338,36 @@ mod tests {
             assert!(s.is_empty(), "{bad}");
             assert_eq!(p.len(), 1, "{bad}");
             assert_eq!(p[0].code.code, "WF0010");
+        }
+    }
+
+    #[test]
+    fn compile_blocking_errors_cannot_be_suppressed() {
+        // Every code of the set, by code and by name, so that a code added
+        // to the set is covered without touching this test.
+        for code in COMPILE_BLOCKING {
+            assert_eq!(code.severity, Severity::Error, "{}", code.code);
+            for written in [code.code, code.name] {
+                let text = format!("// wfc: allow({written}, WF0205)\nworkflow W {{ a -> b }}\n");
+                let (s, p) = run(&text);
+                assert_eq!(p.len(), 1, "{written}: {p:?}");
+                assert_eq!(p[0].code.code, "WF0010");
+                assert!(
+                    p[0].message.contains("cannot be suppressed"),
+                    "{}",
+                    p[0].message
+                );
+                assert!(p[0].message.contains(code.code));
+                let at = Span::new(text.find("a -> b").unwrap(), text.len()).in_file(FileId(0));
+                let mut diags = vec![
+                    Diagnostic::new(code, "blocking", at),
+                    Diagnostic::new(&codes::UNREACHABLE_NODE, "other", at),
+                ];
+                apply(&mut diags, &s);
+                // The other code of the same comment is still silenced.
+                assert_eq!(diags.len(), 1, "{written}");
+                assert_eq!(diags[0].code.code, code.code);
+            }
         }
     }
 

@@ -336,8 +336,52 @@ fn draw_group(
                 message: mark.message,
             });
         }
-        line::draw(out, palette, width, k + 1, text, &mut on_line);
+        let shown = window(text, &mut on_line);
+        line::draw(out, palette, width, k + 1, &shown, &mut on_line);
     }
+}
+
+/// The most characters of one source line a snippet shows. A longer line
+/// is cut to a window around its labels, with `…` where text is left out:
+/// a report's size then does not grow with the line (a one-line file of
+/// 360 KB with an error every few bytes made output quadratic).
+pub(crate) const MAX_LINE_CHARS: usize = 200;
+
+/// How many characters of context a window keeps before its first label.
+const WINDOW_LEAD: usize = 40;
+
+/// `text` (a line with its terminator) cut to at most [`MAX_LINE_CHARS`]
+/// characters around `labels`, whose columns move with it; the line
+/// itself when it is short enough. A label reaching past the window is cut
+/// at its edge.
+fn window<'t>(text: &'t str, labels: &mut [line::OnLine<'_>]) -> Cow<'t, str> {
+    let body = text.trim_end_matches(['\n', '\r']);
+    // Cheap test first: a line of few bytes has few characters.
+    if body.len() <= MAX_LINE_CHARS || body.chars().count() <= MAX_LINE_CHARS {
+        return Cow::Borrowed(text);
+    }
+    let len = body.chars().count();
+    let first = labels.iter().map(|l| l.start).min().unwrap_or(0);
+    let start = first
+        .saturating_sub(WINDOW_LEAD)
+        .min(len.saturating_sub(MAX_LINE_CHARS));
+    let end = (start + MAX_LINE_CHARS).min(len);
+    let lead = usize::from(start > 0);
+    let mut shown = String::with_capacity(4 * (end - start) + 8);
+    if start > 0 {
+        shown.push('…');
+    }
+    shown.extend(body.chars().skip(start).take(end - start));
+    if end < len {
+        shown.push('…');
+    }
+    let shift = |col: usize| col.clamp(start, end) - start + lead;
+    for label in labels.iter_mut() {
+        label.start = shift(label.start);
+        label.end = shift(label.end).max(label.start);
+        label.col = (label.start + label.end) / 2;
+    }
+    Cow::Owned(shown)
 }
 
 /// The helps or notes: `Help: …` alone, `Help 1: …`, `Help 2: …` when

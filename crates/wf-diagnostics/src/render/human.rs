@@ -24,6 +24,13 @@ fn severity_color(severity: Severity) -> Color {
     }
 }
 
+/// The longest line (in bytes) a report drawn by ariadne may point at;
+/// ariadne prints whole lines.
+const ARIADNE_MAX_LINE_BYTES: usize = 1000;
+
+/// How much of the text an edit replaces a fix quotes, in characters.
+const MAX_QUOTED_CHARS: usize = 80;
+
 /// Colour of secondary labels: distinct from every severity colour.
 const SECONDARY_COLOR: Color = Color::Blue;
 
@@ -94,7 +101,7 @@ fn render_one(
     if body.draw(d, sources, color, cache, out) {
         return;
     }
-    if body.trips_ariadne(sources) {
+    if body.trips_ariadne(sources) || body.on_a_long_line(sources) {
         body.draw_plain(d, sources, out);
     } else {
         body.draw_with_ariadne(d, color, cache, out);
@@ -183,6 +190,23 @@ impl<'d> Body<'d> {
                 && sources
                     .try_get(mark.file)
                     .is_some_and(|f| misread_offset_splits_a_char(&f.text, mark.span.start))
+        })
+    }
+
+    /// Whether a label sits on a line longer than ariadne may be given:
+    /// ariadne shows whole lines, so such a report goes without snippets
+    /// (our drawing shows a window of the line instead, see
+    /// `draw::MAX_LINE_CHARS`).
+    fn on_a_long_line(&self, sources: &Sources) -> bool {
+        self.marks.iter().any(|mark| {
+            sources.try_get(mark.file).is_some_and(|f| {
+                [mark.span.start, mark.span.end].iter().any(|&at| {
+                    let k = f.line_index(at);
+                    let start = f.line_start(k).unwrap_or(0);
+                    let end = f.line_start(k + 1).unwrap_or(f.text.len());
+                    end.saturating_sub(start) > ARIADNE_MAX_LINE_BYTES
+                })
+            })
         })
     }
 
@@ -382,6 +406,12 @@ fn fix_text(fix: &Fix, sources: &Sources) -> String {
 /// Backtick-quotes a snippet, escaping line breaks and tabs so an edit stays
 /// on one line.
 fn quote(s: &str) -> String {
+    // A fix may replace a long stretch of text: quote its start only.
+    let cut = s.char_indices().nth(MAX_QUOTED_CHARS).map(|(i, _)| i);
+    let s = match cut {
+        Some(i) => Cow::Owned(format!("{}…", &s[..i])),
+        None => Cow::Borrowed(s),
+    };
     let escaped = s
         .replace('\\', "\\\\")
         .replace('\n', "\\n")

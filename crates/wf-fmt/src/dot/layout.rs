@@ -4,7 +4,6 @@ use wf_diagnostics::Span;
 use wf_dot::ast::{Attr, AttrList, EdgeEnd, File, Graph, Id, IdKind, Stmt, Subgraph};
 use wf_dot::lexer::Token;
 
-use super::INDENT;
 use super::printer::Printer;
 
 /// The written form of an id: its source text, except that the pieces of
@@ -21,6 +20,16 @@ fn id_code(p: &Printer<'_>, id: &Id) -> String {
 
 fn attr_code(p: &Printer<'_>, attr: &Attr) -> String {
     format!("{}={}", id_code(p, &attr.key), id_code(p, &attr.value))
+}
+
+/// `key = value` in a file that writes its assignments and spread-out
+/// lists that way (see `Printer::spaced_eq`), else `key=value`.
+fn spaced_attr_code(p: &Printer<'_>, attr: &Attr) -> String {
+    if p.spaced_eq {
+        format!("{} = {}", id_code(p, &attr.key), id_code(p, &attr.value))
+    } else {
+        attr_code(p, attr)
+    }
 }
 
 pub(super) fn stmt_span(stmt: &Stmt) -> Span {
@@ -108,10 +117,14 @@ impl Printer<'_> {
         self.line(code.trim_start(), start.start, open.end);
         self.depth += 1;
         self.prev_end = None;
+        let outer = self.block;
+        self.blocks += 1;
+        self.block = self.blocks;
         for stmt in stmts {
             self.stmt(stmt);
         }
         self.leading(close.start as usize);
+        self.block = outer;
         self.depth -= 1;
         self.line("}", close.start, close.end);
     }
@@ -125,12 +138,13 @@ impl Printer<'_> {
         }
         match stmt {
             Stmt::Assign(attr) => {
-                let code = attr_code(self, attr);
+                let code = spaced_attr_code(self, attr) + self.semi;
+                self.cells = Some(Vec::new());
                 self.line(&code, span.start, span.end);
             }
             Stmt::AttrDefaults { keyword, attrs, .. } => {
                 let head = self.text(*keyword).to_string();
-                self.with_attrs(&head, attrs, span);
+                self.with_attrs(&head, Vec::new(), attrs, span);
             }
             Stmt::Node { node, attrs, .. } => {
                 let head = id_code(self, &node.id);
@@ -140,8 +154,11 @@ impl Printer<'_> {
                         let code = self.verbatim(span).to_string();
                         self.line(&code, span.start, span.end);
                     }
-                    Some(attrs) => self.with_attrs(&head, attrs, span),
-                    None => self.line(&head, span.start, span.end),
+                    Some(attrs) => self.with_attrs(&head, Vec::new(), attrs, span),
+                    None => {
+                        self.cells = Some(Vec::new());
+                        self.line(&(head + self.semi), span.start, span.end);
+                    }
                 }
             }
             Stmt::Edge {
@@ -151,6 +168,8 @@ impl Printer<'_> {
                 ..
             } => {
                 let mut head = String::new();
+                // `->` and the node after it may be lined up by hand.
+                let mut cells = Vec::new();
                 for (i, end) in ends.iter().enumerate() {
                     let EdgeEnd::Node(node) = end else {
                         // Subgraphs as edge ends are errors: kept above.
@@ -162,16 +181,25 @@ impl Printer<'_> {
                         return self.line(&code, span.start, span.end);
                     }
                     if i > 0 {
-                        let op = directed.get(i - 1).map_or("->", |(_, s)| self.text(*s));
                         head.push(' ');
-                        head.push_str(op);
+                        match directed.get(i - 1) {
+                            Some((_, op)) => {
+                                cells.push((head.len(), op.start));
+                                head.push_str(self.text(*op));
+                            }
+                            None => head.push_str("->"),
+                        }
                         head.push(' ');
+                        cells.push((head.len(), node.id.span.start));
                     }
                     head.push_str(&id_code(self, &node.id));
                 }
                 match attrs {
-                    Some(attrs) => self.with_attrs(&head, attrs, span),
-                    None => self.line(&head, span.start, span.end),
+                    Some(attrs) => self.with_attrs(&head, cells, attrs, span),
+                    None => {
+                        self.cells = Some(cells);
+                        self.line(&(head + self.semi), span.start, span.end);
+                    }
                 }
             }
             Stmt::Subgraph(sub) => self.subgraph(sub),
@@ -209,28 +237,62 @@ impl Printer<'_> {
         }
     }
 
-    /// `head [a=b, c=d]` on one line when it fits, has no comment inside
-    /// and was written with the first attribute on the `[` line; otherwise
-    /// one attribute per line between `head [` and `]`.
-    fn with_attrs(&mut self, head: &str, list: &AttrList, span: Span) {
+    /// `head [a=b, c=d]` on one line when it was written on one line or
+    /// fits, has no comment inside and was written with the first attribute
+    /// on the `[` line; otherwise one attribute per line between `head [`
+    /// and `]`.
+    /// `cells` are those of `head` (see [`super::align`]).
+    fn with_attrs(
+        &mut self,
+        head: &str,
+        mut cells: Vec<(usize, u32)>,
+        list: &AttrList,
+        span: Span,
+    ) {
+        cells.push((head.len() + 1, list.span.start));
         if self.count_tokens(list.span, Token::LBracket) != 1 {
             // `[a=1][b=2]`: kept as written rather than merged.
-            let code = format!("{head} {}", self.verbatim(list.span));
+            let code = format!("{head} {}{}", self.verbatim(list.span), self.semi);
+            self.cells = Some(cells);
             return self.line(&code, span.start, span.end);
         }
         let codes: Vec<String> = list.attrs.iter().map(|a| attr_code(self, a)).collect();
-        let one_line = format!("{head} [{}]", codes.join(", "));
+        let mut one_line = format!("{head} [");
+        let mut attr_cells = Vec::new();
+        for (i, (attr, code)) in list.attrs.iter().zip(&codes).enumerate() {
+            if i > 0 {
+                one_line.push_str(", ");
+                attr_cells.push((one_line.len(), attr.span.start));
+            }
+            one_line.push_str(code);
+        }
+        one_line.push(']');
+        one_line.push_str(self.semi);
         let written_open = list.attrs.first().is_some_and(|first| {
             self.src
                 .get(list.span.start as usize..first.span.start as usize)
                 .is_some_and(|gap| gap.contains('\n'))
         });
+        // A list the author wrote on one line stays there however long:
+        // its values (mostly prompts) cannot be wrapped anyway.
+        let written_on_one_line = !self.text(list.span).contains('\n');
         let fits = !one_line.contains('\n')
-            && self.depth * INDENT + one_line.chars().count() <= self.width;
+            && (written_on_one_line
+                || self.indent_width() + one_line.chars().count() <= self.width);
         if fits && !written_open && !self.has_comment(list.span) {
+            cells.extend(attr_cells);
+            self.cells = Some(cells);
             return self.line(&one_line, span.start, span.end);
         }
         let open = list.span.start + 1;
+        self.cells = Some(cells);
+        // Expanded, each attribute on a line of its own: `key = value` in
+        // a file written that way.
+        let codes: Vec<String> = list
+            .attrs
+            .iter()
+            .map(|a| spaced_attr_code(self, a))
+            .collect();
         self.line(&format!("{head} ["), span.start, open);
         self.depth += 1;
         self.prev_end = None;
@@ -247,6 +309,6 @@ impl Printer<'_> {
         let close = list.span.end - 1;
         self.leading(close as usize);
         self.depth -= 1;
-        self.line("]", close, span.end);
+        self.line(&format!("]{}", self.semi), close, span.end);
     }
 }

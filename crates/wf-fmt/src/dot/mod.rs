@@ -6,6 +6,7 @@
 //! states the rules. As for `.wf`, every result is verified
 //! ([`verify::same_graph`]) before it is returned.
 
+mod align;
 mod layout;
 mod printer;
 pub(crate) mod verify;
@@ -14,8 +15,8 @@ use wf_diagnostics::{Diagnostic, FileId, Span};
 
 use crate::{FormatError, Options};
 
-/// One indentation level, in spaces (the style most DOT files use).
-pub(crate) const INDENT: usize = 4;
+/// How many columns a tab takes when measuring line width.
+pub(crate) const TAB_WIDTH: usize = 4;
 
 /// Formats DOT source text. Without `force`, a file with syntax errors is
 /// refused; with it, every statement containing an error (or a whole graph,

@@ -13,7 +13,8 @@ use wf_diagnostics::{FileId, Span};
 use wf_dot::lexer::{self, Token};
 use wf_dot::{Comment, CommentKind, Parsed};
 
-use super::INDENT;
+use super::TAB_WIDTH;
+use super::align::{self, Row};
 use crate::Options;
 
 /// Builds the formatted text of one DOT file.
@@ -26,6 +27,23 @@ pub(super) struct Printer<'a> {
     out: String,
     /// Current nesting depth (indentation levels).
     pub(super) depth: usize,
+    /// One indentation level as the file writes it (see [`indent_unit`]).
+    unit: &'a str,
+    /// The first lines of statements, for [`align::apply`].
+    rows: Vec<Row>,
+    /// The block being laid out, and the next block's number.
+    pub(super) block: u32,
+    pub(super) blocks: u32,
+    /// `";"` when the file ends every statement with `;` (its style,
+    /// kept), else empty: the separator is optional and dropped.
+    pub(super) semi: &'static str,
+    /// Whether the file writes `key = value`, with spaces, for every
+    /// graph-level assignment and every attribute of a list it spreads over
+    /// several lines (its style, kept there).
+    pub(super) spaced_eq: bool,
+    /// The cells of the next line (set for a statement's first line): byte
+    /// offsets in its code and the source offsets of their tokens.
+    pub(super) cells: Option<Vec<(usize, u32)>>,
     /// Maximum line width.
     pub(super) width: usize,
     /// Spans of syntax errors (with `--force`), sorted by start.
@@ -45,20 +63,143 @@ pub(super) fn print(src: &str, parsed: &Parsed, options: &Options, errors: &[Spa
         next: 0,
         out: String::with_capacity(src.len() + src.len() / 8),
         depth: 0,
+        unit: indent_unit(src, &parsed.file),
+        rows: Vec::new(),
+        block: 0,
+        blocks: 0,
+        cells: None,
+        semi: "",
+        spaced_eq: false,
         width: options.width,
         errors,
         tokens: lexer::lex(src, FileId(0)).tokens,
         prev_end: None,
     };
+    printer.spaced_eq = spaces_around_equals(src, &parsed.file.graphs);
+    if ends_statements_with_semicolons(parsed, &printer.tokens) {
+        printer.semi = ";";
+    }
     if src.starts_with('\u{FEFF}') {
         printer.out.push('\u{FEFF}');
     }
     printer.file(&parsed.file);
     printer.leading(usize::MAX);
-    printer.out
+    if printer.rows.is_empty() {
+        printer.out
+    } else {
+        align::apply(&printer.out, &printer.rows)
+    }
+}
+
+/// Whether every graph-level `key=value` and every attribute of a list
+/// written over several lines (one at least) is written `key = value`.
+fn spaces_around_equals(src: &str, graphs: &[wf_dot::ast::Graph]) -> bool {
+    use wf_dot::ast::{Attr, Stmt};
+    fn walk<'a>(src: &str, stmts: &'a [Stmt], out: &mut Vec<&'a Attr>) {
+        for stmt in stmts {
+            let list = match stmt {
+                Stmt::Assign(attr) => {
+                    out.push(attr);
+                    None
+                }
+                Stmt::AttrDefaults { attrs, .. } => Some(attrs),
+                Stmt::Node { attrs, .. } | Stmt::Edge { attrs, .. } => attrs.as_ref(),
+                Stmt::Subgraph(sub) => {
+                    walk(src, &sub.stmts, out);
+                    None
+                }
+            };
+            if let Some(list) = list
+                && src.get(list.span.range()).is_some_and(|t| t.contains('\n'))
+            {
+                out.extend(&list.attrs);
+            }
+        }
+    }
+    let mut attrs = Vec::new();
+    for graph in graphs {
+        walk(src, &graph.stmts, &mut attrs);
+    }
+    !attrs.is_empty()
+        && attrs
+            .iter()
+            .all(|a| src.get(a.key.span.end as usize..a.value.span.start as usize) == Some(" = "))
+}
+
+/// Whether every statement of the file (two at least) is followed by a
+/// `;`: a style some authors keep throughout, which is not untidy.
+fn ends_statements_with_semicolons(parsed: &Parsed, tokens: &[(Token<'_>, Span)]) -> bool {
+    let statements = super::leaf_statements(parsed);
+    statements.len() >= 2
+        && statements.iter().all(|stmt| {
+            let next = tokens.partition_point(|(_, s)| s.start < stmt.end);
+            tokens.get(next).is_some_and(|(t, _)| *t == Token::Semi)
+        })
+}
+
+/// Four spaces: the indentation most Attractor files use, for files that
+/// show none.
+const DEFAULT_UNIT: &str = "    ";
+
+/// The file's own indentation unit: how much deeper than its graph's line
+/// the first statement of the first graph with statements on lines of
+/// their own is indented, when that is 1 to 8 spaces or one tab; else four
+/// spaces. Authors indent by 2 and by 4 (and some by tabs), and re-indenting
+/// every line of a file is the largest diff a formatter can make.
+fn indent_unit<'s>(src: &'s str, file: &wf_dot::ast::File) -> &'s str {
+    let line_indent = |offset: usize| {
+        let start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let before = &src[start..offset];
+        before
+            .chars()
+            .all(|c| c == ' ' || c == '\t')
+            .then_some((start, before))
+    };
+    for graph in &file.graphs {
+        let Some(first) = graph.stmts.first() else {
+            continue;
+        };
+        let head = (graph.strict.unwrap_or(graph.keyword).start as usize).min(src.len());
+        let at = (super::layout::stmt_span(first).start as usize).min(src.len());
+        let (Some((_, outer)), Some((start, inner))) = (line_indent(head), line_indent(at)) else {
+            continue;
+        };
+        let Some(extra) = inner.strip_prefix(outer) else {
+            return DEFAULT_UNIT;
+        };
+        let spaces = !extra.is_empty() && extra.len() <= 8 && extra.bytes().all(|b| b == b' ');
+        return if spaces || extra == "\t" {
+            &src[start + outer.len()..start + inner.len()]
+        } else {
+            DEFAULT_UNIT
+        };
+    }
+    DEFAULT_UNIT
+}
+
+/// The column of `offset` on its source line, in characters, and whether
+/// two or more spaces come before it there.
+fn source_column(src: &str, offset: usize) -> (usize, bool) {
+    let offset = offset.min(src.len());
+    let before = &src[..offset];
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before[start..].chars().count(),
+        before[start..].ends_with("  "),
+    )
 }
 
 impl<'a> Printer<'a> {
+    /// The width of the current indentation, in columns (a tab counts 4).
+    pub(super) fn indent_width(&self) -> usize {
+        let unit: usize = self
+            .unit
+            .chars()
+            .map(|c| if c == '\t' { TAB_WIDTH } else { 1 })
+            .sum();
+        self.depth * unit
+    }
+
     /// The source text of `span` (empty when out of range).
     pub(super) fn text(&self, span: Span) -> &'a str {
         self.src.get(span.range()).unwrap_or("")
@@ -146,8 +287,8 @@ impl<'a> Printer<'a> {
     }
 
     fn indent(&mut self) {
-        for _ in 0..self.depth * INDENT {
-            self.out.push(' ');
+        for _ in 0..self.depth {
+            self.out.push_str(self.unit);
         }
     }
 
@@ -165,6 +306,25 @@ impl<'a> Printer<'a> {
     pub(super) fn line(&mut self, code: &str, start: u32, end: u32) {
         self.leading(start as usize);
         self.indent();
+        let cells = self.cells.take();
+        let row_start = self.out.len();
+        if let Some(cells) = cells {
+            let cells = cells
+                .into_iter()
+                .map(|(at, source)| {
+                    let (column, padded) = source_column(self.src, source as usize);
+                    (at, column, padded)
+                })
+                .collect();
+            self.rows.push(Row {
+                start: row_start,
+                // Source columns count characters, so a tab counts 1 here.
+                indent: self.depth * self.unit.chars().count(),
+                block: self.block,
+                cells,
+            });
+        }
+        let row = self.rows.last().is_some_and(|r| r.start == row_start);
         self.out.push_str(code);
         let mut pos = end as usize;
         // After a `//` comment nothing can follow on its line.
@@ -186,6 +346,14 @@ impl<'a> Printer<'a> {
                 self.indent();
             } else {
                 self.out.push_str("  ");
+                // A trailing comment may be lined up with its neighbours'.
+                if row && !inside {
+                    let (column, padded) = source_column(self.src, at);
+                    let at = self.out.len() - row_start;
+                    if let Some(row) = self.rows.last_mut() {
+                        row.cells.push((at, column, padded));
+                    }
+                }
             }
             self.push_comment(c);
             closed = c.kind != CommentKind::Block;

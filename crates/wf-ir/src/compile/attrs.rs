@@ -170,7 +170,8 @@ pub fn node_attrs(cx: &mut Cx, node: &Node) -> Result<NodeParts, CompileError> {
             "retry_target" => e.retry_target = Some(cx.node_ref(a)?),
             "fallback_retry_target" => e.fallback_retry_target = Some(cx.node_ref(a)?),
             "command" => e.command = Some(cx.string(a)?),
-            "default" => e.default_choice = Some(cx.string(a)?),
+            // Bare or quoted, as the checker accepts it (a choice named by its target).
+            "default" => e.default_choice = Some(cx.word(a)?),
             "join_policy" => e.join_policy = Some(cx.word(a)?),
             "error_policy" => e.error_policy = Some(cx.word(a)?),
             "max_parallel" => e.max_parallel = Some(cx.small(a, 1)?),

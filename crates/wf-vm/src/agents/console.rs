@@ -6,11 +6,15 @@
 //! choices is not offered) or by typing the label. At `step` and `tool`
 //! nodes the person answers success, fail (with an optional reason) or
 //! suspend, and on success types a value for each declared write (JSON,
-//! or plain text for strings; an empty line skips the key). `branch`,
-//! `parallel` and `join` nodes route by themselves and terminals complete.
+//! or plain text for strings; an empty line skips the key, which fails
+//! the node). `branch`, `parallel` and `join` nodes route by themselves and
+//! terminals complete (an `exit` with declared writes asks for them).
 //! End of input suspends the run (resumable), it never hangs or panics.
+//! A `human` node with a `timeout` stops waiting when it passes and takes
+//! the node's `default` (a node without one fails).
 
 use std::io::{self, BufRead};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use wf_ir::{Opcode, ValueType};
@@ -24,24 +28,67 @@ enum Stop {
     Eof,
     /// The person asked to suspend.
     Suspend,
+    /// The node's timeout passed.
+    Timeout,
     /// Reading failed.
     Io(io::Error),
 }
 
 type Answer<T> = Result<T, Stop>;
 
+/// Where the console's answers come from, a line at a time.
+pub trait LineSource {
+    /// The next line; `Ok(None)` at the end of input. With `wait`, gives up
+    /// after that long with an error of kind [`io::ErrorKind::TimedOut`]
+    /// (a source that cannot wait may ignore it).
+    fn next_line(&mut self, wait: Option<Duration>) -> io::Result<Option<String>>;
+}
+
+/// Any reader, without timeouts (tests, embedders).
+impl<R: BufRead> LineSource for R {
+    fn next_line(&mut self, _wait: Option<Duration>) -> io::Result<Option<String>> {
+        let mut line = String::new();
+        Ok((self.read_line(&mut line)? > 0).then_some(line))
+    }
+}
+
+/// Standard input, read through the process's shared `Stdin` one line at
+/// a time (so the Attractor console interviewer takes turns on the same
+/// lines). A wait uses `poll(2)`: lines a pipe delivered earlier may sit in
+/// `Stdin`'s buffer where `poll` cannot see them, so timeouts are meant for
+/// terminals (Unix only; elsewhere they are not enforced).
+pub struct StdinLines;
+
+impl LineSource for StdinLines {
+    fn next_line(&mut self, wait: Option<Duration>) -> io::Result<Option<String>> {
+        if let Some(wait) = wait
+            && !crate::attractor::interviewer::stdin_ready(wait)
+        {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        io::stdin().lock().next_line(None)
+    }
+}
+
 /// The console agent, reading answers from `input` and writing questions
-/// to `output` (the terminal's stdin and stderr in `wfc run`; byte buffers
-/// in tests).
+/// to `output` (standard input and error in `wfc run`; byte buffers in
+/// tests).
 pub struct ConsoleAgent<R, W> {
     input: R,
     output: W,
+    /// When the current question must be answered by (a `human` node's
+    /// timeout).
+    deadline: Option<Instant>,
 }
 
-impl<R: BufRead, W: io::Write> ConsoleAgent<R, W> {
+impl<R: LineSource, W: io::Write> ConsoleAgent<R, W> {
     /// An agent asking on `output` and reading answers from `input`.
     pub fn new(input: R, output: W) -> Self {
-        ConsoleAgent { input, output }
+        ConsoleAgent {
+            input,
+            output,
+            deadline: None,
+        }
     }
 
     /// The input and output back, for tests.
@@ -55,13 +102,19 @@ impl<R: BufRead, W: io::Write> ConsoleAgent<R, W> {
         // the input side, which suspends.
         let _ = write!(self.output, "{prompt}");
         let _ = self.output.flush();
-        let mut line = String::new();
-        match self.input.read_line(&mut line) {
-            Ok(0) => {
+        let wait = self
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        match self.input.next_line(wait) {
+            Ok(None) => {
                 let _ = writeln!(self.output);
                 Err(Stop::Eof)
             }
-            Ok(_) => Ok(line.trim().to_string()),
+            Ok(Some(line)) => Ok(line.trim().to_string()),
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                let _ = writeln!(self.output);
+                Err(Stop::Timeout)
+            }
             Err(e) => Err(Stop::Io(e)),
         }
     }
@@ -118,6 +171,19 @@ impl<R: BufRead, W: io::Write> ConsoleAgent<R, W> {
             .filter(|k| unique(**k))
             .map(char::to_string)
             .collect();
+        if let Some(ms) = cx.node.engine.timeout_ms {
+            let then = match cx.default_edge() {
+                Some(_) => format!(
+                    "the default `{}` is taken",
+                    cx.str(cx.node.engine.default_choice.expect("has an edge"))
+                ),
+                None => "the node fails".to_string(),
+            };
+            self.say(&format!(
+                "  (answer within {}; then {then})",
+                crate::tools::human_duration(Duration::from_millis(ms))
+            ));
+        }
         let prompt = if offered.is_empty() {
             format!("Choose 1-{} or `suspend`: ", edges.len())
         } else {
@@ -235,16 +301,27 @@ impl<R: BufRead, W: io::Write> ConsoleAgent<R, W> {
     }
 }
 
-impl<R: BufRead, W: io::Write> DecisionAgent for ConsoleAgent<R, W> {
+impl<R: LineSource, W: io::Write> DecisionAgent for ConsoleAgent<R, W> {
     fn decide(&mut self, cx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         self.header(cx);
+        // Only a `human` node's own timeout is a deadline for a person: the
+        // engine refuses late answers elsewhere.
+        let limit = (cx.node.op == Opcode::Human)
+            .then_some(cx.node.engine.timeout_ms)
+            .flatten()
+            .map(Duration::from_millis);
+        self.deadline = limit.map(|l| Instant::now() + l);
         let decided = match cx.node.op {
             Opcode::Human => self.choose(cx),
             Opcode::Branch | Opcode::Parallel | Opcode::Join => {
                 Ok(Decision::Advance(Outcome::success()))
             }
-            Opcode::Exit => Ok(Decision::Complete { writes: Vec::new() }),
-            Opcode::Step | Opcode::Tool | Opcode::Call => self.answer(cx),
+            // An exit that declares writes asks for them: a completion
+            // without a declared write fails the node.
+            Opcode::Exit if cx.node.writes.is_empty() => {
+                Ok(Decision::Complete { writes: Vec::new() })
+            }
+            Opcode::Step | Opcode::Tool | Opcode::Call | Opcode::Exit => self.answer(cx),
         };
         match decided {
             Ok(decision) => Ok(decision),
@@ -254,6 +331,30 @@ impl<R: BufRead, W: io::Write> DecisionAgent for ConsoleAgent<R, W> {
             Err(Stop::Suspend) => Ok(Decision::Suspend {
                 reason: "suspended at the console".into(),
             }),
+            Err(Stop::Timeout) => {
+                let limit = limit.unwrap_or_default();
+                let waited = crate::tools::human_duration(limit);
+                Ok(match cx.timeout_default(limit) {
+                    Some(decision) => {
+                        let chosen = cx.node.engine.default_choice.map(|c| cx.str(c));
+                        self.say(&format!(
+                            "  No answer within {waited}: taking the default `{}`.",
+                            chosen.unwrap_or_default()
+                        ));
+                        decision
+                    }
+                    None => {
+                        self.say(&format!("  No answer within {waited}."));
+                        Decision::Advance(Outcome {
+                            status: Status::Fail,
+                            failure_reason: Some(format!(
+                                "timed out: no answer at the console within {waited}"
+                            )),
+                            ..Outcome::success()
+                        })
+                    }
+                })
+            }
             Err(Stop::Io(e)) => Err(AgentError {
                 message: format!("could not read the console: {e}"),
             }),

@@ -32,6 +32,19 @@ fn err(ctx: &DecisionContext<'_>, msg: String) -> AgentError {
     }
 }
 
+/// A routing error: also says that `rules` only follows what node specs
+/// spell out, and how to run with another agent.
+fn route_err(ctx: &DecisionContext<'_>, msg: String) -> AgentError {
+    err(
+        ctx,
+        format!(
+            "{msg}. The `rules` agent follows the Reflex rule convention in node specs \
+             (`edge`, `writes`); for a dry run use --agent auto, to decide yourself \
+             --agent console, or name a program with --agent exec:COMMAND"
+        ),
+    )
+}
+
 fn writes(ctx: &DecisionContext<'_>) -> Result<Vec<Write>, AgentError> {
     let Some(spec) = ctx.node.spec.get("writes") else {
         return Ok(Vec::new());
@@ -80,7 +93,7 @@ impl DecisionAgent for RulesAgent {
                 match ids.iter().find(|id| valid.contains(id)) {
                     Some(id) => (*id).to_owned(),
                     None => {
-                        return Err(err(
+                        return Err(route_err(
                             ctx,
                             format!(
                                 "none of the edges [{}] in `edge` is valid (valid: [{}])",
@@ -100,9 +113,9 @@ impl DecisionAgent for RulesAgent {
             None if ctx.is_terminal() => return Ok(Decision::Complete { writes }),
             None => match valid.as_slice() {
                 [one] => (*one).to_owned(),
-                [] => return Err(err(ctx, "no outgoing edge is valid".into())),
+                [] => return Err(route_err(ctx, "no outgoing edge is valid".into())),
                 many => {
-                    return Err(err(
+                    return Err(route_err(
                         ctx,
                         format!(
                             "{} edges are valid ([{}]) and the spec names none in `edge`",

@@ -4,7 +4,8 @@
 //! what `wfc run --resume` restores; `checkpoint.json` is the Attractor
 //! view of the same run for people and other tools: the last completed
 //! node, the completed nodes in order, retry counts and the context. It is
-//! rewritten atomically after each node and when the run ends.
+//! rewritten atomically after each node and when the run ends, and derived
+//! again from the step log on resume ([`CheckpointWriter::from_log`]).
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::files::{RunFiles, now};
 use crate::event::{Event, EventSink};
+use crate::persist::{PersistError, RunDir};
 
 /// The checkpoint's file name in the run directory.
 pub const CHECKPOINT_FILE: &str = "checkpoint.json";
@@ -25,13 +27,21 @@ pub struct CheckpointWriter {
     retries: BTreeMap<String, u64>,
     context: Map<String, Value>,
     logs: Vec<String>,
-    /// Events of steps up to this one are already in the file (a resumed
-    /// run may redo the step it was killed in).
-    saved_step: Option<u64>,
     pending: bool,
     /// The first write error; the run goes on (the engine's own log is the
     /// durable record) and the CLI reports it.
     pub error: Option<String>,
+}
+
+/// What the checkpoint needs of one event (of the root frame: depth 1).
+enum Change<'a> {
+    Enter(&'a str),
+    Exit(&'a str, &'a str),
+    Retry(&'a str, u64),
+    Write(&'a str, &'a Value),
+    Restart(&'a str),
+    Complete,
+    End,
 }
 
 impl CheckpointWriter {
@@ -46,60 +56,96 @@ impl CheckpointWriter {
             retries: BTreeMap::new(),
             context: initial.iter().cloned().collect(),
             logs: Vec::new(),
-            saved_step: None,
             pending: false,
             error: None,
         }
     }
 
-    /// A writer that goes on from the run directory's `checkpoint.json`
-    /// (a fresh one when there is none yet).
-    pub fn resume(files: RunFiles) -> Result<Self, String> {
-        let path = files.root().join(CHECKPOINT_FILE);
-        let mut w = CheckpointWriter::new(files, &[]);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(w),
-            Err(e) => return Err(format!("cannot read `{}`: {e}", path.display())),
-        };
-        let doc: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("`{}` is not JSON: {e}", path.display()))?;
-        let strings = |v: &Value| -> Vec<String> {
-            v.as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|s| s.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        w.current_node = doc["current_node"].as_str().map(String::from);
-        w.completed = strings(&doc["completed_nodes"]);
-        w.logs = strings(&doc["logs"]);
-        if let Some(m) = doc["node_retries"].as_object() {
-            w.retries = m
-                .iter()
-                .filter_map(|(k, v)| v.as_u64().map(|n| (k.clone(), n)))
-                .collect();
+    /// A writer for a resumed run: the checkpoint is derived again from
+    /// the events of every step the run log committed (`initial` as for
+    /// [`CheckpointWriter::new`]) and written at once, so it never holds a
+    /// step the log lost, and the file as it was is not trusted.
+    pub fn from_log(
+        files: RunFiles,
+        initial: &[(String, Value)],
+        dir: &RunDir,
+    ) -> Result<Self, PersistError> {
+        let mut w = CheckpointWriter::new(files, initial);
+        let mut last = None;
+        for (_, record) in dir.read_log()? {
+            for event in &record.events {
+                w.replay(event);
+            }
+            last = Some(record.step);
         }
-        if let Some(m) = doc["context"].as_object() {
-            w.context = m.clone();
+        if let Some(step) = last {
+            w.save(step);
         }
-        w.saved_step = doc["step"].as_u64();
         Ok(w)
     }
 
-    /// Tells a resumed writer where the restored engine stands: the node
-    /// entered last, which `checkpoint.json` does not record (it lists
-    /// completed nodes). Without it a run killed after entering its exit
-    /// node would never list that node as completed.
-    pub fn resumed_at(&mut self, node: &str) {
-        self.entered = Some(node.to_string());
+    /// Applies one logged event (JSON, as [`Event`] serialises).
+    fn replay(&mut self, event: &Value) {
+        let str_of = |k: &str| event[k].as_str().unwrap_or_default();
+        let step = event["step"].as_u64().unwrap_or_default();
+        let root = event["depth"] == 1;
+        match str_of("event") {
+            "node:enter" if root => self.apply(step, Change::Enter(str_of("node"))),
+            "node:exit" if root => {
+                self.apply(step, Change::Exit(str_of("node"), str_of("status")));
+            }
+            "node:retry" if root => {
+                let attempt = event["attempt"].as_u64().unwrap_or(1);
+                self.apply(step, Change::Retry(str_of("node"), attempt));
+            }
+            "blackboard:write" if root => {
+                for w in event["writes"].as_array().into_iter().flatten() {
+                    if let Some(key) = w["key"].as_str() {
+                        self.apply(step, Change::Write(key, &w["value"]));
+                    }
+                }
+            }
+            "engine:restart" => self.apply(step, Change::Restart(str_of("node"))),
+            "engine:complete" => self.apply(step, Change::Complete),
+            "engine:suspend" | "engine:error" => self.apply(step, Change::End),
+            _ => {}
+        }
+    }
+
+    fn apply(&mut self, step: u64, change: Change<'_>) {
+        match change {
+            Change::Enter(node) => {
+                if self.pending {
+                    self.save(step);
+                }
+                self.entered = Some(node.to_string());
+            }
+            Change::Exit(node, status) => {
+                self.complete_node(node);
+                self.logs.push(format!("{node}: {status}"));
+            }
+            Change::Retry(node, attempt) => {
+                self.retries.insert(node.to_string(), attempt - 1);
+            }
+            Change::Write(key, value) => {
+                self.context.insert(key.to_string(), value.clone());
+            }
+            Change::Restart(node) => {
+                self.context.retain(|k, _| k.starts_with("graph."));
+                self.logs.push(format!("loop_restart at {node}"));
+            }
+            Change::Complete => {
+                if let Some(node) = self.entered.clone() {
+                    self.complete_node(&node);
+                }
+                self.save(step);
+            }
+            Change::End => self.save(step),
+        }
     }
 
     fn save(&mut self, step: u64) {
         self.pending = false;
-        self.saved_step = Some(step);
         let (_, timestamp) = now();
         let doc = json!({
             "timestamp": timestamp,
@@ -125,73 +171,44 @@ impl CheckpointWriter {
     }
 }
 
-/// The step an event happened in.
-fn step_of(event: &Event<'_>) -> u64 {
-    match *event {
-        Event::NodeEnter { step, .. }
-        | Event::NodeExit { step, .. }
-        | Event::NodeRetry { step, .. }
-        | Event::EdgeTraverse { step, .. }
-        | Event::BlackboardWrite { step, .. }
-        | Event::WorkflowPush { step, .. }
-        | Event::WorkflowPop { step, .. }
-        | Event::EngineComplete { step }
-        | Event::EngineSuspend { step, .. }
-        | Event::EngineError { step, .. }
-        | Event::EngineRestart { step, .. }
-        | Event::HandlerEvent { step, .. } => step,
-    }
-}
-
 impl EventSink for CheckpointWriter {
     fn emit(&mut self, event: &Event<'_>) {
-        let step = step_of(event);
-        if self.saved_step.is_some_and(|s| step <= s) {
-            return;
-        }
         match *event {
-            Event::NodeEnter { node, depth: 1, .. } => {
-                if self.pending {
-                    self.save(step);
-                }
-                self.entered = Some(node.to_string());
-            }
+            Event::NodeEnter {
+                step,
+                node,
+                depth: 1,
+                ..
+            } => self.apply(step, Change::Enter(node)),
             Event::NodeExit {
+                step,
                 node,
                 depth: 1,
                 status,
                 ..
-            } => {
-                self.complete_node(node);
-                self.logs.push(format!("{node}: {}", status.as_str()));
-            }
+            } => self.apply(step, Change::Exit(node, status.as_str())),
             Event::NodeRetry {
+                step,
                 node,
                 depth: 1,
                 attempt,
                 ..
-            } => {
-                self.retries
-                    .insert(node.to_string(), u64::from(attempt - 1));
-            }
+            } => self.apply(step, Change::Retry(node, u64::from(attempt))),
             Event::BlackboardWrite {
-                depth: 1, writes, ..
+                step,
+                depth: 1,
+                writes,
+                ..
             } => {
                 for w in writes {
-                    self.context.insert(w.key.to_string(), w.value.clone());
+                    self.apply(step, Change::Write(w.key, w.value));
                 }
             }
-            Event::EngineRestart { node, .. } => {
-                self.context.retain(|k, _| k.starts_with("graph."));
-                self.logs.push(format!("loop_restart at {node}"));
+            Event::EngineRestart { step, node, .. } => self.apply(step, Change::Restart(node)),
+            Event::EngineComplete { step } => self.apply(step, Change::Complete),
+            Event::EngineSuspend { step, .. } | Event::EngineError { step, .. } => {
+                self.apply(step, Change::End);
             }
-            Event::EngineComplete { .. } => {
-                if let Some(node) = self.entered.clone() {
-                    self.complete_node(&node);
-                }
-                self.save(step);
-            }
-            Event::EngineSuspend { .. } | Event::EngineError { .. } => self.save(step),
             _ => {}
         }
     }
@@ -221,30 +238,73 @@ mod tests {
         }
     }
 
-    fn completed(dir: &std::path::Path) -> Value {
+    fn checkpoint(dir: &std::path::Path) -> Value {
         let text = std::fs::read_to_string(dir.join(CHECKPOINT_FILE)).unwrap();
-        serde_json::from_str::<Value>(&text).unwrap()["completed_nodes"].clone()
+        let mut doc = serde_json::from_str::<Value>(&text).unwrap();
+        doc.as_object_mut().unwrap().remove("timestamp");
+        doc
     }
 
-    /// A run killed after entering its exit node (and before the step that
-    /// completes it) lists the exit node once resumed.
+    /// Events replayed from the log (JSON) build the checkpoint the live
+    /// events built: a run killed after entering its exit node, then
+    /// resumed, lists every node once and keeps the `graph.*` context.
     #[test]
-    fn a_run_resumed_at_its_exit_node_lists_it_as_completed() {
-        let dir = std::env::temp_dir().join(format!("wfc-checkpoint-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut first = CheckpointWriter::new(RunFiles::new(&dir), &[]);
-        first.emit(&enter(0, "start"));
-        first.emit(&exit(0, "start"));
-        first.emit(&enter(0, "work"));
-        first.emit(&exit(1, "work"));
-        first.emit(&enter(1, "done"));
-        assert_eq!(completed(&dir), json!(["start", "work"]));
-        // Killed here; the engine resumes at `done`.
-        let mut resumed = CheckpointWriter::resume(RunFiles::new(&dir)).unwrap();
-        resumed.resumed_at("done");
-        resumed.emit(&Event::EngineComplete { step: 2 });
-        assert_eq!(completed(&dir), json!(["start", "work", "done"]));
-        std::fs::remove_dir_all(&dir).unwrap();
+    fn replayed_events_rebuild_the_live_checkpoint() {
+        let base = std::env::temp_dir().join(format!("wfc-checkpoint-{}", std::process::id()));
+        let (live_dir, replay_dir) = (base.join("live"), base.join("replay"));
+        for d in [&live_dir, &replay_dir] {
+            let _ = std::fs::remove_dir_all(d);
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let value = json!("green");
+        let writes = [crate::event::WriteRef {
+            key: "context.tests",
+            value: &value,
+        }];
+        let retry = Event::NodeRetry {
+            step: 1,
+            workflow: "p",
+            node: "work",
+            depth: 1,
+            attempt: 2,
+            delay_ms: 0,
+            reason: "flaky",
+        };
+        let write = Event::BlackboardWrite {
+            step: 2,
+            workflow: "p",
+            node: "work",
+            depth: 1,
+            writes: &writes,
+        };
+        let before_kill = [
+            enter(0, "start"),
+            exit(0, "start"),
+            enter(0, "work"),
+            retry,
+            write,
+            exit(2, "work"),
+            enter(2, "done"),
+        ];
+        let initial = [("graph.goal".to_string(), json!("ship"))];
+        let mut live = CheckpointWriter::new(RunFiles::new(&live_dir), &initial);
+        let mut resumed = CheckpointWriter::new(RunFiles::new(&replay_dir), &initial);
+        for e in &before_kill {
+            live.emit(e);
+            resumed.replay(&serde_json::to_value(e).unwrap());
+        }
+        // Killed here; the resumed engine goes on live.
+        for w in [&mut live, &mut resumed] {
+            w.emit(&Event::EngineComplete { step: 3 });
+        }
+        let doc = checkpoint(&live_dir);
+        assert_eq!(doc["completed_nodes"], json!(["start", "work", "done"]));
+        assert_eq!(doc["node_retries"], json!({"work": 1}));
+        assert_eq!(
+            doc["context"],
+            json!({"graph.goal": "ship", "context.tests": "green"})
+        );
+        assert_eq!(checkpoint(&replay_dir), doc);
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

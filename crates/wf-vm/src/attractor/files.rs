@@ -114,17 +114,23 @@ pub fn status_json(outcome: &Outcome, fidelity: &str, thread_id: Option<&str>) -
         "preferred_next_label": outcome.preferred_label.clone().unwrap_or_default(),
         "suggested_next_ids": outcome.suggested_next,
         "context_updates": updates,
-        "notes": outcome.notes.clone().unwrap_or_default(),
+        "notes": clip(outcome.notes.as_deref().unwrap_or_default()),
     });
     let map = doc.as_object_mut().expect("an object");
     if let Some(r) = &outcome.failure_reason {
-        map.insert("failure_reason".into(), json!(r));
+        map.insert("failure_reason".into(), json!(clip(r)));
     }
     map.insert("fidelity".into(), json!(fidelity));
     if let Some(t) = thread_id {
         map.insert("thread_id".into(), json!(t));
     }
     doc
+}
+
+/// A backend's note or reason as the status file keeps it: cut like the
+/// engine cuts them (`SizeLimits::max_text_bytes`, default).
+fn clip(text: &str) -> String {
+    crate::bound::clip(text, crate::config::SizeLimits::default().max_text_bytes)
 }
 
 /// A node id as one safe path component: ASCII letters, digits, `_`, `-`
@@ -191,6 +197,23 @@ mod tests {
         assert_eq!(safe_name(".."), "%2E%2E");
         assert_eq!(safe_name("a/../b"), "a%2F..%2Fb");
         assert_eq!(safe_name(""), "%00");
+    }
+
+    #[test]
+    fn status_files_cut_long_notes_and_reasons() {
+        let long = "n".repeat(100_000);
+        let outcome = Outcome {
+            status: crate::agent::Status::Fail,
+            notes: Some(long.clone()),
+            failure_reason: Some(long),
+            ..Outcome::success()
+        };
+        let doc = status_json(&outcome, "compact", None);
+        for key in ["notes", "failure_reason"] {
+            let text = doc[key].as_str().unwrap();
+            assert!(text.len() < 4200, "{key}: {} bytes", text.len());
+            assert!(text.ends_with("… [truncated, 100000 bytes]"), "{key}");
+        }
     }
 
     #[test]

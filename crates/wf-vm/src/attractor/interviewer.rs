@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use console::Console;
+pub(crate) use console::stdin_ready;
 pub use queue::Queue;
 pub use simple::{AutoApprove, Callback, Recording};
 

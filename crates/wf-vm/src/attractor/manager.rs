@@ -2,9 +2,13 @@
 //!
 //! The child is the `.dot` file `stack.child_dotfile` (fabro:
 //! `stack.child_workflow`) names (the node's attribute, else the graph's),
-//! relative to the parent pipeline's directory. It is loaded by the
+//! relative to the parent pipeline's directory, confined like an import
+//! (see [`confine`]): `wfc check` checks the same rules, and they hold
+//! here again because the IR may come from elsewhere. It is loaded by the
 //! [`ChildLoader`](super::parallel::ChildLoader) the CLI provides and runs
-//! in its own engine with the same backend and interviewer; its run
+//! in its own engine with the same backend, interviewer and tool runner
+//! (`--allow-tools`), the run's engine configuration, and what is left of
+//! the run's limits (its own limits apply where tighter); its run
 //! directory is `{run_dir}/{manager node}/child/`.
 //!
 //! The engine is single-threaded, so supervision is cooperative: one
@@ -29,7 +33,7 @@
 
 mod condition;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use condition::duration;
@@ -42,8 +46,6 @@ use super::parallel::branch::Lent;
 use super::parallel::{Kit, install};
 use super::{AttractorAgent, RunFiles};
 use crate::agent::{AgentError, BlackboardView, Decision, DecisionAgent, Outcome, Status, Write};
-use crate::config::EngineConfig;
-use crate::engine::Engine;
 use crate::report::RunStatus;
 
 /// How deep child pipelines and parallel branches may nest (a child
@@ -148,9 +150,16 @@ impl Handler for ManagerLoop {
                 Vec::new(),
             ));
         }
-        let path = match &self.kit.base_dir {
-            Some(base) => base.join(&dotfile),
-            None => PathBuf::from(&dotfile),
+        let path = match confine(&self.kit, &dotfile) {
+            Ok(path) => path,
+            Err(why) => {
+                return Ok(fail(
+                    format!(
+                        "manager node `{node}` cannot load its child pipeline `{dotfile}`: {why}"
+                    ),
+                    Vec::new(),
+                ));
+            }
         };
         let Some(loader) = self.kit.loader.clone() else {
             return Ok(fail(
@@ -182,7 +191,7 @@ impl Handler for ManagerLoop {
                 Vec::new(),
             ));
         };
-        let mut child = match Engine::new(&program, root, EngineConfig::default()) {
+        let mut child = match super::nested::Inherited::of(cx.decision).engine(&program, root) {
             Ok(e) => e,
             Err(e) => {
                 return Ok(fail(
@@ -203,8 +212,13 @@ impl Handler for ManagerLoop {
         let files = cx
             .files
             .map(|f| RunFiles::new(f.root().join(super::safe_name(&node)).join("child")));
+        child.set_tool_runner(super::nested::tool_runner(
+            self.kit.tools.as_ref(),
+            files.clone(),
+        ));
         let kit = Kit {
             base_dir: path.parent().map(PathBuf::from),
+            root: self.kit.root.clone().or_else(|| self.kit.base_dir.clone()),
             depth: self.kit.depth + 1,
             ..self.kit.clone()
         };
@@ -312,4 +326,39 @@ impl Handler for ManagerLoop {
             ),
         })
     }
+}
+
+/// The file the child pipeline path `written` names, by the rules of
+/// imports (`wf_analysis::imports::child`): relative to the parent
+/// pipeline's directory, not absolute, inside the project root (also once
+/// symbolic links are resolved), and a `.dot`, `.fabro` or `.gv` file.
+/// Nothing else is ever handed to the loader, so no other file is read,
+/// let alone quoted in a diagnostic. The error says why, with the code
+/// `wfc check` reports.
+fn confine(kit: &Kit, written: &str) -> Result<PathBuf, String> {
+    use wf_analysis::imports::{self, PathProblem, child};
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = |p: &Path| imports::normalize(&cwd.join(p));
+    let base = absolute(kit.base_dir.as_deref().unwrap_or(Path::new("")));
+    let root = absolute(kit.root.as_deref().unwrap_or(&base));
+    // `resolve` takes the naming file; only its directory matters.
+    let path = child::resolve(&base.join("pipeline.dot"), written, &root).map_err(|p| match p {
+        PathProblem::Absolute => "absolute paths are not allowed (WF0108)".to_owned(),
+        PathProblem::EscapesRoot => {
+            format!("it leaves the project root `{}` (WF0108)", root.display())
+        }
+        PathProblem::NotWf | PathProblem::Empty => {
+            "it does not name a `.dot`, `.fabro` or `.gv` pipeline (WF0110)".to_owned()
+        }
+    })?;
+    if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize())
+        && !real.starts_with(&real_root)
+    {
+        return Err(format!(
+            "it leaves the project root `{}` through a symbolic link to `{}` (WF0108)",
+            root.display(),
+            real.display()
+        ));
+    }
+    Ok(path)
 }

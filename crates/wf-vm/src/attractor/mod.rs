@@ -25,6 +25,7 @@ pub mod fan_in;
 pub mod human;
 pub mod interviewer;
 pub mod manager;
+pub mod nested;
 pub mod parallel;
 
 use serde_json::{Value, json};

@@ -47,8 +47,14 @@ pub struct Kit {
     /// The pipeline file's directory (`stack.child_dotfile` is relative to
     /// it); `None`: the working directory.
     pub base_dir: Option<PathBuf>,
+    /// The project root child pipelines may not leave (the import rules,
+    /// WF0108); `None`: `base_dir` of the root pipeline.
+    pub root: Option<PathBuf>,
     /// How deep in child pipelines this pipeline runs (0 for the root).
     pub depth: u32,
+    /// The run's tool runner (`None`: tools are not allowed, and tool
+    /// nodes in branches and child pipelines fail with the refusal).
+    pub tools: Option<super::nested::SharedTools>,
 }
 
 /// Registers `wait.human`, `parallel`, `parallel.fan_in` and
@@ -119,6 +125,7 @@ impl Handler for Parallel {
                    "error_policy": policy.error.name()}),
         );
         let started = std::time::Instant::now();
+        let inherited = super::nested::Inherited::of(d);
         let mut results: Vec<BranchResult> = Vec::with_capacity(targets.len());
         let mut stopped: Option<String> = None;
         for (index, &target) in targets.iter().enumerate() {
@@ -143,6 +150,7 @@ impl Handler for Parallel {
                 files: cx.files,
                 kit: &self.kit,
                 fan_out: d.node_idx,
+                inherited: &inherited,
             };
             let result = run_branch(env, target);
             cx.event(

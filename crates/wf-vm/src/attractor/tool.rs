@@ -2,12 +2,19 @@
 //! through its tool runner, not the agent; for Attractor runs that runner
 //! is [`AttractorToolRunner`], which wraps the process runner, adds
 //! `tool.output` and the built-in keys, and writes `status.json`.
+//!
+//! The command comes from the engine as a [`ShellCommand`]: DOT has no
+//! interpolation (`$goal` is expanded in prompts only), so for a pipeline
+//! it is `tool_command` as written, with no variables; the rule that keeps
+//! values out of the script (`crate::template::shell_command`) is the
+//! engine's, for every source format.
 
 use std::time::Duration;
 
 use super::files::RunFiles;
 use super::{add_builtin_keys, fidelity, is_attractor};
 use crate::agent::{DecisionContext, Outcome, Status, ToolRunner, Write};
+use crate::template::ShellCommand;
 
 /// The tool runner of Attractor runs.
 pub struct AttractorToolRunner<'b> {
@@ -24,13 +31,19 @@ impl<'b> AttractorToolRunner<'b> {
 }
 
 impl ToolRunner for AttractorToolRunner<'_> {
-    fn run(&mut self, context: &DecisionContext<'_>, command: &str, timeout: Duration) -> Outcome {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
         let node = context.str(context.node.id);
         let mut outcome = match &mut self.inner {
             None => Outcome {
                 status: Status::Fail,
                 failure_reason: Some(format!(
-                    "tool nodes run only with --allow-tools (node `{node}` would run `{command}`)"
+                    "tool nodes run only with --allow-tools (node `{node}` would run `{}`)",
+                    command.script
                 )),
                 ..Outcome::success()
             },
@@ -52,7 +65,7 @@ impl ToolRunner for AttractorToolRunner<'_> {
             });
         }
         if outcome.status == Status::Success && outcome.notes.is_none() {
-            outcome.notes = Some(format!("Tool completed: {command}"));
+            outcome.notes = Some(format!("Tool completed: {}", command.script));
         }
         if let Some(files) = &self.files {
             let (fid, thread) = fidelity::resolve(context);

@@ -1,7 +1,7 @@
 //! Applying a decision: writes and their contracts, retries, edge
 //! selection, failure routing, goal gates, completion and return.
 
-use wf_ir::{EdgeIdx, NodeIdx, WorkflowIdx};
+use wf_ir::{EdgeIdx, NodeIdx, Opcode, WorkflowIdx};
 
 use super::Engine;
 use super::support::backoff_delay;
@@ -73,6 +73,8 @@ impl Engine<'_> {
                 self.limits.max_write_bytes,
                 trusted,
             )?;
+            // Keys count: an entry holds its key as well as its value.
+            let size = size + w.key.len();
             total += size;
             if total > self.limits.max_blackboard_bytes {
                 return Err(format!(
@@ -136,6 +138,15 @@ impl Engine<'_> {
                 }
             }
         };
+        let moves_on = matches!(
+            outcome.status,
+            Status::Success | Status::PartialSuccess | Status::Skipped
+        );
+        if moves_on && let Some(reason) = self.unmet_contract(wf, node, &staged, trusted, &outcome)
+        {
+            outcome.status = Status::Fail;
+            outcome.failure_reason = Some(reason);
+        }
         // Attractor retries only `retry` (seed 3.5: a `fail` is final and
         // goes to failure routing at once); `.wf` retries both.
         let attractor = self.program.workflows[wf.0 as usize].dialect == wf_ir::Dialect::Attractor;
@@ -161,9 +172,19 @@ impl Engine<'_> {
                 let seed = self.step ^ (u64::from(node.0) << 32) ^ u64::from(wf.0);
                 let delay = backoff_delay(ir_node.engine.backoff.as_ref(), attempt, seed);
                 if !self.out.replaying {
-                    (self.sleeper)(delay);
+                    // Never past the wall clock: the next step reads the
+                    // clock and ends the run when it is spent.
+                    let left = self.time_left();
+                    (self.sleeper)(delay.min(left));
+                    self.clock_due = true;
                 }
-                self.frames[depth - 1].attempt += 1;
+                let frame = &mut self.frames[depth - 1];
+                frame.attempt += 1;
+                if ir_node.op == Opcode::Call {
+                    // Retrying a call runs the callee again.
+                    frame.phase = Phase::Entered;
+                    frame.callee_failure = None;
+                }
                 if self.out.on() {
                     let ev = Event::NodeRetry {
                         step: self.step,
@@ -213,11 +234,10 @@ impl Engine<'_> {
             return;
         }
         if let Some(target) = outcome.jump.as_deref().filter(|_| status != Status::Fail) {
-            let first = self.append(staged);
             if !attractor {
                 // Only pipeline handlers may leave a node without an edge:
                 // in `.wf` every move follows an edge whose guard holds.
-                self.emit_writes(depth, first, node);
+                // The step ends in an error: its writes are dropped.
                 let reason = format!(
                     "the agent asked to continue at `{target}` from node `{}` of workflow `{}` without an edge; only Attractor pipelines allow that",
                     self.node_name(wf, node),
@@ -226,29 +246,47 @@ impl Engine<'_> {
                 self.fail_run(reason);
                 return;
             }
+            let first = self.append(staged);
             self.jump_to(target, status, first);
             return;
         }
-        // The node's writes are visible to its outgoing guards.
+        // The node's writes are visible to the guards' second evaluation.
         let first = self.append(staged);
         let label = outcome.preferred_label.as_deref();
-        if self.valid_guarded && !self.compute_valid(wf, node, status.as_str(), label) {
-            return;
-        }
-        let workflow = &self.program.workflows[wf.0 as usize];
-        let chosen = match &outcome.edge {
+        let program = self.program;
+        let workflow = &program.workflows[wf.0 as usize];
+        let mut revalidated = false;
+        let chosen = match outcome.edge.as_deref() {
             Some(id) => {
-                let found = self
-                    .valid
-                    .iter()
-                    .copied()
-                    .find(|e| self.program.str(workflow.edges[e.0 as usize].id) == id);
+                let named = |set: &[EdgeIdx]| {
+                    set.iter()
+                        .copied()
+                        .find(|e| program.str(workflow.edges[e.0 as usize].id) == id)
+                };
+                // Reflex (seed 1.4): the agent picks among the edges it was
+                // shown, whose guards ran before its writes; that choice is
+                // taken. Otherwise the edge must hold for the real outcome
+                // with the writes visible (`when outcome == fail`).
+                let mut found = named(&self.valid);
+                if found.is_none() && self.valid_guarded {
+                    revalidated = true;
+                    if !self.revalidate(wf, node, status, label) {
+                        self.discard(first);
+                        return;
+                    }
+                    found = named(&self.valid);
+                }
                 if found.is_none() {
-                    self.emit_writes(depth, first, node);
-                    let valid: Vec<&str> = self
-                        .valid
+                    self.discard(first);
+                    let mut valid: Vec<EdgeIdx> = self.valid.clone();
+                    if revalidated {
+                        valid.extend_from_slice(&self.shown);
+                    }
+                    valid.sort_by_key(|e| e.0);
+                    valid.dedup();
+                    let valid: Vec<&str> = valid
                         .iter()
-                        .map(|e| self.program.str(workflow.edges[e.0 as usize].id))
+                        .map(|e| program.str(workflow.edges[e.0 as usize].id))
                         .collect();
                     let reason = format!(
                         "the agent chose edge `{id}` at node `{}` of workflow `{}`, which is not a valid edge there (valid: {})",
@@ -265,28 +303,37 @@ impl Engine<'_> {
                 }
                 found
             }
-            None if status == Status::Fail => {
-                let guarded: Vec<EdgeIdx> = self
-                    .valid
-                    .iter()
-                    .copied()
-                    .filter(|e| workflow.edges[e.0 as usize].guard.is_some())
-                    .collect();
-                select(
-                    self.program,
-                    workflow,
-                    &self.info[wf.0 as usize].labels,
-                    &guarded,
-                    &outcome,
-                )
+            None => {
+                // The engine selects: guards see the real outcome, its
+                // label and the node's writes.
+                if self.valid_guarded && !self.revalidate(wf, node, status, label) {
+                    self.discard(first);
+                    return;
+                }
+                if status == Status::Fail {
+                    let guarded: Vec<EdgeIdx> = self
+                        .valid
+                        .iter()
+                        .copied()
+                        .filter(|e| workflow.edges[e.0 as usize].guard.is_some())
+                        .collect();
+                    select(
+                        program,
+                        workflow,
+                        &self.info[wf.0 as usize].labels,
+                        &guarded,
+                        &outcome,
+                    )
+                } else {
+                    select(
+                        program,
+                        workflow,
+                        &self.info[wf.0 as usize].labels,
+                        &self.valid,
+                        &outcome,
+                    )
+                }
             }
-            None => select(
-                self.program,
-                workflow,
-                &self.info[wf.0 as usize].labels,
-                &self.valid,
-                &outcome,
-            ),
         };
         // Attractor's last step (seed 3.3): with no condition matched and no
         // unconditional edge, any edge, by weight then target id.
@@ -298,7 +345,7 @@ impl Engine<'_> {
             if status == Status::Fail {
                 self.route_failure(&outcome, first);
             } else {
-                self.emit_writes(depth, first, node);
+                self.discard(first);
                 let reason = format!(
                     "no valid edge leaves node `{}` of workflow `{}` for outcome `{}`{}",
                     self.node_name(wf, node),
@@ -334,6 +381,100 @@ impl Engine<'_> {
         }
         self.move_to(e.to);
         self.incoming = Some(edge);
+        if status == Status::Fail {
+            self.frames[depth - 1].entered_by_failure = true;
+        }
+    }
+
+    /// Evaluates the guards again for the real outcome, with the node's
+    /// writes visible; `self.shown` keeps the edges the agent was shown.
+    /// `false` when a guard failed (the run has failed).
+    fn revalidate(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        status: Status,
+        label: Option<&str>,
+    ) -> bool {
+        std::mem::swap(&mut self.valid, &mut self.shown);
+        self.compute_valid(wf, node, status.as_str(), label)
+    }
+
+    /// Drops the current frame's entries from index `first` on: the step
+    /// ended in an error, and an error leaves no writes behind.
+    pub(super) fn discard(&mut self, first: usize) {
+        let depth = self.frames.len();
+        let frame = self
+            .frames
+            .last_mut()
+            .expect("the root frame is never popped");
+        let before = frame.bytes;
+        frame.truncate(first, depth, &mut self.visible);
+        self.bb_bytes -= before - frame.bytes;
+    }
+
+    /// Why an outcome that moves on breaks the contracts (section 5 of
+    /// docs/runtime.md): a declared write it did not make (not for `tool`
+    /// nodes, whose runner writes what it writes, nor `call` nodes, whose
+    /// writes are their return maps), or, at a terminal other than a
+    /// failure exit, a key the workflow `gives` that its frame does not
+    /// hold.
+    fn unmet_contract(
+        &self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        staged: &[Entry],
+        trusted: bool,
+        outcome: &Outcome,
+    ) -> Option<String> {
+        let workflow = &self.program.workflows[wf.0 as usize];
+        let n = &workflow.nodes[node.0 as usize];
+        let written = |key: &str| staged.iter().any(|e| self.keys.name(e.key) == key);
+        let list = |keys: Vec<&str>| {
+            let plural = keys.len() > 1;
+            let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+            (keys.join(", "), plural)
+        };
+        if !trusted && !matches!(n.op, Opcode::Tool | Opcode::Call) {
+            let missing: Vec<&str> = n
+                .writes
+                .iter()
+                .map(|w| self.program.str(w.key))
+                .filter(|k| !written(k))
+                .collect();
+            if !missing.is_empty() {
+                let (keys, plural) = list(missing);
+                return Some(format!(
+                    "the outcome did not write {keys}, which the node declares in `writes` (an outcome that moves on writes {})",
+                    if plural { "them" } else { "it" }
+                ));
+            }
+        }
+        let frame = self.frames.last().expect("the root frame is never popped");
+        // A failure exit completes as a failure: nothing is promised there.
+        if n.edges.len == 0 && outcome.jump.is_none() && !frame.entered_by_failure {
+            let missing: Vec<&str> = workflow
+                .gives
+                .iter()
+                .map(|g| self.program.str(g.key))
+                .filter(|k| {
+                    !written(k) && self.keys.lookup(k).and_then(|id| frame.get(id)).is_none()
+                })
+                .collect();
+            if !missing.is_empty() {
+                let (keys, plural) = list(missing);
+                return Some(format!(
+                    "workflow `{}` would complete without {keys}, which it gives ({} every completion)",
+                    self.wf_name(wf),
+                    if plural {
+                        "they are promised on"
+                    } else {
+                        "it is promised on"
+                    }
+                ));
+            }
+        }
+        None
     }
 
     /// Moves the current frame to `target` and enters it.
@@ -346,6 +487,8 @@ impl Engine<'_> {
         f.node = target;
         f.phase = Phase::Entered;
         f.attempt = 1;
+        f.entered_by_failure = false;
+        f.callee_failure = None;
         self.enter_node();
     }
 
@@ -361,15 +504,23 @@ impl Engine<'_> {
         self.emit_exit(wf, node, depth, Status::Fail);
         self.emit_writes(depth, first, node);
         match n.engine.retry_target.or(n.engine.fallback_retry_target) {
-            Some(target) => self.move_to(target),
+            Some(target) => {
+                self.move_to(target);
+                self.frames[depth - 1].entered_by_failure = true;
+            }
             None => {
-                let reason = format!(
+                let run = format!(
                     "node `{}` of workflow `{}` failed: {reason}; no edge condition matched the failure and the node has no retry_target",
                     self.node_name(wf, node),
                     self.wf_name(wf)
                 );
+                let caller = format!(
+                    "workflow `{}` failed at node `{}`: {reason}",
+                    self.wf_name(wf),
+                    self.node_name(wf, node)
+                );
                 // The failure itself is already in the trace.
-                self.end_failed(reason);
+                self.workflow_failed(run, caller);
             }
         }
     }

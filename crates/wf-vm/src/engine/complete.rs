@@ -40,7 +40,14 @@ impl Engine<'_> {
                     self.emit_exit(wf, node, depth, Status::Fail);
                     self.move_to(t);
                 }
-                None => self.fail_run(format!("{what} and no retry target is set")),
+                None => {
+                    let reason = format!("{what} and no retry target is set");
+                    self.record_failure(wf, node, reason.clone());
+                    if depth > 1 {
+                        self.emit_exit(wf, node, depth, Status::Fail);
+                    }
+                    self.workflow_failed(reason.clone(), reason);
+                }
             }
             return;
         }
@@ -53,12 +60,35 @@ impl Engine<'_> {
             self.status = RunStatus::Completed;
             return;
         }
-        self.pop();
+        // A callee that completes where failure routing brought it ends at
+        // a failure exit: its caller's call node fails.
+        let failure = self.frames[depth - 1].entered_by_failure.then(|| {
+            format!(
+                "workflow `{}` ended at its failure exit `{}`",
+                self.wf_name(wf),
+                self.node_name(wf, node)
+            )
+        });
+        self.pop(true, failure);
     }
 
-    /// Returns from the current frame: the return map into the caller, then
-    /// `workflow:pop` and `node:enter` at the call node.
-    fn pop(&mut self) {
+    /// The current workflow failed and did not handle it (`run` and
+    /// `caller` say why; the failure is already in the trace). The root:
+    /// the run fails with `run`. A callee: its frame is popped without its
+    /// return map, and the next step fails the caller's call node with
+    /// `caller`, where retries and failure routing apply.
+    pub(super) fn workflow_failed(&mut self, run: String, caller: String) {
+        if self.frames.len() == 1 {
+            self.end_failed(run);
+        } else {
+            self.pop(false, Some(caller));
+        }
+    }
+
+    /// Returns from the current frame: the return map into the caller
+    /// (when `return_map`), then `workflow:pop` and `node:enter` at the call
+    /// node. With `failure`, the call node's outcome will be `fail`.
+    fn pop(&mut self, return_map: bool, failure: Option<String>) {
         let child = self.frames.pop().expect("depth > 1");
         self.visible.pop(&child);
         self.bb_bytes -= child.bytes;
@@ -67,10 +97,10 @@ impl Engine<'_> {
         let (wf, node) = (parent.workflow, parent.node);
         let call_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
         let first = parent.entries.len();
-        if let Some(call) = &call_node.call {
+        if let Some(call) = call_node.call.as_ref().filter(|_| return_map) {
             for m in &call.return_map {
                 if let Some(v) = child.get(m.child.0) {
-                    let size = contract::serialized_size(v);
+                    let size = contract::serialized_size(v) + self.keys.name(m.parent.0).len();
                     self.bb_bytes += size;
                     parent.push(
                         Entry {
@@ -87,7 +117,10 @@ impl Engine<'_> {
             }
         }
         parent.phase = Phase::Returned;
-        parent.attempt = 1;
+        // The attempt is kept: a call node's retries count calls.
+        parent.callee_failure = failure;
+        // The callee's last edge is not the caller's (snapshots name it).
+        self.incoming = None;
         self.emit_writes(depth, first, node);
         if self.out.on() {
             let ev = Event::WorkflowPop {

@@ -5,7 +5,7 @@ use wf_ir::IrProgram;
 
 use super::{Engine, EngineError, step};
 use crate::config::EngineConfig;
-use crate::persist::RunDir;
+use crate::persist::{PersistError, RunDir};
 use crate::report::RunStatus;
 
 impl<'p> Engine<'p> {
@@ -28,27 +28,47 @@ impl<'p> Engine<'p> {
         config: EngineConfig,
     ) -> Result<Self, EngineError> {
         let snap = dir.read_snapshot()?;
-        let mut engine = Engine::restore(program, &snap, config)?;
+        // Errors name the file at fault: both are untrusted input.
+        let mut engine = Engine::restore(program, &snap, config).map_err(|e| match e {
+            EngineError::Snapshot(message) => EngineError::Persist(PersistError::Corrupt {
+                path: dir.snapshot_path(),
+                line: None,
+                message,
+            }),
+            other => other,
+        })?;
         let records = dir.read_log_after(snap.step)?;
+        let corrupt = |line: usize, message: String| {
+            EngineError::Persist(PersistError::Corrupt {
+                path: dir.log_path(),
+                line: Some(line),
+                message,
+            })
+        };
         engine.out.replaying = true;
         for (line, record) in records {
             if record.step != engine.step {
-                return Err(EngineError::Snapshot(format!(
-                    "log line {line} records step {} where step {} was expected",
-                    record.step, engine.step
-                )));
+                return Err(corrupt(
+                    line,
+                    format!(
+                        "it records step {} where step {} was expected (the snapshot holds {} steps)",
+                        record.step, engine.step, snap.step
+                    ),
+                ));
             }
             if engine.status.is_final() {
-                return Err(EngineError::Snapshot(format!(
-                    "log line {line} records a step after the run ended"
-                )));
+                return Err(corrupt(
+                    line,
+                    "it records a step after the run ended".into(),
+                ));
             }
             if matches!(engine.status, RunStatus::Suspended { .. }) {
                 engine.status = RunStatus::Running;
             }
             engine
                 .do_step(step::Source::Replay(record.input))
-                .map_err(|m| EngineError::Snapshot(format!("log line {line}: {m}")))?;
+                .map_err(|m| corrupt(line, m))?;
+            engine.check_step_budget();
             engine.step += 1;
         }
         engine.out.replaying = false;
@@ -56,11 +76,18 @@ impl<'p> Engine<'p> {
         Ok(engine)
     }
 
+    /// A problem with the run directory that did not change the run's
+    /// outcome (the final snapshot could not be written: the log holds the
+    /// end), for the embedder to show as a warning.
+    pub fn persist_warning(&self) -> Option<&str> {
+        self.persist_warning.as_deref()
+    }
+
     /// Writes the step's log record and, when due, a snapshot.
     pub(super) fn finish_step(&mut self) {
         let done = self.status != RunStatus::Running;
         if done {
-            self.clock_mark = None;
+            self.stop_clock();
         }
         let Some(log) = &mut self.out.log else { return };
         if let Err(e) = log.commit(self.step - 1) {
@@ -74,14 +101,28 @@ impl<'p> Engine<'p> {
             if let Err(e) = log.sync() {
                 let reason = format!("could not sync the run log: {e}");
                 self.out.log = None;
-                self.fail_run(reason);
+                if done {
+                    // Written, not synced: a killed process loses nothing.
+                    self.persist_warning = Some(reason);
+                } else {
+                    self.fail_run(reason);
+                }
                 return;
             }
             let snap = self.snapshot();
             let result = self.out.log.as_ref().map(|l| l.dir().write_snapshot(&snap));
             if let Some(Err(e)) = result {
                 self.out.log = None;
-                self.fail_run(format!("could not write the snapshot: {e}"));
+                if done {
+                    // The log already holds the step that ended the run:
+                    // a resume replays it to the same end. Reporting the
+                    // run as failed would be untrue.
+                    self.persist_warning = Some(format!(
+                        "could not write the final snapshot ({e}); the run's log records its end"
+                    ));
+                } else {
+                    self.fail_run(format!("could not write the snapshot: {e}"));
+                }
             }
         }
     }

@@ -2,9 +2,11 @@
 //! and `docs/runtime.md` for the semantics).
 
 mod apply;
+mod budget;
 mod complete;
 mod durable;
 mod restart;
+mod screen;
 mod snapshot;
 mod step;
 mod support;
@@ -90,6 +92,14 @@ pub enum StepInput {
         /// Why.
         reason: String,
     },
+    /// A callee went over its own `max_steps` or `wall_clock`: its frame
+    /// (and those above it) are dropped and its call node fails.
+    OverBudget {
+        /// The callee's frame depth (2 or more).
+        depth: usize,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Per-workflow tables computed once.
@@ -101,6 +111,9 @@ pub(crate) struct WfInfo {
     pub max_visits: u64,
     pub default_retries: u32,
     pub default_timeout: Duration,
+    /// The workflow's own `max_steps` and `wall_clock`: budgets of a call
+    /// to it (the root's are in the run's limits instead).
+    pub budget: (Option<u64>, Option<Duration>),
 }
 
 /// Where events go: a sink, the run log, both or neither.
@@ -160,17 +173,27 @@ pub struct Engine<'p> {
     pub(crate) failures: Vec<FailureRecord>,
     pub(crate) elapsed: Duration,
     pub(crate) clock_mark: Option<Instant>,
+    /// The last step may have taken time (a tool, a backoff sleep, a
+    /// handler): the next step reads the clock whatever the agent.
+    pub(crate) clock_due: bool,
+    /// Whether some workflow the root may call has a budget of its own.
+    pub(crate) budgets: bool,
     pub(crate) bb_bytes: usize,
     pub(crate) valid: Vec<EdgeIdx>,
     /// Whether a guard took part in computing `valid` (else the set
     /// cannot change with the outcome and is not computed again).
     pub(crate) valid_guarded: bool,
+    /// The edges the agent was shown, once `valid` has been evaluated
+    /// again for the real outcome (a buffer kept between steps).
+    pub(crate) shown: Vec<EdgeIdx>,
     pub(crate) out: Outputs<'p>,
     pub(crate) tools: Option<Box<dyn ToolRunner + 'p>>,
     pub(crate) sleeper: Box<dyn FnMut(Duration) + 'p>,
     /// The edge the current node was entered by (`None` at the start and
     /// after a jump): Attractor fidelity resolution reads it.
     pub(crate) incoming: Option<EdgeIdx>,
+    /// See [`Engine::persist_warning`].
+    pub(crate) persist_warning: Option<String>,
 }
 
 impl<'p> Engine<'p> {
@@ -215,12 +238,21 @@ impl<'p> Engine<'p> {
                     .default_timeout_ms
                     .map(Duration::from_millis)
                     .unwrap_or(limits.node_timeout),
+                budget: (
+                    wf.limits.max_steps,
+                    wf.limits.wall_clock_ms.map(Duration::from_millis),
+                ),
             });
             base += wf.nodes.len();
         }
+        let budgets = info
+            .iter()
+            .enumerate()
+            .any(|(i, w)| i != root.0 as usize && (w.budget.0.is_some() || w.budget.1.is_some()));
         Ok(Engine {
             program,
             root,
+            budgets,
             limits,
             info,
             regexes,
@@ -235,9 +267,11 @@ impl<'p> Engine<'p> {
             failures: Vec::new(),
             elapsed: Duration::ZERO,
             clock_mark: None,
+            clock_due: false,
             bb_bytes: 0,
             valid: Vec::new(),
             valid_guarded: false,
+            shown: Vec::new(),
             out: Outputs {
                 sink: None,
                 log: None,
@@ -246,6 +280,7 @@ impl<'p> Engine<'p> {
             tools: None,
             sleeper: Box::new(std::thread::sleep),
             incoming: None,
+            persist_warning: None,
             config,
         })
     }
@@ -280,11 +315,27 @@ impl<'p> Engine<'p> {
                 "`{key}` is reserved for the runtime (keys starting with `_` or `internal.`)"
             ));
         }
-        let size = contract::serialized_size(&value);
-        if size > self.limits.max_write_bytes {
+        if key.len() > self.config.sizes.max_key_bytes {
             return Err(format!(
-                "the value of `{key}` is {size} bytes, over the limit of {}",
+                "the key `{}` is {} bytes long, over the limit of {} (max_key_bytes)",
+                crate::bound::key_excerpt(key),
+                key.len(),
+                self.config.sizes.max_key_bytes
+            ));
+        }
+        let value_size = contract::serialized_size(&value);
+        if value_size > self.limits.max_write_bytes {
+            return Err(format!(
+                "the value of `{key}` is {value_size} bytes, over the limit of {}",
                 self.limits.max_write_bytes
+            ));
+        }
+        let size = value_size + key.len();
+        if self.bb_bytes + size > self.limits.max_blackboard_bytes {
+            return Err(format!(
+                "the blackboard would hold {} bytes, over the limit of {}",
+                self.bb_bytes + size,
+                self.limits.max_blackboard_bytes
             ));
         }
         let key = self.keys.intern(key);
@@ -319,7 +370,7 @@ impl<'p> Engine<'p> {
                 return self.status.clone();
             }
         }
-        self.clock_mark = None;
+        self.stop_clock();
         RunStatus::Yielded
     }
 
@@ -336,9 +387,31 @@ impl<'p> Engine<'p> {
             // Only replayed inputs can mismatch; a live step cannot.
             self.fail_run(m);
         }
+        self.check_step_budget();
         self.step += 1;
         self.finish_step();
         &self.status
+    }
+
+    /// After a step: a run that would need a step past `max_steps` fails
+    /// now, within the last step it was allowed. Failing at the start of
+    /// one more step instead would count a step that ran no node
+    /// (`--max-steps 2` reporting 3 steps).
+    pub(crate) fn check_step_budget(&mut self) {
+        if self.status == RunStatus::Running && self.step + 1 >= self.limits.max_steps {
+            let reason = format!(
+                "the run reached its limit of {} steps (max_steps)",
+                self.limits.max_steps
+            );
+            self.fail_run(reason);
+        }
+    }
+
+    /// Why the event sink lost events, if it did (see
+    /// [`EventSink::failure`]): a failure in the run's last step could not
+    /// end the run, and is the embedder's to report.
+    pub fn event_sink_failure(&self) -> Option<String> {
+        self.out.sink.as_ref().and_then(|s| s.failure())
     }
 
     /// The status now.
@@ -359,6 +432,11 @@ impl<'p> Engine<'p> {
             visible: &self.visible,
             keys: &self.keys,
         }
+    }
+
+    /// The root workflow (for a restored run: the snapshot's).
+    pub fn root(&self) -> WorkflowIdx {
+        self.root
     }
 
     /// The current workflow and node, and the call depth.
@@ -390,8 +468,13 @@ impl<'p> Engine<'p> {
             }
         }
         let blackboard = crate::report::Entries(blackboard);
+        let (wf, node, _) = self.position();
         Report {
             status: self.status.clone(),
+            at: Some(crate::report::Position {
+                workflow: self.wf_name(wf).to_owned(),
+                node: self.node_name(wf, node).to_owned(),
+            }),
             steps: self.step,
             elapsed_ms: self.elapsed_now().as_millis() as u64,
             blackboard,
@@ -403,6 +486,20 @@ impl<'p> Engine<'p> {
         self.elapsed + self.clock_mark.map(|m| m.elapsed()).unwrap_or_default()
     }
 
+    /// Adds the time since the clock was last read to the active time and
+    /// stops counting (the run suspends, yields or ends): the last step's
+    /// time counts too.
+    pub(crate) fn stop_clock(&mut self) {
+        if let Some(mark) = self.clock_mark.take() {
+            self.elapsed += mark.elapsed();
+        }
+    }
+
+    /// The wall-clock time the run has left.
+    pub(crate) fn time_left(&self) -> Duration {
+        self.limits.wall_clock.saturating_sub(self.elapsed_now())
+    }
+
     /// The timeout of `node` (`None`: a human node without its own).
     pub(crate) fn node_timeout(&self, wf: WorkflowIdx, node: NodeIdx) -> Option<Duration> {
         let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
@@ -410,6 +507,24 @@ impl<'p> Engine<'p> {
             (Some(ms), _) => Some(Duration::from_millis(ms)),
             (None, Opcode::Human) => None,
             (None, _) => Some(self.info[wf.0 as usize].default_timeout),
+        }
+    }
+
+    /// How long the agent may take at `node`: the node's `timeout`, else
+    /// its workflow's `default_timeout`, else the configured agent timeout
+    /// (`--agent-timeout`, which an `exec:` agent applies in the same
+    /// order, so the engine never refuses an answer the agent was allowed
+    /// to take), else the node timeout.
+    pub(crate) fn decision_timeout(&self, wf: WorkflowIdx, node: NodeIdx) -> Option<Duration> {
+        let w = &self.program.workflows[wf.0 as usize];
+        let n = &w.nodes[node.0 as usize];
+        match (
+            n.engine.timeout_ms,
+            w.limits.default_timeout_ms,
+            self.config.agent_timeout,
+        ) {
+            (None, None, Some(t)) if n.op != Opcode::Human => Some(t),
+            _ => self.node_timeout(wf, node),
         }
     }
 }

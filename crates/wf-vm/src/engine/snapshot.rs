@@ -11,7 +11,7 @@ use super::{Engine, EngineError};
 use crate::agent::Status;
 use crate::blackboard::{Entry, Frame, Phase};
 use crate::config::{EngineConfig, RunLimits};
-use crate::contract::serialized_size;
+use crate::contract::{self, serialized_size};
 use crate::report::{FailureRecord, RunStatus};
 
 /// The value of [`Snapshot::format`].
@@ -79,10 +79,23 @@ pub struct FrameSnapshot {
     pub phase: String,
     /// The attempt at the node (1 = first).
     pub attempt: u32,
+    /// The node was entered by failure routing (completing there is a
+    /// failure exit); left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub entered_by_failure: bool,
+    /// At a call node whose callee failed: why (the next step fails the
+    /// call node with it); left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callee_failure: Option<String>,
     /// The local blackboard, oldest first.
     pub entries: Vec<EntrySnapshot>,
     /// Goal-gate outcomes recorded in this frame.
     pub gates: Vec<GateSnapshot>,
+    /// For a callee with a `max_steps` or `wall_clock` of its own: the
+    /// step that pushed it and the run's active milliseconds then (where
+    /// its budget counts from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pushed: Option<[u64; 2]>,
 }
 
 /// One blackboard entry.
@@ -140,6 +153,8 @@ impl<'p> Engine<'p> {
                 node: self.node_name(f.workflow, f.node).to_owned(),
                 phase: phase_name(f.phase).to_owned(),
                 attempt: f.attempt,
+                entered_by_failure: f.entered_by_failure,
+                callee_failure: f.callee_failure.clone(),
                 entries: f
                     .entries
                     .iter()
@@ -158,6 +173,8 @@ impl<'p> Engine<'p> {
                         status,
                     })
                     .collect(),
+                pushed: (self.info[f.workflow.0 as usize].budget != (None, None))
+                    .then_some([f.pushed.0, f.pushed.1.as_millis() as u64]),
             })
             .collect();
         let mut visits = Vec::new();
@@ -220,16 +237,11 @@ impl<'p> Engine<'p> {
         let root = program
             .workflow_by_name(&snap.workflow)
             .ok_or_else(|| bad(format!("no workflow `{}`", snap.workflow)))?;
-        let l = &snap.limits;
-        config.limits = RunLimits {
-            max_steps: l.max_steps,
-            max_visits: l.max_visits,
-            max_depth: l.max_depth,
-            wall_clock: Duration::from_millis(l.wall_clock_ms),
-            node_timeout: Duration::from_millis(l.node_timeout_ms),
-            max_write_bytes: l.max_write_bytes,
-            max_blackboard_bytes: l.max_blackboard_bytes,
-        };
+        // A snapshot is untrusted input: its limits may lower the ones the
+        // program and `config` allow (a resumed run keeps the limits it
+        // started with), never raise them.
+        let ceiling = config.effective(&program.workflows[root.0 as usize].limits);
+        config.limits = snap.limits.within(&ceiling);
         // The root workflow's own limits were already applied when the
         // snapshot was taken; keep the snapshot's values.
         let mut engine = Engine::new(program, root, config)?;
@@ -272,13 +284,29 @@ impl<'p> Engine<'p> {
                 other => return Err(bad(format!("unknown frame phase `{other}`"))),
             };
             frame.attempt = fs.attempt.max(1);
+            if let Some([step, ms]) = fs.pushed {
+                frame.pushed = (step.min(snap.step), Duration::from_millis(ms));
+            }
+            frame.entered_by_failure = fs.entered_by_failure;
+            frame.callee_failure = fs.callee_failure.clone();
             for e in &fs.entries {
-                let size = serialized_size(&e.value);
+                let value_size = serialized_size(&e.value);
+                let node = find(wf, &e.node)?;
+                check_entry(program, wf, node, e, value_size, &engine.limits).map_err(|m| {
+                    bad(format!("frame {} (workflow `{}`): {m}", i + 1, fs.workflow))
+                })?;
+                let size = value_size + e.key.len();
                 engine.bb_bytes += size;
+                if engine.bb_bytes > engine.limits.max_blackboard_bytes {
+                    return Err(bad(format!(
+                        "its entries are over the blackboard's limit of {} bytes (max_blackboard_bytes)",
+                        engine.limits.max_blackboard_bytes
+                    )));
+                }
                 let entry = Entry {
                     key: engine.keys.intern(&e.key),
                     value: e.value.clone(),
-                    node: find(wf, &e.node)?,
+                    node,
                     step: e.step,
                     size: size as u32,
                 };
@@ -291,6 +319,13 @@ impl<'p> Engine<'p> {
         }
         if engine.frames.is_empty() {
             return Err(bad("the snapshot has no frames".into()));
+        }
+        if engine.frames.len() as u64 > engine.limits.max_depth {
+            return Err(bad(format!(
+                "it has {} frames, over the call depth limit of {} (max_depth)",
+                engine.frames.len(),
+                engine.limits.max_depth
+            )));
         }
         for v in &snap.visits {
             let wf = wf_of(&v.workflow)?;
@@ -312,4 +347,57 @@ impl<'p> Engine<'p> {
         }
         Ok(engine)
     }
+}
+
+impl LimitsSnapshot {
+    /// These limits, none above `ceiling`'s.
+    fn within(&self, ceiling: &RunLimits) -> RunLimits {
+        RunLimits {
+            max_steps: self.max_steps.min(ceiling.max_steps),
+            max_visits: self.max_visits.min(ceiling.max_visits),
+            max_depth: self.max_depth.min(ceiling.max_depth),
+            wall_clock: Duration::from_millis(self.wall_clock_ms).min(ceiling.wall_clock),
+            node_timeout: Duration::from_millis(self.node_timeout_ms).min(ceiling.node_timeout),
+            max_write_bytes: self.max_write_bytes.min(ceiling.max_write_bytes),
+            max_blackboard_bytes: self.max_blackboard_bytes.min(ceiling.max_blackboard_bytes),
+        }
+    }
+}
+
+/// The checks of a live write (docs/runtime.md, section 5), for a restored
+/// entry: reserved keys, the size limit and the type the writing node
+/// declares.
+fn check_entry(
+    program: &IrProgram,
+    wf: WorkflowIdx,
+    node: NodeIdx,
+    e: &EntrySnapshot,
+    size: usize,
+    limits: &RunLimits,
+) -> Result<(), String> {
+    let key = &e.key;
+    if contract::is_reserved(key) {
+        return Err(format!(
+            "the entry `{key}` has a key reserved for the runtime (`_…`, `internal.…`)"
+        ));
+    }
+    if size > limits.max_write_bytes {
+        return Err(format!(
+            "the entry `{key}` is {size} bytes serialized, over the limit of {} (max_write_bytes)",
+            limits.max_write_bytes
+        ));
+    }
+    let ir = &program.workflows[wf.0 as usize].nodes[node.0 as usize];
+    let declared = ir.writes.iter().find(|w| program.str(w.key) == key);
+    if let Some(decl) = declared
+        && !contract::type_matches(decl.ty, &e.value)
+    {
+        return Err(format!(
+            "the entry `{key}` is {} but node `{}` declares it `{}`",
+            contract::json_type(&e.value),
+            e.node,
+            contract::type_name(decl.ty)
+        ));
+    }
+    Ok(())
 }

@@ -12,10 +12,20 @@ use crate::blackboard::{Blackboard, Frame, Phase};
 use crate::event::Event;
 use crate::guard::{GuardEnv, eval};
 use crate::report::RunStatus;
-use crate::template::{Quoting, render};
+use crate::template::{ShellCommand, shell_command};
 
 /// With an instant agent, the clock is read every this many steps.
 const CLOCK_EVERY: u64 = 64;
+
+/// A step the engine takes alone must replay an `engine` input.
+fn engine_step(src: &Source<'_>, what: &str) -> Result<(), String> {
+    match src {
+        Source::Replay(input) if *input != StepInput::Engine => {
+            Err(format!("the log records a decision where {what}"))
+        }
+        _ => Ok(()),
+    }
+}
 
 /// Where a step's input comes from.
 pub(crate) enum Source<'a> {
@@ -35,6 +45,7 @@ impl<'p> Engine<'p> {
             Source::Live(agent) => {
                 let instant = agent.is_instant();
                 let now = if !instant
+                    || std::mem::take(&mut self.clock_due)
                     || self.clock_mark.is_none()
                     || self.step.is_multiple_of(CLOCK_EVERY)
                 {
@@ -69,6 +80,19 @@ impl<'p> Engine<'p> {
             self.fail_run(reason.clone());
             return Ok(());
         }
+        if let Source::Replay(StepInput::OverBudget { depth, reason }) = &src {
+            if *depth < 2 || *depth > self.frames.len() {
+                return Err(format!(
+                    "the log ends a callee at depth {depth}, which is not a callee's"
+                ));
+            }
+            self.record_input(&StepInput::OverBudget {
+                depth: *depth,
+                reason: reason.clone(),
+            });
+            self.fail_call(*depth, reason.clone());
+            return Ok(());
+        }
         if self.step >= self.limits.max_steps {
             let reason = format!(
                 "the run reached its limit of {} steps (max_steps)",
@@ -88,19 +112,48 @@ impl<'p> Engine<'p> {
             self.fail_run(reason);
             return Ok(());
         }
+        // A callee's own budgets; a replay applies the logged outcome of
+        // this check instead (the wall clock is not replayable).
+        if self.budgets
+            && matches!(src, Source::Live(_))
+            && let Some((depth, reason)) = self.over_budget(now.is_some())
+        {
+            self.record_input(&StepInput::OverBudget {
+                depth,
+                reason: reason.clone(),
+            });
+            self.fail_call(depth, reason);
+            return Ok(());
+        }
+        // A sink that lost events (a full disk) ends the run: its events
+        // would no longer tell what happened. Recorded like a time limit,
+        // so a resume replays the same end.
+        if let Source::Live(_) = &src
+            && let Some(reason) = self.out.sink.as_ref().and_then(|s| s.failure())
+        {
+            self.record_input(&StepInput::Abort {
+                reason: reason.clone(),
+            });
+            self.fail_run(reason);
+            return Ok(());
+        }
         let frame = self.frames.last().expect("the root frame is never popped");
         let (wf, node, phase) = (frame.workflow, frame.node, frame.phase);
         let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
         if phase == Phase::Entered && ir_node.op == Opcode::Call {
-            if let Source::Replay(input) = &src
-                && *input != StepInput::Engine
-            {
-                return Err(
-                    "the log records a decision where a call node starts its callee".into(),
-                );
-            }
+            engine_step(&src, "a call node starts its callee")?;
             self.record_input(&StepInput::Engine);
             self.push_call(wf, node);
+            return Ok(());
+        }
+        // A callee that failed: its failure is the call node's outcome,
+        // applied by the engine (the agent is not asked).
+        if phase == Phase::Returned
+            && let Some(reason) = self.frames.last_mut().and_then(|f| f.callee_failure.take())
+        {
+            engine_step(&src, "a call node takes its callee's failure")?;
+            self.record_input(&StepInput::Engine);
+            self.fail_node(wf, node, reason);
             return Ok(());
         }
         // An Attractor `parallel` node runs its handler (the agent).
@@ -120,7 +173,14 @@ impl<'p> Engine<'p> {
         if !self.compute_valid(wf, node, Status::Success.as_str(), None) {
             return Ok(());
         }
-        let input = match src {
+        // A required read with no value: the node fails without running.
+        if let Some(reason) = self.missing_reads(wf, node) {
+            engine_step(&src, "a node fails for a missing read")?;
+            self.record_input(&StepInput::Engine);
+            self.apply_advance(failed(reason), false);
+            return Ok(());
+        }
+        let mut input = match src {
             Source::Replay(StepInput::Engine) => {
                 return Err("the log records an engine step where the agent decides".into());
             }
@@ -130,9 +190,13 @@ impl<'p> Engine<'p> {
                 self.ask(agent, wf, node, started)
             }
         };
+        self.screen(&mut input);
         self.record_input(&input);
         match input {
             StepInput::Engine => unreachable!("handled above"),
+            StepInput::OverBudget { .. } => {
+                return Err("the log ends a callee where the agent decides".into());
+            }
             StepInput::Abort { reason } => self.fail_run(reason),
             StepInput::AgentError { message } => {
                 let reason = format!(
@@ -156,9 +220,30 @@ impl<'p> Engine<'p> {
         node: NodeIdx,
         started: Option<Instant>,
     ) -> StepInput {
-        let timeout = self.node_timeout(wf, node);
         let workflow = &self.program.workflows[wf.0 as usize];
         let ir_node = &workflow.nodes[node.0 as usize];
+        let tool = ir_node.op == Opcode::Tool;
+        // A tool gets no more than the wall clock has left (`cut`: that is
+        // less than its own timeout, which its failure then says).
+        let mut cut = None;
+        let timeout = if tool {
+            let own = self
+                .node_timeout(wf, node)
+                .unwrap_or(self.info[wf.0 as usize].default_timeout);
+            let left = self.time_left();
+            if left < own {
+                cut = Some(left);
+            }
+            Some(own.min(left))
+        } else {
+            self.decision_timeout(wf, node)
+        };
+        // Tools take time, and so may an Attractor handler (parallel
+        // branches, child pipelines) even with an instant backend: the next
+        // step reads the clock.
+        if tool || workflow.dialect == wf_ir::Dialect::Attractor {
+            self.clock_due = true;
+        }
         let view = Blackboard {
             program: self.program,
             frames: &self.frames,
@@ -178,24 +263,25 @@ impl<'p> Engine<'p> {
             attempt: frame.attempt,
             step: self.step,
             incoming_edge: self.incoming,
+            config: &self.config,
+            limits: &self.limits,
+            elapsed: self.elapsed,
         };
         if ir_node.op == Opcode::Tool {
             let command = ir_node
                 .engine
                 .command
                 .map(|c| match ir_node.templates.get("command") {
-                    Some(t) => render(self.program, t, &view, Quoting::Shell),
-                    None => Ok(self.program.str(c).to_string()),
+                    Some(t) => shell_command(self.program, t, &view),
+                    None => Ok(ShellCommand::plain(self.program.str(c))),
                 });
-            let outcome = match (&mut self.tools, command) {
+            let mut outcome = match (&mut self.tools, command) {
                 (_, None) => failed("the tool node has no `command`".into()),
-                (_, Some(Err(key))) => failed(format!(
-                    "the command interpolates `{key}`, which has no value in scope \
-                     (write it before this node, or escape the dollar as `\\${key}`)"
-                )),
+                (_, Some(Err(e))) => failed(e.to_string()),
                 (None, Some(Ok(cmd))) => failed(format!(
-                    "tool nodes run only with --allow-tools (node `{}` would run `{cmd}`)",
-                    self.program.str(ir_node.id)
+                    "tool nodes run only with --allow-tools (node `{}` would run `{}`)",
+                    self.program.str(ir_node.id),
+                    cmd.script
                 )),
                 (Some(runner), Some(Ok(cmd))) => runner.run(
                     &ctx,
@@ -203,6 +289,15 @@ impl<'p> Engine<'p> {
                     timeout.unwrap_or(self.info[wf.0 as usize].default_timeout),
                 ),
             };
+            if let (Some(left), Some(reason)) = (cut, outcome.failure_reason.as_mut())
+                && outcome.status == Status::Fail
+            {
+                reason.push_str(&format!(
+                    " (the run's wall-clock limit of {} ms left the tool {} ms)",
+                    self.limits.wall_clock.as_millis(),
+                    left.as_millis()
+                ));
+            }
             return StepInput::Tool { outcome };
         }
         let result = agent.decide(&ctx);
@@ -210,13 +305,17 @@ impl<'p> Engine<'p> {
         match result {
             Err(e) => StepInput::AgentError { message: e.message },
             Ok(decision) => match timeout {
+                // Too late: a `human` node's `default` is taken (whatever
+                // the late answer said), else the node fails.
                 Some(limit) if took > limit && !matches!(decision, Decision::Suspend { .. }) => {
                     StepInput::Decision {
-                        decision: Decision::Advance(failed(format!(
-                            "timed out: the agent took {} ms, over the node's timeout of {} ms",
-                            took.as_millis(),
-                            limit.as_millis()
-                        ))),
+                        decision: ctx.timeout_default(limit).unwrap_or_else(|| {
+                            Decision::Advance(failed(format!(
+                                "timed out: the agent took {} ms, over the node's timeout of {} ms",
+                                took.as_millis(),
+                                limit.as_millis()
+                            )))
+                        }),
                     }
                 }
                 _ => StepInput::Decision { decision },
@@ -307,14 +406,32 @@ impl<'p> Engine<'p> {
             return;
         }
         let callee = call.workflow;
+        let needs = &self.program.workflows[callee.0 as usize].needs;
+        if let Some(missing) = self.missing_keys(needs.iter().map(|k| &k.key)) {
+            let reason = format!(
+                "workflow `{}` needs {missing}, which {} in scope",
+                self.wf_name(callee),
+                if missing.contains(',') {
+                    "have no value"
+                } else {
+                    "has no value"
+                }
+            );
+            self.fail_node(wf, node, reason);
+            return;
+        }
         let entry = self.program.workflows[callee.0 as usize].entry;
-        let frame = match self.spare.pop() {
+        let mut frame = match self.spare.pop() {
             Some(mut f) => {
                 f.reset(callee, entry);
                 f
             }
             None => Frame::new(callee, entry),
         };
+        frame.pushed = (self.step, self.elapsed);
+        // The callee's entry is entered by no edge of its own workflow
+        // (the caller's edge would name another workflow's edge).
+        self.incoming = None;
         self.frames.push(frame);
         if self.out.on() {
             let ev = Event::WorkflowPush {
@@ -329,36 +446,63 @@ impl<'p> Engine<'p> {
         self.enter_node();
     }
 
-    /// Emits `node:enter` for the current node and counts the visit; fails
-    /// the run when the node's visit limit is exceeded.
-    /// The root workflow's `needs` keys the run was not given, as a
-    /// failure reason (the checker proves callees' needs; only the root's
-    /// come from outside).
-    fn missing_needs(&self) -> Option<String> {
-        let wf = self.frames[0].workflow;
-        let workflow = &self.program.workflows[wf.0 as usize];
+    /// Applies a `fail` outcome the engine decided at the current node
+    /// (`wf`/`node`): a missing callee need, a failed callee. Retries and
+    /// failure routing apply as to an agent's failure.
+    pub(crate) fn fail_node(&mut self, wf: WorkflowIdx, node: NodeIdx, reason: String) {
+        if self.compute_valid(wf, node, Status::Fail.as_str(), None) {
+            self.apply_advance(failed(reason), false);
+        }
+    }
+
+    /// The keys of `decl` with no value in scope, as "`a`, `b`".
+    fn missing_keys<'k>(&self, decl: impl IntoIterator<Item = &'k wf_ir::StrId>) -> Option<String> {
         let view = Blackboard {
             program: self.program,
             frames: &self.frames,
             visible: &self.visible,
             keys: &self.keys,
         };
-        let missing: Vec<String> = workflow
-            .needs
-            .iter()
-            .map(|k| self.program.str(k.key))
+        let missing: Vec<String> = decl
+            .into_iter()
+            .map(|&k| self.program.str(k))
             .filter(|k| view.get(k).is_none())
             .map(|k| format!("`{k}`"))
             .collect();
-        (!missing.is_empty()).then(|| {
-            format!(
-                "workflow `{}` needs {}, which the run was not given (`wfc run --set KEY=VALUE`)",
-                self.wf_name(wf),
-                missing.join(", ")
-            )
-        })
+        (!missing.is_empty()).then(|| missing.join(", "))
     }
 
+    /// Why the node cannot run: a required `reads` key with no value in
+    /// scope (a failed node upstream routed on without writing it).
+    fn missing_reads(&self, wf: WorkflowIdx, node: NodeIdx) -> Option<String> {
+        let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let required = n.reads.iter().filter(|r| !r.optional).map(|r| &r.key);
+        let missing = self.missing_keys(required)?;
+        Some(format!(
+            "the node reads {missing}, which {} in scope (a node that writes {} failed or was skipped on the way here)",
+            if missing.contains(',') {
+                "have no value"
+            } else {
+                "has no value"
+            },
+            if missing.contains(',') { "them" } else { "it" }
+        ))
+    }
+
+    /// The root workflow's `needs` keys the run was not given, as a
+    /// failure reason (a callee's needs are checked when it is called).
+    fn missing_needs(&self) -> Option<String> {
+        let wf = self.frames[0].workflow;
+        let needs = &self.program.workflows[wf.0 as usize].needs;
+        let missing = self.missing_keys(needs.iter().map(|k| &k.key))?;
+        Some(format!(
+            "workflow `{}` needs {missing}, which the run was not given (`wfc run --set KEY=VALUE`)",
+            self.wf_name(wf),
+        ))
+    }
+
+    /// Emits `node:enter` for the current node and counts the visit; fails
+    /// the run when the node's visit limit is exceeded.
     pub(crate) fn enter_node(&mut self) {
         let f = self.frames.last().expect("the root frame is never popped");
         let (wf, node) = (f.workflow, f.node);

@@ -22,6 +22,7 @@ impl<'p> Engine<'p> {
     /// Ends the run as failed without a new trace entry: for a node
     /// failure the trace already holds (one entry per failure).
     pub(crate) fn end_failed(&mut self, reason: String) {
+        let reason = crate::bound::clip(&reason, 2 * self.config.sizes.max_text_bytes);
         let f = self.frames.last().expect("the root frame is never popped");
         let (wf, node) = (f.workflow, f.node);
         if self.out.on() {
@@ -36,16 +37,50 @@ impl<'p> Engine<'p> {
         self.status = RunStatus::Failed { reason };
     }
 
-    /// Adds a failure to the trace.
+    /// Adds a failure to the trace. Texts from agents were cut to
+    /// `max_text_bytes` already (see `screen.rs`); a reason the engine
+    /// composes around one is cut at twice that, as a last bound.
+    /// A full trace (`max_failures`) drops the oldest quarter of its
+    /// latest part at once (so the cost per failure stays constant) and
+    /// counts them in one entry after the oldest half.
     pub(crate) fn record_failure(&mut self, wf: WorkflowIdx, node: NodeIdx, reason: String) {
         let time_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
+        let max = self.config.sizes.max_failures.max(4);
+        if self.failures.len() >= max {
+            let head = max / 2;
+            let omitted = omitted_count(&self.failures[head]);
+            // Without a marker yet, the entry at `head` is the first dropped.
+            let from = if omitted.is_some() { head + 1 } else { head };
+            // Two at least: without a marker, the marker takes a place too.
+            let to = (from + (max - head) / 4)
+                .max(from + 2)
+                .min(self.failures.len());
+            let dropped = (to - from) as u64;
+            let (last, last_time) = (self.failures[to - 1].step, self.failures[to - 1].time_ms);
+            self.failures.drain(from..to);
+            let count = omitted.unwrap_or(0) + dropped;
+            let marker = FailureRecord {
+                workflow: String::new(),
+                node: String::new(),
+                reason: format!(
+                    "{count} {OMITTED} (the trace keeps the oldest {head} and the latest failures)"
+                ),
+                step: last,
+                time_ms: last_time,
+            };
+            if omitted.is_some() {
+                self.failures[head] = marker;
+            } else {
+                self.failures.insert(head, marker);
+            }
+        }
         self.failures.push(FailureRecord {
             workflow: self.wf_name(wf).to_owned(),
             node: self.node_name(wf, node).to_owned(),
-            reason,
+            reason: crate::bound::clip(&reason, 2 * self.config.sizes.max_text_bytes),
             step: self.step,
             time_ms,
         });
@@ -110,6 +145,20 @@ impl<'p> Engine<'p> {
         let p: &'p wf_ir::IrProgram = self.program;
         p.str(p.workflows[wf.0 as usize].nodes[node.0 as usize].id)
     }
+}
+
+/// What the failure trace's marker entry says after its count.
+const OMITTED: &str = "more failures omitted here";
+
+/// The count of a marker entry (see [`Engine::record_failure`]); `None`
+/// for an ordinary failure. Read back from the text, so a restored trace
+/// keeps counting.
+fn omitted_count(r: &FailureRecord) -> Option<u64> {
+    if !r.workflow.is_empty() || !r.node.is_empty() {
+        return None;
+    }
+    let (count, rest) = r.reason.split_once(' ')?;
+    rest.starts_with(OMITTED).then(|| count.parse().ok())?
 }
 
 /// A failed outcome with this reason.

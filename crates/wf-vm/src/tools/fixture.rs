@@ -9,6 +9,9 @@ use wf_ir::{
 
 use crate::agent::{BlackboardView, DecisionContext};
 
+static DEFAULT_CONFIG: std::sync::LazyLock<crate::EngineConfig> =
+    std::sync::LazyLock::new(crate::EngineConfig::default);
+
 /// A flat blackboard: one frame.
 pub(crate) struct Board(pub Vec<(String, Value)>);
 
@@ -135,5 +138,8 @@ pub(crate) fn context<'a>(
         depth: 1,
         attempt: 1,
         step: 7,
+        config: &DEFAULT_CONFIG,
+        limits: &DEFAULT_CONFIG.limits,
+        elapsed: std::time::Duration::ZERO,
     }
 }

@@ -6,6 +6,14 @@ use super::fixture::{Board, all_edges, context, program};
 use super::*;
 
 fn run_with(runner: &mut ProcessToolRunner, command: &str, timeout: Duration) -> Outcome {
+    run_command(runner, &ShellCommand::plain(command), timeout)
+}
+
+pub(crate) fn run_command(
+    runner: &mut ProcessToolRunner,
+    command: &ShellCommand,
+    timeout: Duration,
+) -> Outcome {
     let program = program();
     let board = Board(Vec::new());
     let valid = all_edges(&program, 0);
@@ -55,6 +63,48 @@ fn non_zero_exit_fails_with_the_status_and_last_stderr_line() {
 fn spec_env_and_context_variables_reach_the_command() {
     let o = run("echo \"$GREETING $COUNT $WFC_NODE $WFC_WORKFLOW $WFC_STEP $WFC_ATTEMPT\"");
     assert_eq!(write(&o, "run.stdout"), &json!("hi 3 run Demo 7 1\n"));
+}
+
+#[test]
+fn interpolated_values_arrive_in_variables_that_env_cannot_replace() {
+    let command = ShellCommand {
+        script: "printf '%s|' \"${WFC_VALUE_1}\" \"$GREETING\"".into(),
+        vars: vec![
+            ("WFC_VALUE_1".into(), "$(echo hi) 'x'".into()),
+            ("GREETING".into(), "from the value".into()),
+        ],
+    };
+    let o = run_command(
+        &mut ProcessToolRunner::new(std::env::temp_dir()),
+        &command,
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        write(&o, "run.stdout"),
+        &json!("$(echo hi) 'x'|from the value|")
+    );
+}
+
+#[test]
+fn values_too_large_to_start_the_command_say_so() {
+    // Linux caps one environment string at 128 KiB.
+    let command = ShellCommand {
+        script: "true".into(),
+        vars: vec![("WFC_VALUE_1".into(), "x".repeat(200_000))],
+    };
+    let o = run_command(
+        &mut ProcessToolRunner::new(std::env::temp_dir()),
+        &command,
+        Duration::from_secs(10),
+    );
+    if cfg!(target_os = "linux") {
+        assert_eq!(o.status, Status::Fail);
+        let reason = o.failure_reason.unwrap();
+        assert!(
+            reason.contains("200000 bytes in all, are too large to pass to a command"),
+            "{reason}"
+        );
+    }
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! `wfc build --emit reflex`: one Reflex workflow JSON file per workflow.
 //!
 //! Every workflow is converted before anything is written, so a workflow
-//! Reflex cannot express (a guard beyond its four built-ins) refuses the
-//! whole build and leaves the output directory as it was. Each file is
+//! Reflex cannot express (a guard beyond its four built-ins, all of which
+//! `build.rs` reports first as WF0012) refuses the whole build and leaves
+//! the output directory as it was. Each file is
 //! named after the workflow id (`<id>.json`: the layout in which a Reflex
 //! file finds the workflows it invokes) and written atomically.
 

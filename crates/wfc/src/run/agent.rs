@@ -8,6 +8,8 @@ use std::time::Duration;
 use wf_vm::agents::{AutoAgent, ConsoleAgent, ExecAgent, RulesAgent, ScriptAgent};
 use wf_vm::{AgentError, Decision, DecisionAgent, DecisionContext};
 
+use super::load::SourceFormat;
+
 /// A parsed `--agent` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentSpec {
@@ -62,6 +64,17 @@ impl fmt::Display for AgentSpec {
     }
 }
 
+/// The agent when `--agent` is not given: `rules` for Reflex JSON, whose
+/// workflows carry the rule-agent convention in their node specs; `auto`
+/// (a dry run) for everything else, where `rules` would stop at the first
+/// fork that the spec does not route.
+pub fn default_for(format: SourceFormat) -> AgentSpec {
+    match format {
+        SourceFormat::Reflex => AgentSpec::Rules,
+        SourceFormat::Ir | SourceFormat::Source => AgentSpec::Auto,
+    }
+}
+
 /// Options that shape the agent.
 pub struct AgentOptions {
     /// `--agent-timeout`: an `exec` agent's answer time when the node and
@@ -78,7 +91,7 @@ pub fn build(spec: &AgentSpec, options: &AgentOptions) -> Result<Box<dyn Decisio
         AgentSpec::Auto => Box::new(AutoAgent::new()),
         AgentSpec::Script(file) => Box::new(ScriptAgent::from_file(file)?),
         AgentSpec::Console => Box::new(ConsoleAgent::new(
-            std::io::stdin().lock(),
+            wf_vm::agents::console::StdinLines,
             std::io::stderr(),
         )),
         AgentSpec::Exec(command) => {

@@ -10,8 +10,9 @@ use std::rc::Rc;
 
 use serde_json::Value;
 use wf_ir::{IrProgram, WorkflowIdx};
-use wf_vm::attractor::{AttractorAgent, AttractorToolRunner, CheckpointWriter, RunFiles};
-use wf_vm::{DecisionAgent, Engine, Event, EventSink, ProcessToolRunner, ToolRunner};
+use wf_vm::attractor::nested::SharedTools;
+use wf_vm::attractor::{AttractorAgent, CheckpointWriter, RunFiles};
+use wf_vm::{DecisionAgent, Engine, Event, EventSink, ProcessToolRunner, RunDir, ToolRunner};
 
 use super::agent::{self, AgentOptions, AgentSpec};
 
@@ -68,6 +69,9 @@ pub struct Humans<'a> {
     pub interviewer: Option<&'a str>,
     /// The pipeline file (child pipelines are relative to its directory).
     pub source: Option<&'a str>,
+    /// The run's tool runner, shared with parallel branches and child
+    /// pipelines (`None`: tools are not allowed).
+    pub tools: Option<SharedTools>,
 }
 
 /// Installs the `wait.human`, `parallel`, `parallel.fan_in` and
@@ -98,25 +102,34 @@ fn install_r2(
                 .source
                 .and_then(|s| Path::new(s).parent())
                 .map(Path::to_path_buf),
+            // The root `wfc run` checked the pipeline with (see
+            // `inputs::load_database`): child pipelines may not leave it.
+            root: human.source.map(|s| {
+                let cwd = std::env::current_dir()
+                    .and_then(|d| d.canonicalize())
+                    .unwrap_or_default();
+                wf_analysis::imports::common_root([cwd.join(s).as_path(), cwd.join("-").as_path()])
+            }),
             depth: 0,
+            tools: human.tools,
         },
     );
     Ok(())
 }
 
-/// The tool runner of a pipeline run: refuses every tool without
-/// `--allow-tools`, and adds `tool.output` and `status.json`.
-pub fn tool_runner(
-    allowed: bool,
-    output_limit: usize,
-    files: Option<RunFiles>,
-) -> Box<dyn ToolRunner> {
-    let inner: Option<Box<dyn ToolRunner>> = allowed.then(|| {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        Box::new(ProcessToolRunner::new(cwd).with_max_output_bytes(output_limit))
-            as Box<dyn ToolRunner>
-    });
-    Box::new(AttractorToolRunner::new(inner, files))
+/// The process runner of a pipeline run with `--allow-tools`, shared by
+/// the pipeline, its parallel branches and its child pipelines.
+pub fn shared_tools(output_limit: usize) -> SharedTools {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    Rc::new(RefCell::new(
+        ProcessToolRunner::new(cwd).with_max_output_bytes(output_limit),
+    ))
+}
+
+/// The tool runner of a pipeline run: refuses every tool without `tools`
+/// (no `--allow-tools`), and adds `tool.output` and `status.json`.
+pub fn tool_runner(tools: Option<&SharedTools>, files: Option<RunFiles>) -> Box<dyn ToolRunner> {
+    wf_vm::attractor::nested::tool_runner(tools, files)
 }
 
 /// Writes `manifest.json` for a new run.
@@ -148,21 +161,20 @@ pub fn manifest(
 pub struct Checkpoints(Rc<RefCell<CheckpointWriter>>);
 
 impl Checkpoints {
-    /// For a new run (context: the graph attributes) or a resumed one
-    /// (read from `checkpoint.json`).
-    pub fn new(files: RunFiles, context: Option<&[(String, Value)]>) -> Result<Self, String> {
-        let w = match context {
-            Some(c) => CheckpointWriter::new(files, c),
-            None => {
-                CheckpointWriter::resume(files).map_err(|e| format!("error: cannot resume: {e}"))?
-            }
+    /// For a run whose context starts as `context` (the graph
+    /// attributes): a new one, or a resumed one (`resumed`), whose
+    /// checkpoint is derived again from the run's log.
+    pub fn new(
+        files: RunFiles,
+        context: &[(String, Value)],
+        resumed: Option<&RunDir>,
+    ) -> Result<Self, String> {
+        let w = match resumed {
+            None => CheckpointWriter::new(files, context),
+            Some(dir) => CheckpointWriter::from_log(files, context, dir)
+                .map_err(|e| format!("error: cannot resume: {e}"))?,
         };
         Ok(Checkpoints(Rc::new(RefCell::new(w))))
-    }
-
-    /// See [`CheckpointWriter::resumed_at`].
-    pub fn resumed_at(&self, node: &str) {
-        self.0.borrow_mut().resumed_at(node);
     }
 
     /// The first error writing `checkpoint.json`, if any.

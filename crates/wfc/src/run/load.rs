@@ -19,6 +19,19 @@ pub struct Loaded {
     pub program: IrProgram,
     /// The file's own workflows, by index in `program`.
     pub own: Vec<WorkflowIdx>,
+    /// The source format, which picks the default agent.
+    pub format: SourceFormat,
+}
+
+/// What kind of file `wfc run` was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceFormat {
+    /// IR written by `wfc build`.
+    Ir,
+    /// Reflex workflow JSON.
+    Reflex,
+    /// `.wf`, or another source (Attractor `.dot` pipelines).
+    Source,
 }
 
 /// Reads `path`: IR JSON (`"format": "wfc-ir"`) is loaded and verified;
@@ -44,9 +57,20 @@ pub fn load(path: &Path) -> Result<Loaded, LoadFailure> {
         let own = (0..program.workflows.len() as u32)
             .map(WorkflowIdx)
             .collect();
-        return Ok(Loaded { program, own });
+        return Ok(Loaded {
+            program,
+            own,
+            format: SourceFormat::Ir,
+        });
     }
-    compile_source(path)
+    // The analysis reads any `.json` that is not IR as Reflex.
+    let format = match path.extension() {
+        Some(e) if e == "json" => SourceFormat::Reflex,
+        _ => SourceFormat::Source,
+    };
+    let mut loaded = compile_source(path)?;
+    loaded.format = format;
+    Ok(loaded)
 }
 
 /// Whether the file is IR JSON: a JSON object whose `format` is `wfc-ir`.
@@ -110,7 +134,11 @@ fn compile_source(path: &Path) -> Result<Loaded, LoadFailure> {
         .filter(|(_, w)| w.file == file)
         .map(|(i, _)| WorkflowIdx(i as u32))
         .collect();
-    Ok(Loaded { program, own })
+    Ok(Loaded {
+        program,
+        own,
+        format: SourceFormat::Source,
+    })
 }
 
 /// The workflow to run: `--workflow NAME`; else the only one of the file's

@@ -14,6 +14,10 @@ impl EventSink for Tee<'_> {
             sink.emit(event);
         }
     }
+
+    fn failure(&self) -> Option<String> {
+        self.0.iter().find_map(|s| s.failure())
+    }
 }
 
 /// One readable line per node left (with the edge taken), per call and
@@ -122,23 +126,51 @@ pub fn human_summary(workflow: &str, report: &Report) -> String {
     let mut out = String::new();
     let plural = if report.steps == 1 { "" } else { "s" };
     let took = format!("{} step{plural}, {}ms", report.steps, report.elapsed_ms);
-    match &report.status {
-        RunStatus::Completed => out.push_str(&format!("completed {workflow} ({took})\n")),
+    // Where it ended, `Workflow/node` when that is not the root workflow.
+    let at = match &report.at {
+        Some(p) if p.workflow == workflow => format!(" at {}", p.node),
+        Some(p) => format!(" at {}/{}", p.workflow, p.node),
+        None => String::new(),
+    };
+    let head = match &report.status {
+        RunStatus::Completed => format!("completed {workflow}{at} ({took})"),
         RunStatus::Suspended { reason } => {
-            out.push_str(&format!("suspended {workflow} ({took}): {reason}\n"));
+            format!("suspended {workflow}{at} ({took}): {}", one_line(reason))
         }
         RunStatus::Failed { reason } => {
-            out.push_str(&format!("failed {workflow} ({took}): {reason}\n"));
+            format!("failed {workflow}{at} ({took}): {}", one_line(reason))
         }
-        other => out.push_str(&format!("{} {workflow} ({took})\n", other.name())),
-    }
+        other => format!("{} {workflow}{at} ({took})", other.name()),
+    };
+    out.push_str(&head);
+    out.push('\n');
     if !report.failures.is_empty() {
         out.push_str("failure trace:\n");
-        for f in &report.failures {
+        let mut i = 0;
+        while i < report.failures.len() {
+            let f = &report.failures[i];
+            // A failure repeated (retries of one node) is shown once.
+            let same = report.failures[i..]
+                .iter()
+                .take_while(|g| {
+                    (&g.workflow, &g.node, &g.reason) == (&f.workflow, &f.node, &f.reason)
+                })
+                .count();
+            let steps = match same {
+                1 => format!("step {}", f.step),
+                n => format!(
+                    "steps {}-{} ({n} times)",
+                    f.step,
+                    report.failures[i + n - 1].step
+                ),
+            };
             out.push_str(&format!(
-                "  step {}: {}/{}: {}\n",
-                f.step, f.workflow, f.node, f.reason
+                "  {steps}: {}/{}: {}\n",
+                f.workflow,
+                f.node,
+                one_line(&f.reason)
             ));
+            i += same;
         }
     }
     if report.blackboard.is_empty() {
@@ -150,6 +182,38 @@ pub fn human_summary(workflow: &str, report: &Report) -> String {
         }
     }
     out
+}
+
+/// The most characters a summary line shows of a reason quoting a text of
+/// several lines (a tool command), and of any other reason.
+const MAX_QUOTING_CHARS: usize = 160;
+const MAX_REASON_CHARS: usize = 1000;
+
+/// A reason on one line: its lines joined with ` ⏎ `, cut with the length
+/// said (a 30-line tool command quoted in a reason must not fill the
+/// summary; `--format json` has the whole text).
+fn one_line(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let max = if lines.len() > 1 {
+        MAX_QUOTING_CHARS
+    } else {
+        MAX_REASON_CHARS
+    };
+    let joined = lines.join(" ⏎ ");
+    match joined.char_indices().nth(max) {
+        Some((i, _)) => format!(
+            "{}… ({} line{}, {} bytes; --format json shows it all)",
+            &joined[..i],
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" },
+            text.len()
+        ),
+        None => joined,
+    }
 }
 
 /// A value on one line, long ones cut (the JSON summary has them whole).

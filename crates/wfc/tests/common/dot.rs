@@ -133,7 +133,9 @@ pub fn api_run(
             interviewer: interviewer.map(shared),
             loader: Some(loader()),
             base_dir: base_dir.map(Path::to_path_buf),
+            root: None,
             depth: 0,
+            tools: None,
         },
     );
     customize(&mut agent);

@@ -1,3 +1,6 @@
+use std::io;
+use std::time::Duration;
+
 use serde_json::json;
 use wf_ir::{KeyType, StrId};
 
@@ -145,6 +148,30 @@ fn terminals_complete() {
     assert_eq!(decision, Decision::Complete { writes: vec![] });
 }
 
+/// An `exit` that declares writes asks for them: completing without them
+/// would fail the node (docs/runtime.md, section 5).
+#[test]
+fn an_exit_with_declared_writes_asks_for_them() {
+    let (decision, shown) = at(2, "\n3\n", |p| {
+        let node = &mut p.workflows[0].nodes[2];
+        node.op = Opcode::Exit;
+        node.writes = vec![KeyType {
+            key: StrId(0),
+            ty: ValueType::Int,
+        }];
+    });
+    assert_eq!(
+        decision,
+        Decision::Complete {
+            writes: vec![Write {
+                key: "Demo".into(),
+                value: json!(3)
+            }]
+        }
+    );
+    assert!(shown.contains("  Demo (int) = "), "{shown}");
+}
+
 #[test]
 fn accelerators_follow_attractor() {
     assert_eq!(accelerator("[Y] Yes, deploy"), Some('Y'));
@@ -165,4 +192,78 @@ fn a_key_shared_by_two_choices_is_not_offered() {
     assert!(shown.contains("Choose 1-2 or `suspend`: "), "{shown}");
     assert!(shown.contains("`A` is not one of the choices."), "{shown}");
     assert_eq!(chose(&decision), Some("ask->done"));
+}
+
+/// Never answers: the node's timeout passes at once.
+struct Silent;
+
+impl LineSource for Silent {
+    fn next_line(&mut self, wait: Option<Duration>) -> io::Result<Option<String>> {
+        assert!(wait.is_some(), "asked without a deadline");
+        Err(io::ErrorKind::TimedOut.into())
+    }
+}
+
+/// The fixture's `ask` with a 30 s timeout and `default`.
+fn timed(default: Option<&str>) -> wf_ir::IrProgram {
+    let mut program = program();
+    let default = default.map(|d| {
+        program.strings.push(d.to_string());
+        StrId(program.strings.len() as u32 - 1)
+    });
+    let ask = &mut program.workflows[0].nodes[1].engine;
+    ask.timeout_ms = Some(30_000);
+    ask.default_choice = default;
+    program
+}
+
+#[test]
+fn a_human_timeout_takes_the_default_choice() {
+    // By label, and by target id (as Attractor's `human.default_choice`).
+    for default in ["[R] Reject", "stop"] {
+        let program = timed(Some(default));
+        let board = Board(Vec::new());
+        let valid = all_edges(&program, 1);
+        let mut agent = ConsoleAgent::new(Silent, Vec::new());
+        let decision = agent.decide(&context(&program, 1, &board, &valid)).unwrap();
+        let Decision::Advance(o) = decision else {
+            panic!("{decision:?}")
+        };
+        assert_eq!(o.edge.as_deref(), Some("ask->stop"));
+        assert_eq!(
+            o.notes.unwrap(),
+            format!("no answer within 30s: took the default choice `{default}`")
+        );
+        let (_, shown) = agent.into_inner();
+        let shown = String::from_utf8(shown).unwrap();
+        assert!(
+            shown.contains(&format!(
+                "  (answer within 30s; then the default `{default}` is taken)\n"
+            )),
+            "{shown}"
+        );
+        assert!(
+            shown.contains(&format!(
+                "  No answer within 30s: taking the default `{default}`.\n"
+            )),
+            "{shown}"
+        );
+    }
+}
+
+#[test]
+fn a_human_timeout_without_a_default_fails_the_node() {
+    let program = timed(None);
+    let board = Board(Vec::new());
+    let valid = all_edges(&program, 1);
+    let mut agent = ConsoleAgent::new(Silent, Vec::new());
+    let decision = agent.decide(&context(&program, 1, &board, &valid)).unwrap();
+    let Decision::Advance(o) = decision else {
+        panic!("{decision:?}")
+    };
+    assert_eq!(o.status, Status::Fail);
+    assert_eq!(
+        o.failure_reason.as_deref(),
+        Some("timed out: no answer at the console within 30s")
+    );
 }

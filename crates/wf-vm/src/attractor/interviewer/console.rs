@@ -156,7 +156,7 @@ impl Interviewer for Console {
 
 /// Whether standard input has something to read within `wait`.
 #[cfg(unix)]
-fn stdin_ready(wait: Duration) -> bool {
+pub(crate) fn stdin_ready(wait: Duration) -> bool {
     let mut fd = libc::pollfd {
         fd: 0,
         events: libc::POLLIN,
@@ -172,6 +172,6 @@ fn stdin_ready(wait: Duration) -> bool {
 
 /// Without `poll`, timeouts on standard input are not enforced.
 #[cfg(not(unix))]
-fn stdin_ready(_wait: Duration) -> bool {
+pub(crate) fn stdin_ready(_wait: Duration) -> bool {
     true
 }

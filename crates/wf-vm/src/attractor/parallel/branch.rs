@@ -4,8 +4,10 @@
 //! the branch's first node with a copy of the parent context written in as
 //! inputs: that is the isolated context clone of the seed. Its nodes run
 //! through their handlers (an [`AttractorAgent`] with the same backend, run
-//! directory and R2 handlers), with the usual edge selection, retries and
-//! limits. Before each step the branch checks where it stands: a fan-in or
+//! directory and R2 handlers); its `tool` nodes run through the run's tool
+//! runner (`--allow-tools`); it has the run's engine configuration and
+//! what is left of the run's limits (steps, wall clock, sizes), with the
+//! usual edge selection and retries. Before each step the branch checks where it stands: a fan-in or
 //! exit node ends it, unrun. A branch whose run fails (a node failure with
 //! no route, a limit) is a failed branch, not a failed pipeline; the join
 //! policy decides.
@@ -16,8 +18,8 @@ use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 use super::policy::BranchResult;
 use super::{Kit, install};
 use crate::agent::{AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, Status};
+use crate::attractor::nested::{self, Inherited};
 use crate::attractor::{AttractorAgent, RunFiles};
-use crate::config::EngineConfig;
 use crate::engine::Engine;
 use crate::report::RunStatus;
 
@@ -37,6 +39,8 @@ pub struct BranchEnv<'e> {
     pub kit: &'e Kit,
     /// The parallel node the branch fans out from.
     pub fan_out: NodeIdx,
+    /// The configuration and what is left of the limits of the run.
+    pub inherited: &'e Inherited,
 }
 
 /// Lends a borrowed agent to an agent that wants to own one.
@@ -110,7 +114,7 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> BranchResult {
         failure_reason: None,
         context_updates: Map::new(),
     };
-    let mut engine = match Engine::new(env.program, env.workflow, EngineConfig::default()) {
+    let mut engine = match env.inherited.engine(env.program, env.workflow) {
         Ok(e) => e,
         Err(e) => {
             result.outcome = Status::Fail;
@@ -124,6 +128,10 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> BranchResult {
         let _ = engine.set_input(k, v.clone());
     }
     engine.start_at(start);
+    engine.set_tool_runner(nested::tool_runner(
+        env.kit.tools.as_ref(),
+        env.files.cloned(),
+    ));
     let mut agent = AttractorAgent::new(
         env.backend
             .map(|b| Box::new(Lent(b)) as Box<dyn DecisionAgent>),

@@ -1,0 +1,164 @@
+//! Child pipelines: the `.dot` file a `stack.manager_loop` node supervises
+//! (`stack.child_dotfile`, fabro's `stack.child_workflow`; the node's
+//! attribute, else the graph's).
+//!
+//! They follow the rules of imports, with the same codes: the path is
+//! relative to the directory of the pipeline that names it, may not be
+//! absolute or leave the project root (WF0108), and the file must exist
+//! (WF0107). It must name a pipeline, `.dot`, `.fabro` or `.gv` (WF0110):
+//! nothing else is ever read, so a path such as `/etc/passwd` or
+//! `notes.txt` never reaches a parser that would quote its lines. The
+//! loader reads child pipelines like imports, so `wfc check` (and the
+//! language server) check them; `wfc run` applies the same rules again
+//! when a manager node starts its child (the IR may come from elsewhere).
+
+use std::path::{Path, PathBuf};
+
+use wf_diagnostics::{Diagnostic, codes};
+use wf_model::{Value, Workflow};
+
+use super::{ImportDecl, LoadFailure, PathProblem, display, is_inside, normalize};
+
+/// The extensions of the files a child pipeline may name.
+pub const PIPELINE_EXTENSIONS: [&str; 3] = ["dot", "fabro", "gv"];
+
+/// The attributes naming a manager node's child pipeline, in the order
+/// they are read.
+pub const CHILD_ATTRIBUTES: [&str; 2] = ["stack.child_dotfile", "stack.child_workflow"];
+
+/// Resolves the child pipeline `literal` named in the pipeline at
+/// `pipeline` against the project `root` (both normalised, in the same
+/// space): [`super::resolve`]'s rules, with a pipeline extension instead
+/// of `.wf`. Leading and trailing spaces are not part of the path (the
+/// run time trims them too).
+pub fn resolve(pipeline: &Path, literal: &str, root: &Path) -> Result<PathBuf, PathProblem> {
+    let literal = literal.trim();
+    if literal.is_empty() {
+        return Err(PathProblem::Empty);
+    }
+    let written = Path::new(literal);
+    if written.is_absolute() || written.has_root() || literal.starts_with('/') {
+        return Err(PathProblem::Absolute);
+    }
+    let dir = pipeline.parent().unwrap_or(Path::new(""));
+    let resolved = normalize(&dir.join(written));
+    if !is_inside(&resolved, root) {
+        return Err(PathProblem::EscapesRoot);
+    }
+    let extension = written.extension().and_then(|e| e.to_str());
+    if !extension.is_some_and(|e| PIPELINE_EXTENSIONS.contains(&e)) {
+        return Err(PathProblem::NotWf);
+    }
+    Ok(resolved)
+}
+
+/// The child pipelines the manager nodes of `workflow` name, as imports:
+/// one per distinct attribute (a graph attribute shared by several
+/// managers is one), pointing at the attribute's value.
+pub fn child_imports(workflow: &Workflow) -> Vec<ImportDecl> {
+    let text = |attributes: &[wf_model::Attribute]| {
+        CHILD_ATTRIBUTES.iter().find_map(|key| {
+            attributes
+                .iter()
+                .find(|a| a.key == *key)
+                .and_then(|a| match &a.value {
+                    Value::String(s) | Value::Ref(s) if !s.trim().is_empty() => {
+                        Some((s.trim().to_owned(), a.value_span))
+                    }
+                    _ => None,
+                })
+        })
+    };
+    let mut out: Vec<ImportDecl> = Vec::new();
+    for node in &workflow.nodes {
+        let is_entry = match &workflow.entry {
+            Some((name, _)) => *name == node.name,
+            None => node.name == "start",
+        };
+        if wf_dot::node_handler(node, is_entry) != "stack.manager_loop" {
+            continue;
+        }
+        let Some((path, span)) = text(&node.attributes).or_else(|| text(&workflow.attributes))
+        else {
+            continue;
+        };
+        if !out.iter().any(|i| i.span == span) {
+            out.push(ImportDecl {
+                path,
+                span,
+                alias: None,
+            });
+        }
+    }
+    out
+}
+
+/// WF0108 / WF0110 for a child pipeline path rejected by [`resolve`].
+pub fn path_problem(child: &ImportDecl, problem: &PathProblem, root: &Path) -> Diagnostic {
+    let path = &child.path;
+    let root_shown = match display(root) {
+        r if r.is_empty() => ".".to_string(),
+        r => r,
+    };
+    match problem {
+        PathProblem::Absolute => Diagnostic::new(
+            &codes::IMPORT_OUTSIDE_ROOT,
+            format!("child pipeline path `{path}` is absolute"),
+            child.span,
+        )
+        .with_primary_label("absolute paths are not allowed")
+        .with_help("write the path relative to the directory of this pipeline"),
+        PathProblem::EscapesRoot => Diagnostic::new(
+            &codes::IMPORT_OUTSIDE_ROOT,
+            format!("child pipeline path `{path}` leaves the project root"),
+            child.span,
+        )
+        .with_primary_label("`..` climbs above the project root")
+        .with_note(format!("the project root is `{root_shown}`"))
+        .with_help("move the child pipeline into the project, or put `wf.toml` in a directory that contains both files"),
+        PathProblem::NotWf | PathProblem::Empty => Diagnostic::new(
+            &codes::CHILD_NOT_PIPELINE,
+            format!("child pipeline path `{path}` does not name a `.dot` pipeline"),
+            child.span,
+        )
+        .with_primary_label("a manager node supervises a `.dot` (or `.fabro`, `.gv`) pipeline")
+        .with_help("name the child pipeline's `.dot` file, relative to this pipeline"),
+    }
+}
+
+/// WF0107 (or WF0108 for a symbolic link leaving the root) for a child
+/// pipeline that could not be loaded; `shown` is where the path leads.
+pub fn load_problem(child: &ImportDecl, failure: &LoadFailure, shown: &str) -> Diagnostic {
+    let path = &child.path;
+    match failure {
+        LoadFailure::NotFound => Diagnostic::new(
+            &codes::UNRESOLVED_IMPORT,
+            format!("child pipeline `{path}` not found"),
+            child.span,
+        )
+        .with_primary_label(format!("no file at `{shown}`"))
+        .with_help("child pipeline paths are relative to the directory of the pipeline that names them"),
+        LoadFailure::Directory => Diagnostic::new(
+            &codes::UNRESOLVED_IMPORT,
+            format!("child pipeline path `{path}` names a directory"),
+            child.span,
+        )
+        .with_primary_label(format!("`{shown}` is a directory"))
+        .with_help("name the child pipeline's `.dot` file"),
+        LoadFailure::Unreadable(reason) => Diagnostic::new(
+            &codes::UNRESOLVED_IMPORT,
+            format!("child pipeline `{path}` cannot be read"),
+            child.span,
+        )
+        .with_primary_label(format!("cannot read `{shown}`"))
+        .with_note(reason.clone()),
+        LoadFailure::OutsideRoot(target) => Diagnostic::new(
+            &codes::IMPORT_OUTSIDE_ROOT,
+            format!("child pipeline path `{path}` leaves the project root through a symbolic link"),
+            child.span,
+        )
+        .with_primary_label(format!("`{shown}` links outside the project"))
+        .with_note(format!("the link resolves to `{}`", display(target)))
+        .with_help("copy the pipeline into the project, or move `wf.toml` up to a directory that contains the target"),
+    }
+}

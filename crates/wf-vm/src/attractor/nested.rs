@@ -1,0 +1,91 @@
+//! What parallel branches and child pipelines inherit from the run that
+//! starts them: the tool runner (`--allow-tools`), the engine
+//! configuration, and what is left of the run's limits. The codergen
+//! backend is lent to them by the handlers themselves.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use wf_ir::{IrProgram, WorkflowIdx};
+
+use super::files::RunFiles;
+use super::tool::AttractorToolRunner;
+use crate::agent::{DecisionContext, Outcome, Status, ToolRunner};
+use crate::config::{EngineConfig, RunLimits};
+use crate::engine::{Engine, EngineError};
+use crate::template::ShellCommand;
+
+/// The tool runner of a run, shared with its parallel branches and child
+/// pipelines (each wraps it in an [`AttractorToolRunner`] with its own
+/// run-directory files).
+pub type SharedTools = Rc<RefCell<dyn ToolRunner>>;
+
+/// A [`SharedTools`] as a tool runner.
+pub struct Shared(pub SharedTools);
+
+impl ToolRunner for Shared {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
+        // Engines nest only through handlers, never inside a tool run, so
+        // the runner is free; refuse rather than panic if it ever is not.
+        match self.0.try_borrow_mut() {
+            Ok(mut runner) => runner.run(context, command, timeout),
+            Err(_) => Outcome {
+                status: Status::Fail,
+                failure_reason: Some("the tool runner is busy with another tool".into()),
+                ..Outcome::success()
+            },
+        }
+    }
+}
+
+/// The tool runner of a nested engine: `tools` (`None`: tools are not
+/// allowed, every tool node fails with the refusal) writing `files`.
+pub fn tool_runner(tools: Option<&SharedTools>, files: Option<RunFiles>) -> Box<dyn ToolRunner> {
+    let inner = tools.map(|t| Box::new(Shared(t.clone())) as Box<dyn ToolRunner>);
+    Box::new(AttractorToolRunner::new(inner, files))
+}
+
+/// The configuration a nested engine starts from and the limits it may
+/// not exceed: the parent's configuration, and the parent's limits less
+/// the steps and time the parent has used.
+#[derive(Debug, Clone)]
+pub struct Inherited {
+    config: EngineConfig,
+    cap: RunLimits,
+}
+
+impl Inherited {
+    /// What a nested run started at the node of `d` inherits.
+    pub fn of(d: &DecisionContext<'_>) -> Self {
+        let mut cap = d.limits.clone();
+        cap.max_steps = cap.max_steps.saturating_sub(d.step);
+        cap.wall_clock = cap.wall_clock.saturating_sub(d.elapsed);
+        Inherited {
+            config: d.config.clone(),
+            cap,
+        }
+    }
+
+    /// An engine at the entry of `wf`: the workflow's own limits apply
+    /// where they are tighter than what is left of the parent's.
+    pub fn engine<'p>(
+        &self,
+        program: &'p IrProgram,
+        wf: WorkflowIdx,
+    ) -> Result<Engine<'p>, EngineError> {
+        let mut engine = Engine::new(program, wf, self.config.clone())?;
+        let (l, c) = (&mut engine.limits, &self.cap);
+        l.max_steps = l.max_steps.min(c.max_steps);
+        l.max_depth = l.max_depth.min(c.max_depth);
+        l.wall_clock = l.wall_clock.min(c.wall_clock);
+        l.max_write_bytes = l.max_write_bytes.min(c.max_write_bytes);
+        l.max_blackboard_bytes = l.max_blackboard_bytes.min(c.max_blackboard_bytes);
+        Ok(engine)
+    }
+}

@@ -1,0 +1,43 @@
+//! The run directory's lock: an exclusive `flock` on `run.lock`, which
+//! records the holder's pid.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{LOCK_FILE, PersistError, io_err};
+
+/// Takes the exclusive lock of directory `dir` (creating its lock file)
+/// and records this process's pid in it.
+pub(super) fn lock(dir: &Path) -> Result<Arc<File>, PersistError> {
+    let path = dir.join(LOCK_FILE);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io_err(&path, "open the lock file"))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let pid = file
+                .read_to_string(&mut text)
+                .ok()
+                .and_then(|_| text.trim().parse().ok());
+            return Err(PersistError::InUse {
+                path: dir.to_owned(),
+                pid,
+            });
+        }
+        Err(TryLockError::Error(e)) => return Err(io_err(&path, "lock")(e)),
+    }
+    let pid = format!("{}\n", std::process::id());
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(pid.as_bytes()))
+        .map_err(io_err(&path, "write the lock file"))?;
+    Ok(Arc::new(file))
+}

@@ -1,0 +1,81 @@
+//! The `--events` file and the progress printer: the event sinks of a run.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use wf_vm::{EventSink, JsonLinesSink, RunDir};
+
+use super::output::Progress;
+use super::{ProgressChoice, RunArgs};
+
+/// The `--events` sink and the progress printer, as asked. Resuming
+/// (`resumed`), the event file is first rewritten from the run's log.
+pub fn event_sinks(
+    args: &RunArgs,
+    resumed: Option<&RunDir>,
+) -> Result<Vec<Box<dyn EventSink>>, String> {
+    let mut sinks: Vec<Box<dyn EventSink>> = Vec::new();
+    match args.events.as_deref() {
+        Some(p) if p == Path::new("-") => {
+            sinks.push(Box::new(JsonLinesSink::new(std::io::stdout())));
+        }
+        Some(path) => {
+            let file = open_events(path, resumed).map_err(|e| {
+                format!(
+                    "error: cannot write the event file `{}`: {e}",
+                    path.display()
+                )
+            })?;
+            sinks.push(Box::new(EventFile {
+                path: path.to_path_buf(),
+                sink: JsonLinesSink::new(BufWriter::new(file)),
+            }));
+        }
+        None => {}
+    }
+    let progress = match args.progress {
+        ProgressChoice::Always => true,
+        ProgressChoice::Never => false,
+        ProgressChoice::Auto => std::io::stderr().is_terminal(),
+    };
+    if progress {
+        sinks.push(Box::new(Progress::new()));
+    }
+    Ok(sinks)
+}
+
+/// Creates the event file; resuming, it starts with the events of every
+/// step the run's log committed (derived from the log, so that a step the
+/// killed process was in is neither doubled nor lost).
+fn open_events(path: &Path, resumed: Option<&RunDir>) -> Result<File, String> {
+    let io = |e: std::io::Error| crate::inputs::io_reason(&e);
+    let mut file = File::create(path).map_err(io)?;
+    if let Some(dir) = resumed {
+        let events = dir.logged_events().map_err(|e| e.to_string())?;
+        file.write_all(&events).map_err(io)?;
+    }
+    Ok(file)
+}
+
+/// The `--events FILE` sink: its failure names the file.
+struct EventFile {
+    path: PathBuf,
+    sink: JsonLinesSink<BufWriter<File>>,
+}
+
+impl EventSink for EventFile {
+    fn emit(&mut self, event: &wf_vm::Event<'_>) {
+        self.sink.emit(event);
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.sink.error().map(|e| {
+            format!(
+                "could not write the event file `{}`: {}",
+                self.path.display(),
+                crate::inputs::io_reason(e)
+            )
+        })
+    }
+}
