@@ -307,12 +307,17 @@ mod tests {
             config.level(&codes::UNREACHABLE_NODE),
             Some(LintLevel::Allow)
         );
-        assert_eq!(config.level(&codes::CYCLE), Some(LintLevel::Deny));
+        assert_eq!(
+            config.level(&codes::DUPLICATE_ACCELERATOR),
+            Some(LintLevel::Deny)
+        );
         assert_eq!(
             config.level(&codes::READ_NOT_WRITTEN),
             Some(LintLevel::Warn)
         );
-        // A prefix passes over the syntax errors it covers.
+        // A prefix passes over the syntax errors and the compile-blocking
+        // errors it covers.
+        assert_eq!(config.level(&codes::CYCLE), None);
         assert_eq!(config.level(&codes::UNEXPECTED_TOKEN), None);
         assert_eq!(
             config.level(&codes::INVALID_SUPPRESSION),
@@ -328,7 +333,7 @@ mod tests {
         let diags = || {
             vec![
                 Diagnostic::new(&codes::UNREACHABLE_NODE, "x", at),
-                Diagnostic::new(&codes::CYCLE, "z", at),
+                Diagnostic::new(&codes::DUPLICATE_ACCELERATOR, "z", at),
             ]
         };
         let selection = Selection {
@@ -341,7 +346,7 @@ mod tests {
         assert_eq!(kept[0].code.code, "WF0205");
         let selection = Selection {
             select: Vec::new(),
-            ignore: vec![select::parse("cycle").unwrap()],
+            ignore: vec![select::parse("duplicate-accelerator").unwrap()],
         };
         let mut kept = diags();
         apply_lints(&mut kept, Some(&config), &selection);

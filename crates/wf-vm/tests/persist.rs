@@ -606,6 +606,8 @@ fn a_killed_run_resumes_a_callee_failure_at_every_step() {
             RunStatus::Yielded
         );
         drop(engine);
+        // The lock goes with the last handle of the directory.
+        drop(dir);
         let mut agent = script();
         let mut fresh = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
         fresh.set_sleeper(Box::new(|_| {}));
@@ -619,6 +621,8 @@ fn a_killed_run_resumes_a_callee_failure_at_every_step() {
             "kill after {kill_after}"
         );
         assert_eq!(report.failures.len(), expected.failures.len());
+        drop(engine);
+        let dir = RunDir::open(&path).unwrap();
         assert_eq!(
             log_events(&dir).0,
             expected_events,

@@ -463,9 +463,10 @@ fn check_dot_leniencies_are_warnings() {
     );
 }
 
-/// The files a pipeline names are looked for next to it: missing prompt
-/// files and child pipelines are warnings; an existing child, and a prompt
-/// that is a sentence starting with `@`, are not reported.
+/// The files a pipeline names are looked for next to it: a missing prompt
+/// file is a warning, a missing child pipeline an error (WF0107: the run
+/// could not start it), an existing child is checked with its parent, and a
+/// prompt that is a sentence starting with `@` is not reported.
 #[test]
 fn check_dot_missing_files() {
     cli_snapshot!(

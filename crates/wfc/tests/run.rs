@@ -888,15 +888,14 @@ fn the_documented_shell_agent_works() {
     let doc = std::fs::read_to_string(repo_root().join("docs/agents.md")).unwrap();
     let line = doc
         .lines()
-        .find(|l| l.starts_with("wfc run tests/run/approve.wf --agent 'exec:read -r hello"))
+        .find(|l| l.starts_with("wfc run examples/hello.wf --agent 'exec:read -r hello"))
         .expect("the shell agent example");
     let agent = line
-        .trim_start_matches("wfc run tests/run/approve.wf --agent '")
+        .trim_start_matches("wfc run examples/hello.wf --agent '")
         .trim_end_matches('\'');
-    let (out, summary) = run_json(&["run", "tests/run/approve.wf", "--agent", agent]);
+    let (out, summary) = run_json(&["run", "examples/hello.wf", "--agent", agent]);
     assert_eq!(out.status.code(), Some(0), "{summary}");
-    // No agent's `edge`: the engine selects at `review` (target id order).
-    assert_eq!(summary["at"]["node"], "rejected", "{summary}");
+    assert_eq!(summary["at"]["node"], "done", "{summary}");
 }
 
 /// Issue 14.11: a `human` node's `default` is taken when its timeout

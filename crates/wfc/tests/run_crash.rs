@@ -448,7 +448,7 @@ fn a_second_process_is_refused_while_a_run_holds_its_directory() {
     );
     for args in [
         &["run", "--resume", d][..],
-        &["run", file, "--run-dir", d][..],
+        &["run", file, "--agent", "auto", "--run-dir", d][..],
     ] {
         let before = logged_steps(&dir);
         let out = wfc(args).output().unwrap();

@@ -212,7 +212,7 @@ mod tests {
     #[test]
     fn select_and_ignore_follow_specificity() {
         let s = selection(&["WF02"], &["WF0205"]);
-        assert!(s.keeps(&codes::CYCLE));
+        assert!(s.keeps(&codes::DUPLICATE_ACCELERATOR));
         assert!(!s.keeps(&codes::UNREACHABLE_NODE));
         assert!(!s.keeps(&codes::READ_NOT_WRITTEN), "not selected");
         let s = selection(&["unreachable-node"], &["WF02"]);
@@ -220,9 +220,14 @@ mod tests {
             s.keeps(&codes::UNREACHABLE_NODE),
             "more specific select wins"
         );
-        assert!(!s.keeps(&codes::CYCLE));
+        assert!(!s.keeps(&codes::DUPLICATE_ACCELERATOR));
         let s = selection(&["WF02"], &["WF02"]);
-        assert!(!s.keeps(&codes::CYCLE), "ties go to --ignore");
+        assert!(
+            !s.keeps(&codes::DUPLICATE_ACCELERATOR),
+            "ties go to --ignore"
+        );
+        let s = selection(&[], &["WF02", "cycle"]);
+        assert!(s.keeps(&codes::CYCLE), "compile-blocking errors stay");
         let s = selection(&["WF03"], &["WF0"]);
         assert!(s.keeps(&codes::UNEXPECTED_TOKEN), "syntax errors stay");
         assert!(
