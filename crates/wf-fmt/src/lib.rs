@@ -125,13 +125,14 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
-    /// The language of a file by its extension: `wf`, or `dot`, `gv` and
-    /// `fabro` for DOT; `None` for anything else.
+    /// The language of a file by its extension ([`wf_model::EXTENSIONS`]):
+    /// `wf`, or `dot`, `gv` and `fabro` for DOT; `None` for anything else
+    /// (Reflex JSON has no formatter).
     pub fn from_path(path: &std::path::Path) -> Option<SourceKind> {
-        match path.extension()?.to_str()? {
-            "wf" => Some(SourceKind::Wf),
-            "dot" | "gv" | "fabro" => Some(SourceKind::Dot),
-            _ => None,
+        match wf_model::SourceFormat::of_path(path)? {
+            wf_model::SourceFormat::Wf => Some(SourceKind::Wf),
+            wf_model::SourceFormat::Dot => Some(SourceKind::Dot),
+            wf_model::SourceFormat::ReflexJson => None,
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Files changed on disk while not open in the editor
 //! (`workspace/didChangeWatchedFiles`): created and changed source files
-//! are read again, deleted ones leave the project, and a changed `wf.toml`
-//! reloads the workspace. Importers are re-checked by the publish that
-//! follows, since the database re-derives whatever read a changed file.
+//! are read again, deleted ones leave the project, and a changed `wf.toml`,
+//! `.gitignore` or `.ignore` reloads the workspace (they decide which
+//! files it holds). Importers are re-checked by the publish that follows,
+//! since the database re-derives whatever read a changed file.
 
 use std::path::{Path, PathBuf};
 
@@ -12,18 +13,25 @@ use tower_lsp_server::ls_types::{
 };
 use wf_analysis::imports;
 
-use crate::workspace::{SOURCE_EXTENSIONS, Workspace};
+use crate::workspace::Workspace;
 
 /// The registration id of the file watchers.
 const WATCH_ID: &str = "wfc-watched-files";
 
+/// The files whose change reloads the workspace: the project file and the
+/// ignore files the loader honours.
+const RELOADING: [&str; 3] = ["wf.toml", ".gitignore", ".ignore"];
+
 /// The dynamic registration asking the client to watch the workspace's
-/// source files and project files.
+/// source files (every extension of [`wf_model::EXTENSIONS`]) and the
+/// files that decide what the project holds.
 pub fn registration() -> Registration {
-    let watchers = ["**/*.{wf,dot,fabro,gv,json}", "**/wf.toml"]
-        .into_iter()
+    let extensions: Vec<&str> = wf_model::EXTENSIONS.iter().map(|e| e.extension).collect();
+    let sources = format!("**/*.{{{}}}", extensions.join(","));
+    let watchers = std::iter::once(sources)
+        .chain(RELOADING.iter().map(|name| format!("**/{name}")))
         .map(|glob| FileSystemWatcher {
-            glob_pattern: GlobPattern::String(glob.to_string()),
+            glob_pattern: GlobPattern::String(glob),
             kind: None,
         })
         .collect();
@@ -36,15 +44,18 @@ pub fn registration() -> Registration {
 }
 
 impl Workspace {
-    /// Applies changes on disk. Returns `true` when a `wf.toml` changed:
-    /// the caller then loads the workspace again.
+    /// Applies changes on disk. Returns `true` when a `wf.toml` or an
+    /// ignore file changed: the caller then loads the workspace again.
     pub fn disk_changed(&mut self, changes: &[FileEvent]) -> bool {
         let mut reload = false;
         for change in changes {
             let Some(path) = change.uri.to_file_path().map(|p| imports::normalize(&p)) else {
                 continue;
             };
-            if path.file_name().is_some_and(|n| n == "wf.toml") {
+            if path
+                .file_name()
+                .is_some_and(|n| RELOADING.iter().any(|r| n == *r))
+            {
                 reload = true;
                 continue;
             }
@@ -55,7 +66,7 @@ impl Workspace {
             if change.typ == FileChangeType::DELETED {
                 self.db.remove_file(&path);
             } else if self.wanted(&path)
-                && let Ok(text) = std::fs::read_to_string(&path)
+                && let Some(text) = read_source(&path)
             {
                 let display = self.display(&path);
                 self.db.set_file(&path, display, text);
@@ -65,14 +76,16 @@ impl Workspace {
         reload
     }
 
-    /// Whether a file on disk belongs in the project: a source file the
-    /// scan collects, a file the project already has, or one an import
-    /// names (a Reflex `.json` or a `.gv` pipeline is loaded only then).
+    /// Whether a file on disk belongs in the project: one the project
+    /// already has, one a walk of a project root collects (as `wfc check`
+    /// would: not hidden or ignored, a Reflex `.json` only), or one an
+    /// import names (a `.gv` pipeline is loaded only then).
     fn wanted(&self, path: &Path) -> bool {
-        if path
-            .extension()
-            .is_some_and(|e| SOURCE_EXTENSIONS.iter().any(|s| e == *s))
-            || self.db.file_id(path).is_some()
+        if self.db.file_id(path).is_some()
+            || self
+                .folders
+                .iter()
+                .any(|f| wf_project::walk_collects(&f.root, path))
         {
             return true;
         }
@@ -98,4 +111,11 @@ impl Workspace {
         }
         out
     }
+}
+
+/// A source file's text, decoded as the loader decodes it (a byte-order
+/// mark dropped); `None` when it cannot be read or is not UTF-8.
+pub(crate) fn read_source(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    wf_project::decode(&path.display().to_string(), bytes).ok()
 }

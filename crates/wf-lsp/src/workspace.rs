@@ -2,11 +2,13 @@
 //! documents, and what was last published.
 //!
 //! Every workspace folder is loaded: its project root is the root of the
-//! nearest `wf.toml` above it (or the folder itself), and every source file
-//! under it is read at start, so that references, renames and the
-//! diagnostics of importers cover the whole project; imports of open files
-//! are loaded from disk like `wfc check` does. Open documents override the
-//! disk text. Files changed on disk while closed come in through
+//! nearest `wf.toml` above it (or the folder itself), and the files `wfc
+//! check` reads for that root are read at start by the same loader
+//! (`wf-project`: `.gitignore`, hidden folders, Reflex JSON), so that
+//! references, renames and the diagnostics of importers cover the whole
+//! project and match the command line's; imports of open files are loaded
+//! from disk like `wfc check` does. Open documents override the disk text.
+//! Files changed on disk while closed come in through
 //! [`Workspace::disk_changed`] (see `watch.rs`).
 
 use std::collections::HashMap;
@@ -14,19 +16,15 @@ use std::path::{Path, PathBuf};
 
 use tower_lsp_server::ls_types::{self as lsp, Uri};
 use wf_analysis::Database;
-use wf_analysis::imports::{self, LoadFailure};
+use wf_analysis::imports;
 use wf_analysis::project::{self, ProjectConfig};
 use wf_diagnostics::FileId;
 
 use crate::convert::{self, FileMap};
 
-/// Stop scanning a workspace after this many files (a misconfigured root
+/// Stop loading a workspace after this many files (a misconfigured root
 /// such as a home directory must not stall the editor).
 const MAX_SCANNED_FILES: usize = 5_000;
-
-/// The extensions loaded from the workspace: what `wfc check` collects
-/// from a directory (`.wf`, and Attractor DOT pipelines).
-pub const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
 
 /// An open document.
 #[derive(Debug, Clone)]
@@ -111,11 +109,28 @@ impl Snapshot {
         map
     }
 
+    /// WF0011 for the IR files of the database the IR loader refuses, as
+    /// `wfc check` reports them (only `.json` files are read for it).
+    fn ir_findings(&self) -> Vec<wf_diagnostics::Diagnostic> {
+        let json = |path: &Path| {
+            wf_model::SourceFormat::of_path(path) == Some(wf_model::SourceFormat::ReflexJson)
+        };
+        self.db
+            .file_ids()
+            .into_iter()
+            .filter_map(|id| {
+                let path = self.db.file_path(id).filter(|p| json(p))?;
+                let text = self.db.file_text(id)?;
+                wf_project::verify_ir(id, &path.to_string_lossy(), &text)
+            })
+            .collect()
+    }
+
     /// Every file's diagnostics (lint levels of its `wf.toml` applied), as
     /// published: one entry per file, empty for a clean one.
     pub fn all_diagnostics(&self) -> Vec<(Uri, Vec<lsp::Diagnostic>)> {
         let mut by_file: HashMap<FileId, Vec<wf_diagnostics::Diagnostic>> = HashMap::new();
-        for d in self.db.diagnostics() {
+        for d in self.db.diagnostics().into_iter().chain(self.ir_findings()) {
             by_file.entry(d.primary.location.file).or_default().push(d);
         }
         let files = self.file_map();
@@ -149,11 +164,10 @@ impl Workspace {
         let folders: Vec<Folder> = folders
             .into_iter()
             .map(|folder| {
-                let config = project::discover(&folder).and_then(|path| {
-                    project::load(&path)
-                        .map_err(|err| problems.push(err.to_string()))
-                        .ok()
-                });
+                let config = wf_project::find_project(&folder)
+                    .map_err(|err| problems.push(err.to_string()))
+                    .ok()
+                    .flatten();
                 let root = config
                     .as_ref()
                     .map_or_else(|| folder.clone(), |c| c.root.clone());
@@ -175,17 +189,28 @@ impl Workspace {
             open: HashMap::new(),
             published: HashMap::new(),
         };
+        // What `wfc check` reads for each project root.
         let mut found = Vec::new();
+        let mut left = MAX_SCANNED_FILES;
         for folder in &workspace.folders {
-            scan(&folder.root, &mut found);
+            let tree = wf_project::read_tree(&folder.root, left);
+            left -= tree.files.len().min(left);
+            problems.extend(tree.errors.into_iter().map(|err| err.0));
+            if tree.truncated {
+                problems.push(format!(
+                    "wfc lsp: stopped loading `{}` after {MAX_SCANNED_FILES} files; open a narrower folder or add a wf.toml",
+                    folder.root.display()
+                ));
+            }
+            found.extend(tree.files);
         }
-        found.sort();
-        found.dedup();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found.dedup_by(|a, b| a.0 == b.0);
         let files: Vec<(PathBuf, String, String)> = found
             .into_iter()
-            .filter_map(|path| {
-                let text = std::fs::read_to_string(&path).ok()?;
-                Some((path.clone(), workspace.display(&path), text))
+            .map(|(path, text)| {
+                let display = workspace.display(&path);
+                (path, display, text)
             })
             .collect();
         workspace.db.set_files(files);
@@ -252,16 +277,12 @@ impl Workspace {
         if self.open.remove(&path).is_none() {
             return;
         }
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let display = self.display(&path);
-                self.db.set_file(&path, display, text);
-            }
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                self.db.remove_file(&path);
-                self.load_imports();
-            }
-            Err(_) => {}
+        if let Some(text) = crate::watch::read_source(&path) {
+            let display = self.display(&path);
+            self.db.set_file(&path, display, text);
+        } else if !path.exists() {
+            self.db.remove_file(&path);
+            self.load_imports();
         }
     }
 
@@ -301,52 +322,13 @@ impl Workspace {
             .map(|f| f.root.canonicalize().unwrap_or_else(|_| f.root.clone()))
             .collect();
         let shown: Vec<PathBuf> = self.folders.iter().map(|f| f.root.clone()).collect();
+        let roots: Vec<&Path> = roots.iter().map(PathBuf::as_path).collect();
         self.db.load_imports(|path| {
-            let real = path.canonicalize().map_err(|err| match err.kind() {
-                std::io::ErrorKind::NotFound => LoadFailure::NotFound,
-                _ => LoadFailure::Unreadable(err.to_string()),
-            })?;
-            if !roots.iter().any(|root| real.starts_with(root)) {
-                return Err(LoadFailure::OutsideRoot(real));
-            }
-            if real.is_dir() {
-                return Err(LoadFailure::Directory);
-            }
-            let text = std::fs::read_to_string(&real)
-                .map_err(|err| LoadFailure::Unreadable(err.to_string()))?;
             let relative = shown.iter().find_map(|root| path.strip_prefix(root).ok());
-            Ok((imports::display(relative.unwrap_or(path)), text))
+            let display = imports::display(relative.unwrap_or(path));
+            let text = wf_project::read_import(path, &roots, &display)?;
+            Ok((display, text))
         });
-    }
-}
-
-/// Collects the source files under `dir`, skipping hidden directories and
-/// build output.
-fn scan(dir: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if found.len() >= MAX_SCANNED_FILES {
-            return;
-        }
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                scan(&path, found);
-            }
-        } else if kind.is_file()
-            && path
-                .extension()
-                .is_some_and(|e| SOURCE_EXTENSIONS.iter().any(|s| e == *s))
-        {
-            found.push(path);
-        }
     }
 }
 

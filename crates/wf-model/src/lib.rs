@@ -9,6 +9,10 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+mod extensions;
+
+pub use extensions::{EXTENSIONS, Extension, Walked, extension_of};
+
 use wf_diagnostics::{FileId, FileSpan};
 
 /// A set of workflows, possibly from several files.

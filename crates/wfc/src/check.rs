@@ -12,7 +12,6 @@ use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
 use wf_analysis::project::{self, ConfigError, ProjectConfig, Selection, select};
 
 mod fix;
-mod ir;
 
 /// Output formats of `wfc check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,7 +54,8 @@ pub enum ColorChoice {
 pub struct CheckArgs {
     /// Files or directories to check (directories are searched recursively
     /// for `.wf`, `.dot` and `.fabro` files, and `.json` files that are
-    /// Reflex workflows); `-` reads standard input. Defaults to `.`.
+    /// Reflex workflows, skipping hidden and git-ignored files); `-` reads
+    /// standard input. Defaults to the project root, else `.`.
     paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
@@ -146,7 +146,7 @@ fn check_inputs(
         inputs::read_stdin(name, &mut sources, &mut errors);
     }
     let inputs = sources.len();
-    let ir_findings = ir::verify_ir_files(&sources);
+    let ir_findings = inputs::verify_ir_files(&sources);
     // The database loads imported files from disk; render from its sources,
     // which include them.
     let db = inputs::load_database(sources, early, project.map(|p| p.root.as_path()));
@@ -351,10 +351,7 @@ pub(crate) fn load_project(
         None => cwd,
     };
     let start = start.canonicalize().unwrap_or(start);
-    match project::discover(&start) {
-        Some(path) => project::load(&path).map(Some),
-        None => Ok(None),
-    }
+    inputs::find_project(&start)
 }
 
 /// `root` relative to the current directory (with `..` where needed), so

@@ -23,8 +23,9 @@ use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
 #[derive(Debug, Args)]
 pub struct FmtArgs {
     /// Files or directories to format (directories are searched recursively
-    /// for `.wf`, `.dot` and `.fabro` files); `-` formats standard input to
-    /// standard output. Defaults to `.`.
+    /// for `.wf`, `.dot` and `.fabro` files, skipping hidden and git-ignored
+    /// files); `-` formats standard input to standard output. Defaults to
+    /// `.`.
     paths: Vec<PathBuf>,
     /// Write nothing; list the files that would change and exit with
     /// status 1 if there are any.
@@ -78,7 +79,8 @@ pub fn run(args: FmtArgs) -> u8 {
             .filter(|p| {
                 // Directory walks also find Reflex JSON, which has no
                 // formatter; a file named explicitly is formatted as given.
-                let reflex = p.extension().is_some_and(|e| e == "json")
+                let reflex = wf_model::SourceFormat::of_path(p)
+                    == Some(wf_model::SourceFormat::ReflexJson)
                     && !args.paths.iter().any(|given| given == p);
                 if reflex {
                     eprintln!(

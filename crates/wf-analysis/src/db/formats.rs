@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use wf_diagnostics::FileId;
+use wf_model::SourceFormat;
 
 use super::queries::{LoweredFile, positions};
 use crate::imports::{self, ImportDecl, PathProblem};
@@ -37,14 +38,13 @@ pub enum FrontEnd {
     Dot,
 }
 
-/// The front end for the file at `path`, by its extension.
+/// The front end for the file at `path`, by its extension (the table is
+/// [`wf_model::EXTENSIONS`]).
 pub fn front_end(path: &Path) -> FrontEnd {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => FrontEnd::Reflex,
-        // `.gv` is Graphviz's other extension: read as DOT when named, though
-        // directory walks only pick up `.dot` and `.fabro`.
-        Some("dot" | "fabro" | "gv") => FrontEnd::Dot,
-        _ => FrontEnd::Wf,
+    match SourceFormat::of_path(path) {
+        Some(SourceFormat::ReflexJson) => FrontEnd::Reflex,
+        Some(SourceFormat::Dot) => FrontEnd::Dot,
+        Some(SourceFormat::Wf) | None => FrontEnd::Wf,
     }
 }
 

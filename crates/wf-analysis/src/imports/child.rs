@@ -19,9 +19,6 @@ use wf_model::{Value, Workflow};
 
 use super::{ImportDecl, LoadFailure, PathProblem, display, is_inside, normalize};
 
-/// The extensions of the files a child pipeline may name.
-pub const PIPELINE_EXTENSIONS: [&str; 3] = ["dot", "fabro", "gv"];
-
 /// The attributes naming a manager node's child pipeline, in the order
 /// they are read.
 pub const CHILD_ATTRIBUTES: [&str; 2] = ["stack.child_dotfile", "stack.child_workflow"];
@@ -45,8 +42,8 @@ pub fn resolve(pipeline: &Path, literal: &str, root: &Path) -> Result<PathBuf, P
     if !is_inside(&resolved, root) {
         return Err(PathProblem::EscapesRoot);
     }
-    let extension = written.extension().and_then(|e| e.to_str());
-    if !extension.is_some_and(|e| PIPELINE_EXTENSIONS.contains(&e)) {
+    // A child pipeline is a DOT file: `.dot`, `.fabro` or `.gv`.
+    if wf_model::SourceFormat::of_path(written) != Some(wf_model::SourceFormat::Dot) {
         return Err(PathProblem::NotWf);
     }
     Ok(resolved)

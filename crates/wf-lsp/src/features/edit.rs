@@ -32,10 +32,10 @@ pub fn completion(db: &Database, file: FileId, offset: usize) -> Vec<CompletionI
         return Vec::new();
     };
     let offset = offset.min(text.len());
-    if db.file_path(file).is_some_and(|p| {
-        p.extension()
-            .is_some_and(|e| e == "dot" || e == "fabro" || e == "gv")
-    }) {
+    if db
+        .file_path(file)
+        .is_some_and(|p| wf_model::SourceFormat::of_path(&p) == Some(wf_model::SourceFormat::Dot))
+    {
         return super::complete_dot::completion(db, file, &text, offset);
     }
     let body = match super::complete_wf::body(db, file, &text, offset) {

@@ -46,14 +46,13 @@ pub fn legend() -> SemanticTokensLegend {
 /// positions, UTF-16 lengths, one token per line).
 pub fn semantic_tokens(db: &Database, file: FileId) -> Option<Vec<SemanticToken>> {
     let path = db.file_path(file)?;
-    if path
-        .extension()
-        .is_some_and(|e| e == "dot" || e == "gv" || e == "fabro")
-    {
-        return super::tokens_dot::semantic_tokens(db, file);
-    }
-    if path.extension().is_some_and(|e| e != "wf") {
-        return None;
+    match wf_model::SourceFormat::of_path(&path) {
+        Some(wf_model::SourceFormat::Dot) => return super::tokens_dot::semantic_tokens(db, file),
+        Some(wf_model::SourceFormat::Wf) => {}
+        // An extension-less file reads as `.wf`; Reflex JSON and unknown
+        // extensions have no tokens.
+        None if path.extension().is_none() => {}
+        _ => return None,
     }
     let text = db.file_text(file)?;
     let lexed = wf_syntax::lexer::lex(&text, file);

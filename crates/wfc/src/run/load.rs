@@ -64,8 +64,8 @@ pub fn load(path: &Path) -> Result<Loaded, LoadFailure> {
         });
     }
     // The analysis reads any `.json` that is not IR as Reflex.
-    let format = match path.extension() {
-        Some(e) if e == "json" => SourceFormat::Reflex,
+    let format = match wf_model::SourceFormat::of_path(path) {
+        Some(wf_model::SourceFormat::ReflexJson) => SourceFormat::Reflex,
         _ => SourceFormat::Source,
     };
     let mut loaded = compile_source(path)?;

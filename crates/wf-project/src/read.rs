@@ -1,6 +1,6 @@
-//! Turning command-line paths into source files.
-
-mod walk;
+//! Reading a project: paths into source files (directories walked by
+//! the rules of the crate's documentation), files into text, and the
+//! database of the files read with their imports.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -8,28 +8,81 @@ use std::path::{Path, PathBuf};
 use wf_analysis::db::{Early, lower_early};
 use wf_analysis::imports::{self, LoadFailure};
 use wf_diagnostics::{FileId, Sources};
+use wf_model::{Walked, extension_of};
 
-/// A problem reading inputs: reported on stderr, makes the exit status 2.
+use crate::walk;
+
+/// A problem reading inputs: `wfc` reports it on stderr and exits with
+/// status 2; the language server logs it.
 #[derive(Debug)]
 pub struct InputError(pub String);
 
-/// Extensions `wfc check` picks up when walking a directory.
-const SOURCE_EXTENSIONS: &[&str] = &["wf", "dot", "fabro"];
-
-/// Expands paths into the list of files to check: files are taken as given,
-/// directories are walked recursively (honouring `.gitignore`) for `.wf`,
-/// `.dot` and `.fabro` files and for `.json` files that look like Reflex
-/// workflows (a top-level object with `entry` and `nodes`: other JSON, such
-/// as package manifests or IR files, is skipped), sorted so output is
-/// deterministic. `.gv` files are checked only when named: the extension is
-/// Graphviz's own, and most `.gv` files are diagrams, not pipelines.
+/// Expands paths into the list of files to read: files are taken as given,
+/// directories are walked recursively for the extensions
+/// [`wf_model::EXTENSIONS`] collects (`.wf`, `.dot` and `.fabro`, and the
+/// `.json` files that are Reflex workflows: a top-level object with
+/// `entry` and `nodes`; other JSON, such as package manifests or IR files,
+/// is skipped), sorted so output is deterministic. Hidden and ignored
+/// files are skipped (see the crate's documentation).
 pub fn collect_paths(paths: &[PathBuf], errors: &mut Vec<InputError>) -> Vec<PathBuf> {
     walk::expand(paths, errors, is_candidate, |_, path| {
-        (has_source_extension(path) || is_reflex_file(path)).then_some(())
+        match extension_of(path)?.walked {
+            Walked::Yes => Some(()),
+            Walked::IfReflex => reflex_text(path).map(drop),
+            Walked::No => None,
+        }
     })
     .into_iter()
     .map(|(path, _)| path)
     .collect()
+}
+
+/// The files `wfc check DIR` reads for the directory `dir`, read: what the
+/// language server loads for a workspace folder.
+#[derive(Debug, Default)]
+pub struct Tree {
+    /// Each file found and its text, sorted by path.
+    pub files: Vec<(PathBuf, String)>,
+    /// Files that could not be read or decoded, and walk problems.
+    pub errors: Vec<InputError>,
+    /// Whether the walk stopped at the limit it was given.
+    pub truncated: bool,
+}
+
+/// Walks and reads the directory `dir` as [`read_paths`] does, stopping
+/// after `limit` candidate files (a folder such as a home directory must
+/// not stall an editor). An empty directory is no error here.
+pub fn read_tree(dir: &Path, limit: usize) -> Tree {
+    let (found, walk_errors, truncated) =
+        walk::walk(dir, 0, limit, &is_candidate, &|_, path| read_found(path));
+    let mut tree = Tree {
+        truncated,
+        ..Tree::default()
+    };
+    tree.errors.extend(
+        walk_errors
+            .into_iter()
+            .map(|err| InputError(format!("cannot walk `{}`: {err}", dir.display()))),
+    );
+    for (path, read) in found {
+        match read {
+            Ok(text) => tree.files.push((path, text)),
+            Err(err) => tree.errors.push(err),
+        }
+    }
+    tree
+}
+
+/// Whether a walk of the directory `root` collects the file at `path`: the
+/// walk reaches it (not hidden, not ignored) and its extension and text
+/// are what a walk keeps. For a file created after the walk.
+pub fn walk_collects(root: &Path, path: &Path) -> bool {
+    let member = match extension_of(path).map(|e| e.walked) {
+        Some(Walked::Yes) => true,
+        Some(Walked::IfReflex) => reflex_text(path).is_some(),
+        Some(Walked::No) | None => false,
+    };
+    member && walk::reaches(root, path)
 }
 
 /// DOT and Reflex files lowered while the walk was still finding and
@@ -55,13 +108,7 @@ pub fn read_paths(
 ) -> EarlyLowered {
     let first = sources.len();
     let found = walk::expand(paths, errors, is_candidate, |position, path| {
-        let text = if has_source_extension(path) {
-            read_one(path)
-        } else {
-            // Decoded as any source is (a byte-order mark dropped).
-            let text = reflex_text(path)?;
-            decode(&path.display().to_string(), text.into_bytes())
-        };
+        let text = read_found(path)?;
         // The id the file gets if every file before it is read.
         let id = FileId((first + position) as u32);
         let early = text.as_ref().ok().and_then(|t| lower_early(path, id, t));
@@ -96,30 +143,30 @@ pub fn read_paths(
     early
 }
 
-/// A file a directory walk passes on to be read: a source extension, or
-/// `.json` (read to see whether it is a Reflex workflow).
+/// A file a directory walk passes on to [`read_found`]: an extension the
+/// walk collects (`.json` is read to see whether it is a Reflex workflow).
 fn is_candidate(path: &Path) -> bool {
-    has_source_extension(path) || path.extension().is_some_and(|e| e == "json")
+    extension_of(path).is_some_and(|e| e.walked != Walked::No)
 }
 
-fn has_source_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e))
-}
-
-/// A `.json` file that reads as a Reflex workflow; an unreadable one is
-/// skipped here like any other JSON file.
-fn is_reflex_file(path: &Path) -> bool {
-    reflex_text(path).is_some()
-}
-
-/// The text of a `.json` file that reads as a Reflex workflow, as read for
-/// that test; `None` for other files and unreadable ones.
-fn reflex_text(path: &Path) -> Option<String> {
-    if path.extension().is_none_or(|e| e != "json") {
-        return None;
+/// A file a directory walk found, read: `None` when it is not part of the
+/// project (JSON that is not a Reflex workflow, or cannot be read to
+/// tell), else its text or why it cannot be read.
+fn read_found(path: &Path) -> Option<Result<String, InputError>> {
+    match extension_of(path)?.walked {
+        Walked::Yes => Some(read_one(path)),
+        Walked::IfReflex => {
+            let text = reflex_text(path)?;
+            // Decoded as any source is (a byte-order mark dropped).
+            Some(decode(&path.display().to_string(), text.into_bytes()))
+        }
+        Walked::No => None,
     }
+}
+
+/// The text of a `.json` file that reads as a Reflex workflow; `None` for
+/// other JSON and unreadable files.
+fn reflex_text(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     wf_reflex::looks_like_reflex(&text).then_some(text)
 }
@@ -211,8 +258,9 @@ pub fn read_stdin(name: &str, sources: &mut Sources, errors: &mut Vec<InputError
 }
 
 /// UTF-8 decoding with the position of the first bad byte, so the user can
-/// find it; a leading byte-order mark is dropped.
-fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
+/// find it; a leading byte-order mark is dropped. `name` is the file as
+/// shown in the error.
+pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
     match String::from_utf8(bytes) {
         Ok(mut text) => {
             if text.starts_with('\u{feff}') {
@@ -292,8 +340,20 @@ pub fn load_database(
 }
 
 /// Reads one imported file, refusing directories and symbolic links that
-/// lead outside the project root.
+/// lead outside the project root; shown relative to the current directory
+/// when inside it.
 fn load_import(path: &Path, cwd: &Path, root: &Path) -> Result<(String, String), LoadFailure> {
+    let shown = path.strip_prefix(cwd).unwrap_or(path);
+    let shown = imports::display(shown);
+    let text = read_import(path, &[root], &shown)?;
+    Ok((shown, text))
+}
+
+/// Reads a file an import names (at `path`, absolute), as `wfc check` and
+/// the language server do: it must exist, be a file, and lie inside one of
+/// the canonical `roots` once symbolic links are followed; the text is
+/// decoded as any source ([`decode`], errors naming it `shown`).
+pub fn read_import(path: &Path, roots: &[&Path], shown: &str) -> Result<String, LoadFailure> {
     let real = match path.canonicalize() {
         Ok(real) => real,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -301,17 +361,14 @@ fn load_import(path: &Path, cwd: &Path, root: &Path) -> Result<(String, String),
         }
         Err(err) => return Err(LoadFailure::Unreadable(io_reason(&err))),
     };
-    if !real.starts_with(root) {
+    if !roots.iter().any(|root| real.starts_with(root)) {
         return Err(LoadFailure::OutsideRoot(real));
     }
     if real.is_dir() {
         return Err(LoadFailure::Directory);
     }
-    let shown = path.strip_prefix(cwd).unwrap_or(path);
-    let shown = imports::display(shown);
     let bytes = std::fs::read(&real).map_err(|err| LoadFailure::Unreadable(io_reason(&err)))?;
-    let text = decode(&shown, bytes).map_err(|err| LoadFailure::Unreadable(err.0))?;
-    Ok((shown, text))
+    decode(shown, bytes).map_err(|err| LoadFailure::Unreadable(err.0))
 }
 
 /// Paths are shown as the user wrote them, with `./` dropped.

@@ -1,5 +1,6 @@
-//! Expanding command-line paths into files: directories are walked, and
-//! the files found are handed to other threads as they are found.
+//! Expanding paths into files: directories are walked (the rules of the
+//! crate's documentation), and the files found are handed to other
+//! threads as they are found.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -15,7 +16,7 @@ use super::InputError;
 /// `None` for. `keep` also gets the position the file will have in the
 /// result if no candidate before it is dropped (in practice its position:
 /// only a `.json` file that is not a Reflex workflow is dropped).
-pub(super) fn expand<T: Send + Default>(
+pub(crate) fn expand<T: Send + Default>(
     paths: &[PathBuf],
     errors: &mut Vec<InputError>,
     candidate: impl Fn(&Path) -> bool,
@@ -24,7 +25,7 @@ pub(super) fn expand<T: Send + Default>(
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let (found, walk_errors) = walk(path, files.len(), &candidate, &keep);
+            let (found, walk_errors, _) = walk(path, files.len(), usize::MAX, &candidate, &keep);
             errors.extend(
                 walk_errors
                     .into_iter()
@@ -51,7 +52,8 @@ pub(super) fn expand<T: Send + Default>(
 
 /// The files under the directory `root` that `candidate` accepts and
 /// `keep` keeps, sorted by path (the order of a depth-first walk taking
-/// each directory's entries by name), and the walk's errors, sorted.
+/// each directory's entries by name), the walk's errors, sorted, and
+/// whether the walk stopped at `limit` candidates.
 ///
 /// This thread walks, in that order (`ignore`'s sequential walker,
 /// honouring `.gitignore`), numbering the candidates from `first`; the
@@ -59,12 +61,13 @@ pub(super) fn expand<T: Send + Default>(
 /// them when the walk ends. Walking in order is what lets `keep` know each
 /// file's final position (a check lowers a file while others are still
 /// being read, and the lowering needs the file's id).
-fn walk<T: Send>(
+pub(crate) fn walk<T: Send>(
     root: &Path,
     first: usize,
+    limit: usize,
     candidate: &impl Fn(&Path) -> bool,
     keep: &(impl Fn(usize, &Path) -> Option<T> + Sync),
-) -> (Vec<(PathBuf, T)>, Vec<String>) {
+) -> (Vec<(PathBuf, T)>, Vec<String>, bool) {
     let (sender, receiver) = std::sync::mpsc::channel::<(usize, PathBuf)>();
     let receiver = Mutex::new(receiver);
     let take = || {
@@ -81,19 +84,21 @@ fn walk<T: Send>(
         kept
     };
     let mut errors = Vec::new();
+    let mut truncated = false;
     let mut found = std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..wf_diagnostics::cores())
             .map(|_| wf_diagnostics::spawn_apart(scope, take))
             .collect();
         let mut next = first;
-        for entry in ignore::WalkBuilder::new(root)
-            .sort_by_file_name(Ord::cmp)
-            .build()
-        {
+        for entry in walker(root).build() {
             match entry {
                 Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
                     let path = entry.into_path();
                     if candidate(&path) {
+                        if next - first == limit {
+                            truncated = true;
+                            break;
+                        }
                         // The receiver lives until the scope ends.
                         let _ = sender.send((next, path));
                         next += 1;
@@ -119,7 +124,53 @@ fn walk<T: Send>(
         .into_iter()
         .map(|(_, path, value)| (path, value))
         .collect();
-    (found, errors)
+    (found, errors, truncated)
+}
+
+/// The walk of `root`: `ignore`'s defaults, spelled out because they are
+/// the project's file rules (the crate's documentation): hidden files and
+/// folders skipped; `.gitignore`, `.git/info/exclude` and the global git
+/// excludes honoured inside a git repository only, as git does; `.ignore`
+/// files honoured everywhere; ignore files of the folders above `root`
+/// apply too; symbolic links not followed.
+fn walker(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(true)
+        .ignore(true)
+        .parents(true)
+        .follow_links(false)
+        .sort_by_file_name(Ord::cmp);
+    builder
+}
+
+/// Whether a walk of the directory `root` reaches `path` (hidden files and
+/// folders and ignored ones are not reached; the extension and the text
+/// are not looked at). Each directory on the way is listed one level deep
+/// with the walk's rules, which is what the whole walk would do there,
+/// without walking the rest of the tree.
+pub(crate) fn reaches(root: &Path, path: &Path) -> bool {
+    let Ok(relative) = path.strip_prefix(root) else {
+        return false;
+    };
+    let mut dir = root.to_path_buf();
+    for part in relative.components() {
+        let child = dir.join(part);
+        let listed = walker(&dir)
+            .max_depth(Some(1))
+            .build()
+            .flatten()
+            .any(|entry| entry.depth() == 1 && entry.path() == child);
+        if !listed {
+            return false;
+        }
+        dir = child;
+    }
+    true
 }
 
 /// The value behind a mutex, even if a thread panicked holding it (the

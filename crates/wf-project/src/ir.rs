@@ -1,7 +1,8 @@
-//! `wfc check` on an IR file (`wfc build`'s output): verified with the
-//! loader `wfc run` uses, and reported as WF0011 when refused, instead of
-//! being read as a broken Reflex workflow (the other JSON `wfc check`
-//! reads). The analysis cannot do this itself: `wf-ir` depends on it.
+//! IR files (`wfc build`'s output) that are read, by `wfc check` or the
+//! language server: verified with the loader `wfc run` uses, and reported
+//! as WF0011 when refused, instead of being read as a broken Reflex
+//! workflow (the other JSON the analysis reads). The analysis cannot do
+//! this itself: `wf-ir` depends on it.
 
 use wf_diagnostics::{Diagnostic, FileId, Sources, Span, codes};
 
@@ -9,10 +10,20 @@ use wf_diagnostics::{Diagnostic, FileId, Sources, Span, codes};
 pub fn verify_ir_files(sources: &Sources) -> Vec<Diagnostic> {
     sources
         .iter()
-        .filter(|(_, file)| file.path.ends_with(".json") && file.text.contains("wfc-ir"))
-        .filter(|(_, file)| wf_reflex::is_ir_file(&file.text))
-        .filter_map(|(id, file)| refused(id, &file.text))
+        .filter_map(|(id, file)| verify_ir(id, &file.path, &file.text))
         .collect()
+}
+
+/// WF0011 for the file `id` (at `path`, with `text`) when it is a `.json`
+/// IR file the loader refuses; `None` for any other file.
+pub fn verify_ir(id: FileId, path: &str, text: &str) -> Option<Diagnostic> {
+    let json = wf_model::SourceFormat::of_path(std::path::Path::new(path))
+        == Some(wf_model::SourceFormat::ReflexJson);
+    // The substring test keeps the JSON parse off every other file.
+    if !json || !text.contains("wfc-ir") || !wf_reflex::is_ir_file(text) {
+        return None;
+    }
+    refused(id, text)
 }
 
 fn refused(id: FileId, text: &str) -> Option<Diagnostic> {
