@@ -23,3 +23,17 @@ notify workspace/didChangeWatchedFiles {"changes": [{"uri": "$uri:lib.wf", "type
   {"uri": "$uri:extra.wf", "type": 1}]}
 diagnostics main.wf extra.wf
 request workspace/symbol {"query": "Extra"}
+
+# Files a walk of the project skips stay out when created later, as
+# `wfc check` skips them: a hidden folder, and what an ignore file names
+# (a changed ignore file reloads the workspace; `.ignore` applies outside
+# git too, `.gitignore` only inside a repository).
+write .ignore "skipped.wf\n"
+notify workspace/didChangeWatchedFiles {"changes": [{"uri": "$uri:.ignore", "type": 1}]}
+write .hidden/stray.wf "workflow Stray {\n  step lonely\n  start -> done\n}\n"
+write skipped.wf "workflow Skipped {\n  step lonely\n  start -> done\n}\n"
+notify workspace/didChangeWatchedFiles {"changes": [{"uri": "$uri:.hidden/stray.wf", "type": 1},
+  {"uri": "$uri:skipped.wf", "type": 1}]}
+diagnostics .hidden/stray.wf skipped.wf
+request workspace/symbol {"query": "Stray"}
+request workspace/symbol {"query": "Skipped"}
