@@ -367,4 +367,19 @@ mod tests {
         let fresh = db.clone();
         assert_eq!(fresh.file_diagnostics(id)[0].code.code, "WF0301");
     }
+
+    /// Files on disk are decoded as `wfc check` decodes them: a leading
+    /// byte-order mark is dropped, so offsets (and the columns of the
+    /// first line) agree with the command line's.
+    #[test]
+    fn a_byte_order_mark_is_dropped_as_the_command_line_drops_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let text = "\u{feff}workflow A {\n  start -> done\n}\n";
+        std::fs::write(root.join("a.wf"), text).unwrap();
+        let (workspace, problems) = super::Workspace::new(vec![root.clone()]);
+        assert!(problems.is_empty(), "{problems:?}");
+        let id = workspace.db.file_id(root.join("a.wf")).unwrap();
+        assert_eq!(workspace.db.file_text(id).unwrap(), &text[3..]);
+    }
 }

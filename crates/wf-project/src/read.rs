@@ -490,4 +490,57 @@ mod tests {
         assert!(diagnostics[2].message.contains("cannot be read"));
         drop(scratch);
     }
+
+    #[test]
+    fn trees_skip_hidden_and_ignored_files_and_later_files_follow_the_same_rules() {
+        let base = std::env::temp_dir().join(format!("wfc-tree-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let scratch = Scratch(base.clone());
+        let stray = "workflow Stray { start -> done }";
+        for (path, text) in [
+            ("a.wf", "workflow A { start -> done }"),
+            ("sub/b.dot", "digraph B { start -> exit }"),
+            (
+                "flow.json",
+                r#"{"id": "f", "entry": "S", "nodes": {"S": {"id": "S", "spec": {}}}, "edges": []}"#,
+            ),
+            ("package.json", r#"{"name": "x"}"#),
+            ("diagram.gv", "digraph D { a -> b }"),
+            (".hidden/c.wf", stray),
+            ("skipped/d.wf", stray),
+            ("e.wf", stray),
+            // `.ignore` files apply outside git repositories too.
+            (".ignore", "skipped/\ne.wf\n"),
+        ] {
+            let path = base.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let tree = read_tree(&base, usize::MAX);
+        let names: Vec<String> = tree
+            .files
+            .iter()
+            .map(|(p, _)| p.strip_prefix(&base).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["a.wf", "flow.json", "sub/b.dot"]);
+        assert!(tree.errors.is_empty() && !tree.truncated);
+        for name in &names {
+            assert!(walk_collects(&base, &base.join(name)), "{name}");
+        }
+        for name in [
+            ".hidden/c.wf",
+            "skipped/d.wf",
+            "e.wf",
+            "package.json",
+            "diagram.gv",
+            ".ignore",
+        ] {
+            assert!(!walk_collects(&base, &base.join(name)), "{name}");
+        }
+        assert!(!walk_collects(&base, Path::new("/elsewhere/a.wf")));
+        let tree = read_tree(&base, 2);
+        assert!(tree.truncated);
+        assert_eq!(tree.files.len(), 2);
+        drop(scratch);
+    }
 }
