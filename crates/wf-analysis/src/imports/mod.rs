@@ -135,7 +135,7 @@ pub fn resolve(importer: &Path, literal: &str, root: &Path) -> Result<PathBuf, P
     if !is_inside(&resolved, root) {
         return Err(PathProblem::EscapesRoot);
     }
-    if written.extension().is_none_or(|e| e != "wf") {
+    if wf_model::SourceFormat::of_path(written) != Some(wf_model::SourceFormat::Wf) {
         return Err(PathProblem::NotWf);
     }
     Ok(resolved)
