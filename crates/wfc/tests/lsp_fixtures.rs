@@ -240,4 +240,17 @@ fn server_loads_what_check_reads() {
         .collect();
     assert_eq!(published, checked);
     client.shutdown();
+
+    // Named on the command line, ignored and hidden files are read.
+    let report = wfc_json(
+        &root,
+        &[
+            "check",
+            "--format",
+            "json",
+            "ignored.wf",
+            ".hidden/secret.wf",
+        ],
+    );
+    assert_eq!(report["summary"]["files"], 2);
 }
