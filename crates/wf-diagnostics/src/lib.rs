@@ -20,3 +20,25 @@ mod source;
 pub use codes::{Code, Family};
 pub use diagnostic::{Applicability, Diagnostic, Fix, Label, Severity, TextEdit};
 pub use source::{FileId, FileSpan, LineCol, SourceFile, Sources, Span};
+
+#[cfg(test)]
+mod tests {
+    /// Every crate, the runtime too, compiles this one and what it depends
+    /// on: renderers (ariadne) and explanation texts belong in `wf-render`,
+    /// thread pinning (libc) in `wf-threads`.
+    #[test]
+    fn depends_only_on_what_producing_diagnostics_needs() {
+        let manifest = include_str!("../Cargo.toml");
+        let section = manifest
+            .split("\n[dependencies]\n")
+            .nth(1)
+            .expect("a [dependencies] table");
+        let dependencies: Vec<&str> = section
+            .lines()
+            .take_while(|line| !line.starts_with('['))
+            .map(|line| line.split(['.', '=']).next().unwrap_or("").trim())
+            .filter(|name| !name.is_empty() && !name.starts_with('#'))
+            .collect();
+        assert_eq!(dependencies, ["memchr", "serde"]);
+    }
+}
