@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use wf_diagnostics::Sources;
-use wf_diagnostics::render::{self, Format, RenderOptions};
+use wf_render::{self as render, Format, RenderOptions};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

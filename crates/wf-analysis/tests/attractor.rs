@@ -362,8 +362,8 @@ fn explanations_tell_the_truth() {
         .iter()
         .filter(|c| c.family == Family::Attractor && c.code != "WF0815")
     {
-        let examples = blocks(code.explanation, "## Example");
-        let fixes = blocks(code.explanation, "## How to fix");
+        let examples = blocks(wf_render::explanation(code), "## Example");
+        let fixes = blocks(wf_render::explanation(code), "## How to fix");
         if examples.is_empty() || fixes.is_empty() {
             failures.push(format!("{}: needs a ```dot example and fix", code.code));
         }

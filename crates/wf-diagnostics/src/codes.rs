@@ -6,8 +6,9 @@
 //! DOT front end (syntax and lowering of `.dot` files), `WF07xx` the Reflex
 //! workflow JSON front end (`.json` files). A code, once published, keeps its meaning
 //! forever; retired codes are never reused. Each code's long explanation lives
-//! in `explanations/<CODE>.md` beside this crate and is compiled in, so
-//! `wfc explain` and `docs/diagnostics.md` print the same text.
+//! in `crates/wf-render/explanations/<CODE>.md`, compiled into `wf-render`
+//! (not here, so that editing one recompiles only the crates that print
+//! it); `wfc explain` and `docs/diagnostics.md` print the same text.
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -66,11 +67,9 @@ pub struct Code {
     pub family: Family,
     /// Default severity.
     pub severity: Severity,
-    /// One-line summary used in listings and hovers.
+    /// One-line summary used in listings and hovers. The long explanation
+    /// is `wf_render::explanation`.
     pub summary: &'static str,
-    /// Long explanation in Markdown: what it detects, why it matters, an
-    /// example, how to fix it.
-    pub explanation: &'static str,
 }
 
 impl Serialize for Code {
@@ -89,7 +88,6 @@ macro_rules! codes {
                 family: Family::$family,
                 severity: Severity::$severity,
                 summary: $summary,
-                explanation: include_str!(concat!("../explanations/", $code, ".md")),
             };
         )*
 

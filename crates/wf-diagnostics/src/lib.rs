@@ -3,23 +3,42 @@
 //! Every problem `wfc` reports is a [`Diagnostic`]: a stable [`Code`], a
 //! severity, a message, a primary [`Label`], secondary labels, notes, an
 //! optional help line and an optional machine-applicable [`Fix`]. Front ends
-//! and checks only build these values; the renderers in [`mod@render`] turn
-//! them into human, concise, JSON, GitHub Actions or SARIF output, and later
-//! the language server turns them into LSP diagnostics. Keeping one model
-//! means the CLI, CI and the editor can never disagree.
+//! and checks only build these values; the `wf-render` crate turns them
+//! into human, concise, JSON, GitHub Actions or SARIF output and holds each
+//! code's long explanation, and the language server turns them into LSP
+//! diagnostics. Keeping one model means the CLI, CI and the editor can never
+//! disagree.
+//!
+//! This crate is the base every layer (the runtime too) depends on, so it
+//! holds only what producing a diagnostic needs: no renderer and no
+//! explanation text, whose edits would otherwise recompile every crate.
 
 pub mod codes;
-mod cores;
 mod diagnostic;
-mod docs;
-pub mod render;
 mod source;
 
 pub use codes::{Code, Family};
-pub use cores::{cores, spawn_apart};
 pub use diagnostic::{Applicability, Diagnostic, Fix, Label, Severity, TextEdit};
-pub use docs::{REGENERATE_DOCS, diagnostics_markdown};
-pub use render::{
-    Format, RenderOptions, Summary, render, render_parts, sort_diagnostics, summary_line,
-};
 pub use source::{FileId, FileSpan, LineCol, SourceFile, Sources, Span};
+
+#[cfg(test)]
+mod tests {
+    /// Every crate, the runtime too, compiles this one and what it depends
+    /// on: renderers (ariadne) and explanation texts belong in `wf-render`,
+    /// thread pinning (libc) in `wf-threads`.
+    #[test]
+    fn depends_only_on_what_producing_diagnostics_needs() {
+        let manifest = include_str!("../Cargo.toml");
+        let section = manifest
+            .split("\n[dependencies]\n")
+            .nth(1)
+            .expect("a [dependencies] table");
+        let dependencies: Vec<&str> = section
+            .lines()
+            .take_while(|line| !line.starts_with('['))
+            .map(|line| line.split(['.', '=']).next().unwrap_or("").trim())
+            .filter(|name| !name.is_empty() && !name.starts_with('#'))
+            .collect();
+        assert_eq!(dependencies, ["memchr", "serde"]);
+    }
+}

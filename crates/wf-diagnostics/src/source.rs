@@ -148,7 +148,7 @@ impl SourceFile {
 
     /// The 0-based index of the line holding byte `offset` (lines end at
     /// `\n`; clamped to the last line).
-    pub(crate) fn line_index(&self, offset: u32) -> usize {
+    pub fn line_index(&self, offset: u32) -> usize {
         match self.line_starts().binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
@@ -156,7 +156,7 @@ impl SourceFile {
     }
 
     /// The byte offset where the 0-based line `index` starts, if it exists.
-    pub(crate) fn line_start(&self, index: usize) -> Option<usize> {
+    pub fn line_start(&self, index: usize) -> Option<usize> {
         self.line_starts().get(index).map(|&s| s as usize)
     }
 

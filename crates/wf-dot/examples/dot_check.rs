@@ -1,7 +1,8 @@
 //! Prints the diagnostics of `.dot` files, for manual review:
 //! `cargo run -p wf-dot --example dot_check -- FILE…`.
 
-use wf_diagnostics::{FileId, Format, RenderOptions, Sources, render};
+use wf_diagnostics::{FileId, Sources};
+use wf_render::{Format, RenderOptions, render};
 
 fn main() {
     let mut sources = Sources::new();

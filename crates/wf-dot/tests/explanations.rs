@@ -46,8 +46,8 @@ fn dot_examples_trigger_their_code_and_fixes_are_clean() {
         .collect();
     assert!(dot_codes.len() >= 7);
     for code in dot_codes {
-        let examples = blocks_in_section(code.explanation, "## Example");
-        let fixes = blocks_in_section(code.explanation, "## How to fix");
+        let examples = blocks_in_section(wf_render::explanation(code), "## Example");
+        let fixes = blocks_in_section(wf_render::explanation(code), "## How to fix");
         if examples.is_empty() || fixes.is_empty() {
             failures.push(format!(
                 "{}: needs a ```dot example and a ```dot fix",

@@ -214,7 +214,7 @@ fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
     // Asking for the core count reads cgroup files: not for one file.
     let threads = match files.len() {
         0 | 1 => 1,
-        n => wf_diagnostics::cores().min(n),
+        n => wf_threads::cores().min(n),
     };
     if threads <= 1 {
         return files.iter().map(read).collect();
@@ -227,9 +227,7 @@ fn read_all(files: &[PathBuf]) -> Vec<Result<String, InputError>> {
         let first = parts.next().unwrap_or_default();
         let workers: Vec<_> = parts
             .map(|part| {
-                wf_diagnostics::spawn_apart(scope, move || {
-                    part.iter().map(read).collect::<Vec<_>>()
-                })
+                wf_threads::spawn_apart(scope, move || part.iter().map(read).collect::<Vec<_>>())
             })
             .collect();
         let mut all: Vec<_> = first.iter().map(read).collect();

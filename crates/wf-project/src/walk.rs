@@ -86,8 +86,8 @@ pub(crate) fn walk<T: Send>(
     let mut errors = Vec::new();
     let mut truncated = false;
     let mut found = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..wf_diagnostics::cores())
-            .map(|_| wf_diagnostics::spawn_apart(scope, take))
+        let helpers: Vec<_> = (1..wf_threads::cores())
+            .map(|_| wf_threads::spawn_apart(scope, take))
             .collect();
         let mut next = first;
         for entry in walker(root).build() {

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use wf_diagnostics::Sources;
-use wf_diagnostics::render::{self, Format, RenderOptions};
+use wf_render::{self as render, Format, RenderOptions};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -228,11 +228,11 @@ fn round_trip(group: &[PathBuf], validator: Option<&jsonschema::Validator>) -> R
     if diagnostics.is_empty() {
         return Ok(());
     }
-    Err(wf_diagnostics::render::render(
+    Err(wf_render::render(
         &diagnostics,
         &sources,
-        wf_diagnostics::Format::Human,
-        &wf_diagnostics::RenderOptions { color: false },
+        wf_render::Format::Human,
+        &wf_render::RenderOptions { color: false },
     ))
 }
 

@@ -10,8 +10,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use wf_diagnostics::render::{self, Format, RenderOptions, Summary};
 use wf_diagnostics::{Severity, Sources};
+use wf_render::{self as render, Format, RenderOptions, Summary};
 
 use crate::check::{self, ColorChoice, OutputFormat};
 use crate::inputs::{self, InputError};

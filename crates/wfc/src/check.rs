@@ -4,8 +4,8 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use wf_diagnostics::render::{self, Format, RenderOptions, Summary};
 use wf_diagnostics::{Severity, Sources};
+use wf_render::{self as render, Format, RenderOptions, Summary};
 
 use crate::inputs::{self, InputError};
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};

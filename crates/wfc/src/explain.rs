@@ -38,7 +38,7 @@ pub fn run(args: ExplainArgs) -> u8 {
                 code.name,
                 code.family.as_str(),
                 code.severity.as_str(),
-                code.explanation
+                wf_render::explanation(code)
             );
             if !out.ends_with('\n') {
                 out.push('\n');

@@ -12,9 +12,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use wf_diagnostics::render::{self, Format, RenderOptions};
 use wf_diagnostics::{Diagnostic, Sources};
 use wf_fmt::{FormatError, Options, SourceKind};
+use wf_render::{self as render, Format, RenderOptions};
 
 use crate::inputs::{self, InputError};
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use clap::{Args, ValueEnum};
-use wf_diagnostics::render::{self, Format, RenderOptions};
 use wf_diagnostics::{Family, FileId, Severity, Sources};
+use wf_render::{self as render, Format, RenderOptions};
 
 use crate::check;
 use crate::inputs::{self, InputError};

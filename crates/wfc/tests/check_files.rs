@@ -24,8 +24,8 @@ use common::{files_with_extensions, repo_root};
 
 use std::path::{Path, PathBuf};
 
-use wf_diagnostics::render::{self, Format, RenderOptions};
 use wf_diagnostics::{Diagnostic, Sources};
+use wf_render::{self as render, Format, RenderOptions};
 
 #[derive(Debug, Clone, PartialEq)]
 struct Expectation {

@@ -11,8 +11,8 @@ use common::{repo_root, wf_files};
 
 use std::path::PathBuf;
 
-use wf_diagnostics::render::{self, Format, RenderOptions};
 use wf_diagnostics::{FileId, Sources};
+use wf_render::{self as render, Format, RenderOptions};
 
 /// The ```wf code blocks of a Markdown file, with the line each starts on.
 fn wf_blocks(markdown: &str) -> Vec<(usize, String)> {

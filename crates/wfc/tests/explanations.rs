@@ -71,8 +71,8 @@ fn examples_trigger_their_code_and_fixes_are_clean() {
             _ if code.code == "WF0110" => "dot",
             _ => "wf",
         };
-        let examples = blocks_in_section(code.explanation, "## Example", lang);
-        let fixes = blocks_in_section(code.explanation, "## How to fix", lang);
+        let examples = blocks_in_section(wf_render::explanation(code), "## Example", lang);
+        let fixes = blocks_in_section(wf_render::explanation(code), "## How to fix", lang);
         if examples.is_empty() || fixes.is_empty() {
             failures.push(format!(
                 "{}: needs a ```{lang} example and a ```{lang} fix",

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use wf_diagnostics::render::{human_report_ariadne, human_report_fast};
+use wf_render::{human_report_ariadne, human_report_fast};
 
 #[path = "../../../tests/support/corpus.rs"]
 mod corpus;

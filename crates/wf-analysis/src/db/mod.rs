@@ -590,7 +590,7 @@ impl Database {
             // Asking for the core count reads cgroup files: skip it.
             return;
         }
-        let threads = wf_diagnostics::cores().min(self.files.len());
+        let threads = wf_threads::cores().min(self.files.len());
         if threads <= 1 {
             return;
         }
@@ -608,7 +608,7 @@ impl Database {
                 .map(|_| {
                     let db = self.clone();
                     let work = &work;
-                    wf_diagnostics::spawn_apart(scope, move || work(&db))
+                    wf_threads::spawn_apart(scope, move || work(&db))
                 })
                 .collect();
             work(self);

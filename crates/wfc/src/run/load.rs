@@ -4,8 +4,8 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use wf_diagnostics::Severity;
-use wf_diagnostics::render::{self, Format, RenderOptions};
 use wf_ir::{IrProgram, WorkflowIdx};
+use wf_render::{self as render, Format, RenderOptions};
 
 use crate::inputs;
 

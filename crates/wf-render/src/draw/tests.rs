@@ -2,12 +2,10 @@
 //! each is also checked against ariadne, and the shapes left to ariadne are
 //! checked to be declined.
 
-use crate::codes;
-use crate::diagnostic::Diagnostic;
-use crate::render::{human_report_ariadne, human_report_fast};
-use crate::source::{FileId, Sources, Span};
+use crate::{human_report_ariadne, human_report_fast};
+use wf_diagnostics::{Diagnostic, FileId, Sources, Span, codes};
 
-fn code() -> &'static crate::Code {
+fn code() -> &'static wf_diagnostics::Code {
     codes::ALL[0]
 }
 
@@ -20,7 +18,7 @@ fn drawn(d: &Diagnostic, sources: &Sources) -> String {
     human_report_fast(d, sources, false).unwrap()
 }
 
-fn at(file: FileId, start: usize, end: usize) -> crate::FileSpan {
+fn at(file: FileId, start: usize, end: usize) -> wf_diagnostics::FileSpan {
     Span::new(start, end).in_file(file)
 }
 

@@ -11,9 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Resolved, Summary};
-use crate::codes::Family;
-use crate::diagnostic::{Applicability, Diagnostic, Label, Severity};
-use crate::source::{LineCol, Sources};
+use wf_diagnostics::{Applicability, Diagnostic, Family, Label, LineCol, Severity, Sources};
 
 /// The version of the JSON document shape, the top-level `version` field.
 pub const JSON_VERSION: u32 = 1;
@@ -151,7 +149,7 @@ struct Located {
     end: JsonPosition,
 }
 
-fn locate(location: crate::FileSpan, sources: &Sources) -> Located {
+fn locate(location: wf_diagnostics::FileSpan, sources: &Sources) -> Located {
     let at = Resolved::new(location, sources);
     Located {
         file: at.path().to_owned(),

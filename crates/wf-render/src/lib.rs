@@ -1,7 +1,15 @@
-//! Renderers: one [`Diagnostic`] model, five outputs.
+//! Diagnostics for people and tools: the renderers, the long explanation
+//! of every code, and the `docs/diagnostics.md` generator.
+//!
+//! Producers build [`Diagnostic`]s with `wf-diagnostics` alone; only what
+//! prints them (the CLI, and tests and examples) depends on this crate, so
+//! editing an explanation or a renderer recompiles this crate and `wfc`,
+//! not every layer.
+//!
+//! One [`Diagnostic`] model, five outputs:
 //!
 //! - [`Format::Human`]: annotated source snippets for people, drawn the way
-//!   ariadne 0.6 draws them (by `render::draw`, with ariadne as the fallback).
+//!   ariadne 0.6 draws them (by `draw`, with ariadne as the fallback).
 //! - [`Format::Concise`]: one `path:line:col: severity[CODE] message` line per
 //!   diagnostic, for editors' problem matchers and `grep`.
 //! - [`Format::Json`]: a versioned document (see [`json`] and
@@ -17,14 +25,23 @@
 //! [`render`] sorts before it renders, so every format lists the same
 //! diagnostics in the same, deterministic order whatever order the checks
 //! produced them in.
+//!
+//! [`explanation`] gives a code's long explanation (`explanations/<CODE>.md`
+//! beside this crate), which `wfc explain`, SARIF rules and
+//! [`diagnostics_markdown`] print.
 
 mod concise;
+mod docs;
 mod draw;
+mod explanations;
 mod github;
 mod human;
 pub mod json;
 pub mod sarif;
 mod snippets;
+
+pub use docs::{REGENERATE_DOCS, diagnostics_markdown};
+pub use explanations::explanation;
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -32,8 +49,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::{FileSpan, SourceFile, Sources, Span};
+use wf_diagnostics::{Diagnostic, FileId, FileSpan, LineCol, Severity, SourceFile, Sources, Span};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -336,9 +352,9 @@ pub const MAX_HUMAN_REPORTS_PER_FILE: usize = 100;
 fn limit_per_file<'d>(
     sorted: &[&'d Diagnostic],
     limit: usize,
-) -> (Vec<&'d Diagnostic>, Vec<(crate::FileId, usize)>) {
-    let mut seen: std::collections::HashMap<crate::FileId, usize> = Default::default();
-    let mut omitted: Vec<(crate::FileId, usize)> = Vec::new();
+) -> (Vec<&'d Diagnostic>, Vec<(FileId, usize)>) {
+    let mut seen: std::collections::HashMap<FileId, usize> = Default::default();
+    let mut omitted: Vec<(FileId, usize)> = Vec::new();
     let mut shown = Vec::with_capacity(sorted.len().min(limit));
     for &d in sorted {
         let file = d.primary.location.file;
@@ -444,19 +460,17 @@ impl<'s> Resolved<'s> {
         self.file.map_or("<unknown file>", |f| f.path.as_str())
     }
 
-    fn start(&self) -> crate::LineCol {
+    fn start(&self) -> LineCol {
         self.line_col(self.span.start)
     }
 
-    fn end(&self) -> crate::LineCol {
+    fn end(&self) -> LineCol {
         self.line_col(self.span.end)
     }
 
-    fn line_col(&self, offset: u32) -> crate::LineCol {
+    fn line_col(&self, offset: u32) -> LineCol {
         self.file
-            .map_or(crate::LineCol { line: 1, column: 1 }, |f| {
-                f.line_col(offset)
-            })
+            .map_or(LineCol { line: 1, column: 1 }, |f| f.line_col(offset))
     }
 
     /// The UTF-16 column of the span's start (1 for an unknown file).

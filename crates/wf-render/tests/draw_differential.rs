@@ -2,10 +2,10 @@
 //! generated sources and reports: every report the fast path accepts must
 //! come out exactly as ariadne draws it, with and without colour.
 
-use wf_diagnostics::render::{human_report_ariadne, human_report_fast};
 use wf_diagnostics::{
     Applicability, Diagnostic, FileId, FileSpan, Fix, Severity, Sources, Span, TextEdit,
 };
+use wf_render::{human_report_ariadne, human_report_fast};
 
 /// A xorshift64* generator: reproducible cases without a dependency.
 struct Rng(u64);

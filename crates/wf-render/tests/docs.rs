@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use wf_diagnostics::{REGENERATE_DOCS, codes, diagnostics_markdown};
+use wf_diagnostics::codes;
+use wf_render::{REGENERATE_DOCS, diagnostics_markdown, explanation};
 
 fn docs_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/diagnostics.md")
@@ -34,7 +35,7 @@ fn diagnostics_md_is_up_to_date() {
 #[test]
 fn explanations_have_the_four_sections_and_a_wf_example() {
     for code in codes::ALL {
-        let text = code.explanation;
+        let text = explanation(code);
         let id = code.code;
         let find = |heading: &str| text.find(&format!("## {heading}\n"));
         let what = find("What it does").unwrap_or_else(|| panic!("{id}: no `## What it does`"));

@@ -16,8 +16,7 @@
 //! all, which makes it an annotation of the run rather than of a file.
 
 use super::{Resolved, message_with_notes_and_help};
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::Sources;
+use wf_diagnostics::{Diagnostic, Severity, Sources};
 
 pub(super) fn render(diags: &[&Diagnostic], sources: &Sources) -> String {
     let mut out = String::new();

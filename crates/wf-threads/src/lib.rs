@@ -1,4 +1,8 @@
 //! The threads of parallel passes: how many, and where they start.
+//!
+//! Its own crate rather than part of `wf-diagnostics`, the base every crate
+//! (the runtime too) depends on: only the analysis, the renderers and the
+//! CLI run parallel passes, and only they need `libc` for this.
 
 use std::sync::OnceLock;
 use std::thread::{Scope, ScopedJoinHandle};
@@ -7,8 +11,8 @@ use std::thread::{Scope, ScopedJoinHandle};
 ///
 /// Cached: [`std::thread::available_parallelism`] reads the process's
 /// cgroup files on each call (about ten system calls), and a check asks for
-/// every parallel pass (reading, lowering, checking, rendering). Lives in
-/// the lowest crate so that every layer shares the one answer.
+/// every parallel pass (reading, lowering, checking, rendering), which
+/// share the one answer.
 pub fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES

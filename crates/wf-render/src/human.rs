@@ -13,8 +13,7 @@ use ariadne::{Color, Config, Fmt, IndexType, Report, ReportKind};
 
 use super::snippets::{self, SourceCache};
 use super::{Resolved, draw};
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::source::Sources;
+use wf_diagnostics::{Applicability, Diagnostic, Fix, Severity, Sources};
 
 fn severity_color(severity: Severity) -> Color {
     match severity {
@@ -56,7 +55,7 @@ pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> V
     let threads = if diags.len() < PARALLEL_MIN {
         1
     } else {
-        crate::cores()
+        wf_threads::cores()
     };
     if threads <= 1 {
         return vec![render_block(
@@ -81,7 +80,7 @@ pub(super) fn render(diags: &[&Diagnostic], sources: &Sources, color: bool) -> V
     std::thread::scope(|scope| {
         // This thread renders too: one thread fewer to start.
         for _ in 1..threads.min(blocks.len()) {
-            crate::spawn_apart(scope, work);
+            wf_threads::spawn_apart(scope, work);
         }
         work();
     });
@@ -137,13 +136,13 @@ fn header<'d>(
 /// What a report draws under its header: labels in ariadne's order, notes
 /// and helps.
 struct Body<'d> {
-    primary: crate::source::FileSpan,
+    primary: wf_diagnostics::FileSpan,
     marks: Vec<draw::Mark<'d>>,
     helps: Vec<Cow<'d, str>>,
 }
 
 impl<'d> Body<'d> {
-    fn new(d: &'d Diagnostic, sources: &Sources, primary: crate::source::Span) -> Self {
+    fn new(d: &'d Diagnostic, sources: &Sources, primary: wf_diagnostics::Span) -> Self {
         let mut helps: Vec<Cow<'d, str>> =
             d.help.iter().map(|h| Cow::Borrowed(h.as_str())).collect();
         if let Some(fix) = &d.fix {

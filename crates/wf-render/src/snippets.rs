@@ -24,8 +24,7 @@ use std::ops::Range;
 use ariadne::{Cache, Source};
 
 use super::Resolved;
-use crate::diagnostic::Diagnostic;
-use crate::source::{FileId, Sources};
+use wf_diagnostics::{Diagnostic, FileId, Sources};
 
 /// Per file, what reports point at.
 pub(super) type Windows = HashMap<FileId, Window>;

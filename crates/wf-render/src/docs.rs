@@ -4,17 +4,19 @@
 //! hand so it cannot drift from what `wfc explain` prints; a test in
 //! `tests/docs.rs` fails when the committed file is stale.
 
-use crate::codes::{self, Code};
+use wf_diagnostics::codes::{self, Code};
+
+use crate::explanation;
 
 /// The command that regenerates `docs/diagnostics.md`.
-pub const REGENERATE_DOCS: &str = "UPDATE_DOCS=1 cargo test -p wf-diagnostics";
+pub const REGENERATE_DOCS: &str = "UPDATE_DOCS=1 cargo test -p wf-render";
 
 /// Renders `docs/diagnostics.md`: an index table of every code, then each
 /// code's long explanation under a `## WF0201: cycle` heading.
 pub fn diagnostics_markdown() -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "<!-- Generated from crates/wf-diagnostics (codes.rs and explanations/); do not edit.\n     \
+        "<!-- Generated from crates/wf-diagnostics (codes.rs) and crates/wf-render (explanations/); do not edit.\n     \
          Regenerate with: {REGENERATE_DOCS} -->\n\n"
     ));
     out.push_str(
@@ -50,7 +52,7 @@ pub fn diagnostics_markdown() -> String {
             code.family.as_str(),
             code.severity.as_str()
         ));
-        out.push_str(&demote_headings(code.explanation.trim_end()));
+        out.push_str(&demote_headings(explanation(code).trim_end()));
         out.push('\n');
     }
     out

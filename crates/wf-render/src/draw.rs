@@ -29,7 +29,7 @@ pub(crate) use paint::{Ink, ink};
 use line::{OnLine, blank_margin, digits};
 use paint::{Palette, paint, push_number, push_spaces};
 
-use crate::source::{FileId, FileSpan, SourceFile, Sources, Span};
+use wf_diagnostics::{FileId, FileSpan, SourceFile, Sources, Span};
 
 /// One label of a report, in ariadne's order, with its span clamped to its
 /// (known) file.

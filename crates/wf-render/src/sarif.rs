@@ -22,10 +22,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Resolved, message_with_notes_and_help};
-use crate::codes::{self, Code};
-use crate::diagnostic::{Applicability, Diagnostic, Severity};
-use crate::source::{FileId, FileSpan, Sources};
+use super::{Resolved, explanation, message_with_notes_and_help};
+use wf_diagnostics::codes::{self, Code};
+use wf_diagnostics::{Applicability, Diagnostic, FileId, FileSpan, Severity, Sources};
 
 /// The `$schema` of every log.
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -333,11 +332,11 @@ fn rule(code: &Code) -> SarifRule {
         name: code.name.to_owned(),
         short_description: SarifMessage::text(code.summary),
         full_description: SarifMessage::text(
-            what_it_does(code.explanation).unwrap_or_else(|| code.summary.to_owned()),
+            what_it_does(explanation(code)).unwrap_or_else(|| code.summary.to_owned()),
         ),
         help: SarifMessage {
-            text: code.explanation.to_owned(),
-            markdown: Some(code.explanation.to_owned()),
+            text: explanation(code).to_owned(),
+            markdown: Some(explanation(code).to_owned()),
         },
         help_uri: help_uri(code),
         default_configuration: SarifConfiguration {
@@ -410,7 +409,7 @@ fn message(text: &str) -> Option<SarifMessage> {
 
 /// The fix, or `None` when it has no edits (SARIF needs at least one) or an
 /// edit points into an unknown file (a partial fix would be wrong).
-fn fix(fix: &crate::Fix, sources: &Sources) -> Option<SarifFix> {
+fn fix(fix: &wf_diagnostics::Fix, sources: &Sources) -> Option<SarifFix> {
     if fix.edits.is_empty() {
         return None;
     }
@@ -514,7 +513,7 @@ mod tests {
         assert_eq!(what_it_does("## What it does\n\n## Why\n"), None);
         assert_eq!(what_it_does("no sections"), None);
         for code in codes::ALL {
-            assert!(what_it_does(code.explanation).is_some(), "{}", code.code);
+            assert!(what_it_does(explanation(code)).is_some(), "{}", code.code);
         }
     }
 }

@@ -5,8 +5,7 @@
 //! left to the human and JSON formats.
 
 use super::Resolved;
-use crate::diagnostic::Diagnostic;
-use crate::source::Sources;
+use wf_diagnostics::{Diagnostic, Sources};
 
 pub(super) fn render(diags: &[&Diagnostic], sources: &Sources) -> String {
     let mut out = String::new();

@@ -4,11 +4,11 @@
 //! a label in another file, notes, help, a fix, an empty span at EOF, and
 //! each severity. Snapshots live in `tests/snapshots/`; after an intended
 //! change, regenerate them with `INSTA_UPDATE=always cargo test -p
-//! wf-diagnostics` and review the diff.
+//! wf-render` and review the diff.
 
 use wf_diagnostics::FileId;
-use wf_diagnostics::render::{self, Format, RenderOptions, json, sarif};
 use wf_diagnostics::{Applicability, Diagnostic, Fix, Severity, Sources, Span, TextEdit, codes};
+use wf_render::{self as render, Format, RenderOptions, explanation, json, sarif};
 
 const MAIN: &str = "\
 import \"lib/review.wf\"
@@ -240,10 +240,10 @@ fn sarif_rules_describe_every_code() {
         assert_eq!(rule.short_description.text, code.summary);
         let full = &rule.full_description.text;
         assert!(!full.is_empty() && !full.contains('\n'), "{}", code.code);
-        let flat = code.explanation.split_whitespace().collect::<Vec<_>>();
+        let flat = explanation(code).split_whitespace().collect::<Vec<_>>();
         assert!(flat.join(" ").contains(full.as_str()), "{}", code.code);
-        assert_eq!(rule.help.markdown.as_deref(), Some(code.explanation));
-        assert_eq!(rule.help.text, code.explanation);
+        assert_eq!(rule.help.markdown.as_deref(), Some(explanation(code)));
+        assert_eq!(rule.help.text, explanation(code));
         let level = match code.severity {
             Severity::Error => sarif::SarifLevel::Error,
             Severity::Warning => sarif::SarifLevel::Warning,

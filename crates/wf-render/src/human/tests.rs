@@ -1,7 +1,7 @@
 //! Tests of the human renderer: windowed sources and parallel rendering.
 
 use super::*;
-use crate::source::{FileId, FileSpan, Span};
+use wf_diagnostics::{FileId, FileSpan, Span};
 
 /// Renders with the windowed cache and with whole files (no windows).
 fn both(d: &Diagnostic, sources: &Sources, color: bool) -> (String, String) {
@@ -46,7 +46,7 @@ fn windowed_sources_render_like_whole_files() {
     // Non-ASCII before the window of a secondary snippet.
     let unicode = "é\n".repeat(50) + &"ascii line\n".repeat(100);
     let unicode_file = sources.add("unicode.dot", unicode).0;
-    let code = &crate::codes::ALL[0];
+    let code = &wf_diagnostics::codes::ALL[0];
     for (id, file) in sources.iter() {
         let len = file.text.len();
         let line_99 = file.line_start(98).unwrap_or(0);
@@ -80,8 +80,12 @@ fn windowed_sources_render_the_end_of_the_file_like_whole_files() {
     let mut sources = Sources::new();
     let text = "\n—é\n";
     sources.add("a.dot", text);
-    let d = Diagnostic::new(crate::codes::ALL[0], "m", at(0, text.len(), text.len()))
-        .with_primary_label("end");
+    let d = Diagnostic::new(
+        wf_diagnostics::codes::ALL[0],
+        "m",
+        at(0, text.len(), text.len()),
+    )
+    .with_primary_label("end");
     let (windowed, whole) = both(&d, &sources, false);
     assert_eq!(windowed, whole);
     assert!(whole.contains("a.dot:2:4"), "{whole}");
@@ -93,7 +97,7 @@ fn parallel_rendering_keeps_the_order() {
     let text: String = (0..400).map(|i| format!("node{i}\n")).collect();
     sources.add("a.dot", text.clone());
     sources.add("b.dot", text);
-    let code = &crate::codes::ALL[0];
+    let code = &wf_diagnostics::codes::ALL[0];
     let diags: Vec<Diagnostic> = (0..300)
         .map(|i| {
             let start = (i * 7) % 2000;
@@ -121,7 +125,7 @@ fn report_that_would_panic_ariadne_is_written_plainly() {
     let primary = sources.add("a.dot", "digraph G { a -> b }\n").0;
     // `z` is byte 9 and character 5: byte 5 is inside the third `é`.
     let second = sources.add("b.dot", "éééé\nz\n").0;
-    let code = &crate::codes::ALL[0];
+    let code = &wf_diagnostics::codes::ALL[0];
     let d = Diagnostic::new(code, "m", at(primary, 12, 13))
         .with_primary_label("here")
         .with_label(at(second, 9, 10), "and there");
