@@ -50,10 +50,11 @@ pub enum ProgressChoice {
 #[command(after_long_help = "\
 Exit status:
   0  the run completed
-  1  the run failed (a node failed with no route on, a limit, an agent error)
+  1  the run failed (a node failed with no route on, a limit, an agent error;
+     the summary names the failure's kind and code, WF0901-WF0910)
   2  the run could not start or go on: usage error, unreadable file, errors
      in the workflow (printed as `wfc check` prints them), run-directory
-     trouble, internal error
+     trouble, internal error (a run failure of kind `internal`, WF0907)
   3  the run suspended: resume it with `wfc run --resume DIR` (a run started
      without --run-dir cannot be resumed)
 
@@ -465,6 +466,11 @@ fn finish(args: &RunArgs, workflow: &str, run_dir: Option<&Path>, report: &Repor
                 ),
             }
             EXIT_SUSPENDED
+        }
+        // An engine that failed itself is an internal error, as elsewhere
+        // in the CLI; every other failure is the run's.
+        RunStatus::Failed { .. } if report.kind == Some(wf_vm::FailureKind::Internal) => {
+            EXIT_TROUBLE
         }
         RunStatus::Failed { .. } => EXIT_FINDINGS,
         RunStatus::Running | RunStatus::Yielded => EXIT_TROUBLE,
