@@ -1166,3 +1166,24 @@ fn explain_covers_the_run_failure_codes() {
     );
     assert!(text.contains("## How to fix"), "{text}");
 }
+
+/// Issue 15.5: the progress line of an engine error carries its code.
+#[test]
+fn the_progress_line_of_a_failure_names_its_code() {
+    let out = wfc(&[
+        "run",
+        "tests/run/tools.wf",
+        "--agent",
+        "auto",
+        "--progress",
+        "always",
+    ])
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Tools/hello: error[WF0903]: node `hello` of workflow `Tools` failed: tool nodes run only with --allow-tools"),
+        "{stderr}"
+    );
+}
