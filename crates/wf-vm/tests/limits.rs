@@ -254,7 +254,7 @@ fn long_keys_are_rejected_and_keep_the_run_small() {
             .contains("is 2000 bytes long, over the limit of 1024"),
         "{err}"
     );
-    assert_eq!(err.kind, wf_vm::FailureKind::Limit);
+    assert_eq!(err.kind, wf_vm::FailureKind::Contract);
     let mut config = EngineConfig::default();
     config.limits.max_blackboard_bytes = 100;
     let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), config).unwrap();
@@ -263,7 +263,7 @@ fn long_keys_are_rejected_and_keep_the_run_small() {
         err.message.contains("the blackboard would hold 121 bytes"),
         "{err}"
     );
-    assert_eq!(err.kind, wf_vm::FailureKind::Limit);
+    assert_eq!(err.kind, wf_vm::FailureKind::Contract);
 }
 
 #[test]

@@ -327,10 +327,10 @@ impl<'p> Engine<'p> {
     /// Writes an input value into the root frame before the run starts
     /// (`--set key=value`), attributed to the entry node at step 0. Call it
     /// before [`Engine::persist_to`] so the first snapshot holds it. A
-    /// refused input is a `contract` failure (a reserved key), a `limit`
-    /// one (a size), or `internal` (the run has started).
+    /// refused input is a `contract` failure (a reserved key or a size, as
+    /// for a rejected write), or `internal` (the run has started).
     pub fn set_input(&mut self, key: &str, value: Value) -> Result<(), RunFailure> {
-        use FailureKind::{Contract, Internal, Limit};
+        use FailureKind::{Contract, Internal};
         if self.started {
             return Err(RunFailure::new(
                 Internal,
@@ -347,7 +347,7 @@ impl<'p> Engine<'p> {
         }
         if key.len() > self.config.sizes.max_key_bytes {
             return Err(RunFailure::new(
-                Limit,
+                Contract,
                 format!(
                     "the key `{}` is {} bytes long, over the limit of {} (max_key_bytes)",
                     crate::bound::key_excerpt(key),
@@ -359,7 +359,7 @@ impl<'p> Engine<'p> {
         let value_size = contract::serialized_size(&value);
         if value_size > self.limits.max_write_bytes {
             return Err(RunFailure::new(
-                Limit,
+                Contract,
                 format!(
                     "the value of `{key}` is {value_size} bytes, over the limit of {}",
                     self.limits.max_write_bytes
@@ -369,7 +369,7 @@ impl<'p> Engine<'p> {
         let size = value_size + key.len();
         if self.bb_bytes + size > self.limits.max_blackboard_bytes {
             return Err(RunFailure::new(
-                Limit,
+                Contract,
                 format!(
                     "the blackboard would hold {} bytes, over the limit of {}",
                     self.bb_bytes + size,
