@@ -4,7 +4,9 @@
 //! `WF02xx` graph structure, `WF03xx` contracts and data flow, `WF04xx`
 //! conditions (guards), `WF05xx` engine attributes, `WF06xx` the Attractor
 //! DOT front end (syntax and lowering of `.dot` files), `WF07xx` the Reflex
-//! workflow JSON front end (`.json` files). A code, once published, keeps its meaning
+//! workflow JSON front end (`.json` files), `WF08xx` the Attractor lint
+//! rules, `WF09xx` run failures (not found by checking: the kinds of
+//! failure a run reports, `docs/runtime.md`). A code, once published, keeps its meaning
 //! forever; retired codes are never reused. Each code's long explanation lives
 //! in `crates/wf-render/explanations/<CODE>.md`, compiled into `wf-render`
 //! (not here, so that editing one recompiles only the crates that print
@@ -37,6 +39,9 @@ pub enum Family {
     /// The Attractor lint rules (spec section 7.2) and typo checks of `.dot`
     /// pipelines.
     Attractor,
+    /// Run failures: the kinds of failure `wfc run` reports (never
+    /// reported by checking).
+    Run,
 }
 
 impl Family {
@@ -52,6 +57,7 @@ impl Family {
             Family::Dot => "dot",
             Family::Reflex => "reflex",
             Family::Attractor => "attractor",
+            Family::Run => "run",
         }
     }
 }
@@ -377,6 +383,39 @@ codes! {
     /// A `@file` prompt or a child pipeline path naming no file.
     ATTRACTOR_MISSING_FILE = "WF0815", "attractor-missing-file", Attractor, Warning,
         "a `@file` prompt or a child pipeline path names a file that does not exist";
+
+    // WF09xx: run failures (`wf_vm::FailureKind`; a wf-vm test checks that
+    // its codes and names are these)
+    /// A run limit was exceeded: steps, visits, call depth, wall clock, a callee's budget, a node timeout.
+    RUN_LIMIT_EXCEEDED = "WF0901", "run-limit-exceeded", Run, Error,
+        "the run, a call or a node went over one of its limits";
+    /// The agent returned an error, or a decision the engine cannot apply.
+    AGENT_FAILED = "WF0902", "agent-failed", Run, Error,
+        "the decision agent failed or answered something the engine cannot apply";
+    /// A tool node's command failed, timed out, or was refused.
+    TOOL_FAILED = "WF0903", "tool-failed", Run, Error,
+        "a tool node's command failed, timed out or was refused";
+    /// A write was rejected, or a declared write, read, need or `gives` key was missing.
+    CONTRACT_VIOLATED = "WF0904", "contract-violated", Run, Error,
+        "a node or workflow broke its data contract at run time";
+    /// A guard could not be evaluated at run time.
+    GUARD_ERROR = "WF0905", "guard-error", Run, Error,
+        "an edge's guard could not be evaluated";
+    /// The run directory or the event file could not be written or read back.
+    STORE_ERROR = "WF0906", "store-error", Run, Error,
+        "the run directory or the event file failed";
+    /// A state the engine should never reach.
+    INTERNAL_ERROR = "WF0907", "internal-error", Run, Error,
+        "the engine reached a state it should never reach";
+    /// A node failed and nothing routed the failure.
+    NODE_FAILED = "WF0908", "node-failed", Run, Error,
+        "a node failed and no edge or retry target handled the failure";
+    /// No valid edge for a successful outcome, or an unsatisfied goal gate.
+    NO_ROUTE = "WF0909", "no-route", Run, Error,
+        "the run had nowhere to go from a node";
+    /// The program asks for something the engine cannot run.
+    PROGRAM_UNSUPPORTED = "WF0910", "program-unsupported", Run, Error,
+        "the program uses something this engine cannot run";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).
@@ -422,6 +461,7 @@ mod tests {
                 Family::Dot => "06",
                 Family::Reflex => "07",
                 Family::Attractor => "08",
+                Family::Run => "09",
             };
             assert_eq!(
                 family_digit, expected,

@@ -26,7 +26,9 @@ pub fn diagnostics_markdown() -> String {
          `WF00xx` syntax, `WF01xx` names and imports, `WF02xx` graph structure,\n\
          `WF03xx` contracts and data flow, `WF04xx` conditions (guards), `WF05xx`\n\
          engine attributes, `WF06xx` the Attractor DOT front end (`.dot` files), `WF07xx` the Reflex\n\
-         workflow JSON front end (`.json` files). Levels can be changed per project in `wf.toml` and\n\
+         workflow JSON front end (`.json` files), `WF08xx` the Attractor lint rules. `WF09xx` are\n\
+         not found by checking: they are the kinds of failure `wfc run` reports (family `run`,\n\
+         `docs/runtime.md` section 6.1), and cannot be suppressed. Levels can be changed per project in `wf.toml` and\n\
          single findings suppressed with `// wfc: allow(CODE)` (see\n\
          `docs/configuration.md`). A published code\n\
          keeps its meaning forever. `wfc explain CODE` (or `wfc explain NAME`) prints\n\

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::Status;
+use crate::failure::FailureKind;
 
 /// A blackboard write as events show it.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -156,6 +157,9 @@ pub enum Event<'a> {
         workflow: &'a str,
         /// Node id.
         node: &'a str,
+        /// The kind of failure: `kind` and `code` in JSON.
+        #[serde(flatten, with = "crate::failure::kind_and_code")]
+        kind: FailureKind,
         /// Why.
         reason: &'a str,
     },

@@ -48,6 +48,7 @@ pub mod config;
 pub mod contract;
 mod engine;
 pub mod event;
+pub mod failure;
 mod guard;
 pub mod persist;
 pub mod report;
@@ -66,6 +67,7 @@ pub use engine::{
     SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
 };
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
+pub use failure::{FailureKind, RunFailure};
 pub use persist::{LogRecord, PersistError, RunDir};
 pub use report::{Entries, FailureRecord, Report, RunStatus};
 pub use select::normalize_label;

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::failure::FailureKind;
+
 /// Where a run stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -54,6 +56,9 @@ pub struct FailureRecord {
     pub workflow: String,
     /// The node's id.
     pub node: String,
+    /// What kind of failure it is: `kind` and `code` in JSON.
+    #[serde(flatten, with = "crate::failure::kind_and_code")]
+    pub kind: FailureKind,
     /// What went wrong.
     pub reason: String,
     /// The step at which it happened.
@@ -77,6 +82,10 @@ pub struct Report {
     /// How the run ended (or `running` / `yielded` when it has not).
     #[serde(flatten)]
     pub status: RunStatus,
+    /// A failed run's kind of failure (that of the last entry of
+    /// `failures`): `kind` and `code` in JSON, absent for other statuses.
+    #[serde(flatten, with = "crate::failure::opt_kind_and_code")]
+    pub kind: Option<FailureKind>,
     /// Where: the terminal a completed run reached, the node a suspended
     /// run waits at (asked again on resume), the node a failed run stopped
     /// at (in a callee when the failure was there).

@@ -573,3 +573,89 @@ fn parallel_fan_out_is_refused_clearly() {
     let reason = failed_reason(&report.status);
     assert!(reason.contains("`parallel` fan-out"), "{reason}");
 }
+
+/// Runs `program`'s first workflow with `agent`; the report and the raw
+/// events.
+fn run_raw(
+    program: &wf_ir::IrProgram,
+    agent: &mut dyn wf_vm::DecisionAgent,
+) -> (wf_vm::Report, Vec<Value>) {
+    let sink = wf_vm::CollectSink::default();
+    let mut engine = wf_vm::Engine::new(program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.set_event_sink(Box::new(sink.clone()));
+    let report = engine.run(agent);
+    (report, sink.events())
+}
+
+/// Issue 15.5: a call node with no callee (IR that skipped the verifier)
+/// is an internal failure, in the report, the trace and the event.
+#[test]
+fn an_impossible_state_is_an_internal_failure() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["start", "c", "end"]);
+    p.nm(w, "c").op = Opcode::Call;
+    let program = p.build();
+    let (report, events) = run_raw(&program, &mut AutoAgent);
+    assert!(failed_reason(&report.status).contains("has no callee"));
+    assert_eq!(report.kind, Some(wf_vm::FailureKind::Internal));
+    assert_eq!(
+        report.failures.last().unwrap().kind,
+        wf_vm::FailureKind::Internal
+    );
+    let error = events.last().unwrap();
+    assert_eq!(error["event"], "engine:error");
+    assert_eq!(
+        (&error["kind"], &error["code"]),
+        (&json!("internal"), &json!("WF0907"))
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(
+        (&json["kind"], &json["code"]),
+        (&json!("internal"), &json!("WF0907"))
+    );
+}
+
+/// Issue 15.5: a call node whose callee failed fails with the callee's
+/// kind of failure (a tool refused in the callee is a tool failure of the
+/// call), and so does the run; each trace entry has its own kind.
+#[test]
+fn a_callee_failure_keeps_its_kind_up_to_the_run() {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["start", "c", "end"]);
+    p.chain(sub, &["s", "t", "e"]);
+    p.call(main, "c", sub, &[]);
+    let command = p.s("make");
+    let t = p.nm(sub, "t");
+    t.op = Opcode::Tool;
+    t.engine.command = Some(command);
+    let program = p.build();
+    let (report, events) = run_raw(&program, &mut AutoAgent);
+    let kinds: Vec<_> = report
+        .failures
+        .iter()
+        .map(|f| (f.node.as_str(), f.kind))
+        .collect();
+    use wf_vm::FailureKind::Tool;
+    assert_eq!(kinds, [("t", Tool), ("c", Tool)], "{report:?}");
+    assert_eq!(report.kind, Some(Tool));
+    assert_eq!(events.last().unwrap()["code"], "WF0903");
+    // The agent's own `fail` is a node failure.
+    let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+        Ok(Decision::Advance(Outcome {
+            status: if ctx.is_terminal() {
+                Status::Success
+            } else {
+                Status::Fail
+            },
+            ..Outcome::success()
+        }))
+    });
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    let (report, _) = run_raw(&p.build(), &mut agent);
+    assert_eq!(report.kind, Some(wf_vm::FailureKind::Node), "{report:?}");
+}

@@ -250,14 +250,20 @@ fn long_keys_are_rejected_and_keep_the_run_small() {
     let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
     let err = engine.set_input(&"k".repeat(2000), json!(1)).unwrap_err();
     assert!(
-        err.contains("is 2000 bytes long, over the limit of 1024"),
+        err.message
+            .contains("is 2000 bytes long, over the limit of 1024"),
         "{err}"
     );
+    assert_eq!(err.kind, wf_vm::FailureKind::Contract);
     let mut config = EngineConfig::default();
     config.limits.max_blackboard_bytes = 100;
     let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), config).unwrap();
     let err = engine.set_input(&"k".repeat(120), json!(1)).unwrap_err();
-    assert!(err.contains("the blackboard would hold 121 bytes"), "{err}");
+    assert!(
+        err.message.contains("the blackboard would hold 121 bytes"),
+        "{err}"
+    );
+    assert_eq!(err.kind, wf_vm::FailureKind::Contract);
 }
 
 #[test]

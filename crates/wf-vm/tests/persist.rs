@@ -632,3 +632,43 @@ fn a_killed_run_resumes_a_callee_failure_at_every_step() {
     }
     let _ = std::fs::remove_dir_all(&straight_path);
 }
+
+/// Issue 15.5: a decision that timed out is logged with its kind of
+/// failure, so a run replayed from its log reports `limit` as the live
+/// run did (not the `node` failure the logged decision alone would say).
+#[test]
+fn a_replayed_timeout_keeps_its_kind_of_failure() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    p.nm(w, "a").engine.timeout_ms = Some(1);
+    let program = p.build();
+    let path = temp_dir("timeout-kind");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    // The snapshot at the start: resuming from it replays every step.
+    let first = std::fs::read(path.join("snapshot.json")).unwrap();
+    let mut slow = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Ok(advance(None, &[]))
+    });
+    let live = engine.run(&mut slow);
+    assert!(
+        failed_reason(&live.status).contains("timed out"),
+        "{live:?}"
+    );
+    assert_eq!(live.kind, Some(wf_vm::FailureKind::Limit));
+    drop(engine);
+    drop(dir);
+    std::fs::write(path.join("snapshot.json"), first).unwrap();
+    let dir = RunDir::open(&path).unwrap();
+    let replayed = Engine::resume(&program, dir, EngineConfig::default())
+        .unwrap()
+        .report();
+    assert_eq!(replayed.status, live.status);
+    assert_eq!(replayed.kind, Some(wf_vm::FailureKind::Limit));
+    let kinds = |r: &wf_vm::Report| r.failures.iter().map(|f| f.kind).collect::<Vec<_>>();
+    assert_eq!(kinds(&replayed), kinds(&live));
+    let _ = std::fs::remove_dir_all(&path);
+}

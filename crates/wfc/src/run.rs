@@ -50,10 +50,11 @@ pub enum ProgressChoice {
 #[command(after_long_help = "\
 Exit status:
   0  the run completed
-  1  the run failed (a node failed with no route on, a limit, an agent error)
+  1  the run failed (a node failed with no route on, a limit, an agent error;
+     the summary names the failure's kind and code, WF0901-WF0910)
   2  the run could not start or go on: usage error, unreadable file, errors
      in the workflow (printed as `wfc check` prints them), run-directory
-     trouble, internal error
+     trouble, internal error (a run failure of kind `internal`, WF0907)
   3  the run suspended: resume it with `wfc run --resume DIR` (a run started
      without --run-dir cannot be resumed)
 
@@ -455,16 +456,26 @@ fn finish(args: &RunArgs, workflow: &str, run_dir: Option<&Path>, report: &Repor
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(summary.as_bytes()).and_then(|()| out.flush());
     }
+    if matches!(report.status, RunStatus::Suspended { .. }) {
+        match &shown_dir {
+            Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
+            None => eprintln!(
+                "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"
+            ),
+        }
+    }
+    exit_status(report)
+}
+
+/// The exit status of a run that ended so (`wfc run --help`).
+fn exit_status(report: &Report) -> u8 {
     match &report.status {
         RunStatus::Completed => EXIT_CLEAN,
-        RunStatus::Suspended { .. } => {
-            match &shown_dir {
-                Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
-                None => eprintln!(
-                    "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"
-                ),
-            }
-            EXIT_SUSPENDED
+        RunStatus::Suspended { .. } => EXIT_SUSPENDED,
+        // An engine that failed itself is an internal error, as elsewhere
+        // in the CLI; every other failure is the run's.
+        RunStatus::Failed { .. } if report.kind == Some(wf_vm::FailureKind::Internal) => {
+            EXIT_TROUBLE
         }
         RunStatus::Failed { .. } => EXIT_FINDINGS,
         RunStatus::Running | RunStatus::Yielded => EXIT_TROUBLE,
@@ -485,5 +496,35 @@ mod tests {
         assert_eq!(parse_set("a=b=c").unwrap(), ("a".into(), json!("b=c")));
         assert!(parse_set("novalue").is_err());
         assert!(parse_set("=1").is_err());
+    }
+
+    /// Issue 15.5: a failed run exits 1, but 2 when the engine failed
+    /// itself (kind `internal`), as the CLI's other internal errors do.
+    #[test]
+    fn an_internal_failure_exits_2_and_others_1() {
+        use wf_vm::FailureKind;
+        let failed: Report = serde_json::from_value(json!({
+            "status": "failed", "reason": "r", "steps": 1, "elapsed_ms": 0,
+            "blackboard": {}, "failures": []
+        }))
+        .unwrap();
+        for kind in FailureKind::ALL {
+            let report = Report {
+                kind: Some(kind),
+                ..failed.clone()
+            };
+            let want = if kind == FailureKind::Internal {
+                EXIT_TROUBLE
+            } else {
+                EXIT_FINDINGS
+            };
+            assert_eq!(exit_status(&report), want, "{kind}");
+        }
+        let completed = Report {
+            status: RunStatus::Completed,
+            kind: None,
+            ..failed
+        };
+        assert_eq!(exit_status(&completed), EXIT_CLEAN);
     }
 }

@@ -105,6 +105,27 @@ fn examples_trigger_their_code_and_fixes_are_clean() {
             }
             check(text, lang)
         };
+        // A run failure (WF09xx) is not found by checking: its example is a
+        // workflow that checks without errors and fails when run (the
+        // `wfc run` tests reach every kind).
+        if code.family == wf_diagnostics::Family::Run {
+            for text in examples.iter().chain(&fixes) {
+                let errors: Vec<_> = check(text, lang)
+                    .into_iter()
+                    .filter(|d| {
+                        wf_diagnostics::codes::lookup(&d[..6])
+                            .is_some_and(|c| c.severity == wf_diagnostics::Severity::Error)
+                    })
+                    .collect();
+                if !errors.is_empty() {
+                    failures.push(format!(
+                        "{}: the workflow does not check: {errors:?}",
+                        code.code
+                    ));
+                }
+            }
+            continue;
+        }
         for example in examples {
             let found = check(&example, lang);
             if !found.iter().any(|d| d.starts_with(code.code)) {

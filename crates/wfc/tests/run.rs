@@ -1049,3 +1049,141 @@ fn a_long_repeated_failure_is_shown_once_and_short() {
         wfc(&["run", "tests/run/long_tool.wf", "--agent", "auto"])
     );
 }
+
+/// Issue 15.5: every kind of run failure reaches the JSON report (the
+/// run's `kind` and `code`, and its failure trace's last entry) and the
+/// `engine:error` event, with the documented exit status.
+#[test]
+fn each_failure_kind_is_in_the_report_and_the_events() {
+    let dir = scratch("failure-kinds");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let fork = file(
+        "fork.wf",
+        "workflow Fork {\n  start -> review\n  review -> a\n  review -> b\n  a -> done\n  b -> done\n}\n",
+    );
+    let needs = file(
+        "needs.wf",
+        "workflow Greet {\n  needs name: string\n  start -> hello -> done\n}\n",
+    );
+    let gate = file(
+        "gate.wf",
+        "workflow Gate {\n  needs ok: any\n  start -> check\n  check -> ship when ok\n  check -> hold when !ok\n  ship -> done\n  hold -> done\n}\n",
+    );
+    let route = file(
+        "route.wf",
+        "workflow Route {\n  needs env: string\n  start -> pick\n  pick -> a when env == \"a\"\n  pick -> b when env == \"b\"\n  a -> done\n  b -> done\n}\n",
+    );
+    let parallel = file(
+        "parallel.wf",
+        "workflow Fan {\n  parallel fan\n  join joined\n  start -> fan\n  fan -> eu\n  fan -> us\n  eu -> joined\n  us -> joined\n  joined -> done\n}\n",
+    );
+    let timeout = file(
+        "timeout.wf",
+        "workflow Slow {\n  step think { timeout = 10ms }\n  start -> think -> done\n}\n",
+    );
+    let mut cases: Vec<(&str, Vec<&str>)> = vec![
+        ("limit", vec!["examples/hello.wf", "--max-steps", "1"]),
+        ("limit", vec![&timeout, "--step-delay-ms", "50"]),
+        ("agent", vec![&fork, "--agent", "rules"]),
+        ("tool", vec!["tests/run/tools.wf"]),
+        ("contract", vec![&needs]),
+        ("guard", vec![&gate, "--set", "ok=yes"]),
+        (
+            "node",
+            vec![
+                "tests/run/approve.wf",
+                "--agent",
+                "script:tests/run/fail.json",
+            ],
+        ),
+        ("route", vec![&route, "--set", "env=c"]),
+        ("program", vec![&parallel]),
+    ];
+    if cfg!(target_os = "linux") {
+        cases.push(("store", vec!["examples/hello.wf", "--events", "/dev/full"]));
+    }
+    let codes = [
+        ("limit", "WF0901"),
+        ("agent", "WF0902"),
+        ("tool", "WF0903"),
+        ("contract", "WF0904"),
+        ("guard", "WF0905"),
+        ("store", "WF0906"),
+        ("node", "WF0908"),
+        ("route", "WF0909"),
+        ("program", "WF0910"),
+    ];
+    for (i, (kind, args)) in cases.into_iter().enumerate() {
+        let code = codes.iter().find(|(k, _)| *k == kind).unwrap().1;
+        let events = dir.join(format!("events-{i}.jsonl"));
+        let events = events.to_str().unwrap();
+        let mut all = vec!["run"];
+        all.extend(&args);
+        if !args.contains(&"--events") {
+            all.extend(["--events", events]);
+        }
+        let (out, report) = run_json(&all);
+        let what = format!("{kind}: {args:?}: {report}");
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        assert_eq!(report["status"], "failed", "{what}");
+        assert_eq!(report["kind"], kind, "{what}");
+        assert_eq!(report["code"], code, "{what}");
+        let last = report["failures"].as_array().unwrap().last().unwrap();
+        assert_eq!(
+            (&last["kind"], &last["code"]),
+            (&report["kind"], &report["code"])
+        );
+        if args.contains(&"--events") {
+            continue; // the event file is the one that failed
+        }
+        let text = std::fs::read_to_string(events).unwrap();
+        let error: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(error["event"], "engine:error", "{what}");
+        assert_eq!(
+            (&error["kind"], &error["code"]),
+            (&report["kind"], &report["code"])
+        );
+        assert_eq!(error["reason"], report["reason"], "{what}");
+    }
+}
+
+/// Issue 15.5: a run code is explained by code and by name.
+#[test]
+fn explain_covers_the_run_failure_codes() {
+    let by_code = wfc(&["explain", "WF0903"]).output().unwrap();
+    let by_name = wfc(&["explain", "tool-failed"]).output().unwrap();
+    assert_eq!(by_code.status.code(), Some(0));
+    assert_eq!(by_code.stdout, by_name.stdout);
+    let text = String::from_utf8_lossy(&by_code.stdout);
+    assert!(
+        text.starts_with("# WF0903: tool-failed\n\nFamily: run."),
+        "{text}"
+    );
+    assert!(text.contains("## How to fix"), "{text}");
+}
+
+/// Issue 15.5: the progress line of an engine error carries its code.
+#[test]
+fn the_progress_line_of_a_failure_names_its_code() {
+    let out = wfc(&[
+        "run",
+        "tests/run/tools.wf",
+        "--agent",
+        "auto",
+        "--progress",
+        "always",
+    ])
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Tools/hello: error[WF0903]: node `hello` of workflow `Tools` failed: tool nodes run only with --allow-tools"),
+        "{stderr}"
+    );
+}

@@ -147,6 +147,8 @@ pub fn unsuppressible(code: &Code, pipeline: bool) -> Option<&'static str> {
         && !(pipeline && BELOW_ERROR_IN_PIPELINES.iter().any(|c| c.code == code.code))
     {
         Some("`wfc build` and `wfc run` cannot compile a workflow with this error")
+    } else if code.family == Family::Run {
+        Some("it is a run failure: `wfc run` reports it, checking never does")
     } else {
         None
     }
@@ -386,5 +388,16 @@ mod tests {
         apply(&mut diags, &suppressions);
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].code.code, "WF0001");
+    }
+
+    /// A run failure's code (WF09xx) is not a check finding: a comment
+    /// naming it would silence nothing, and says so.
+    #[test]
+    fn run_failure_codes_cannot_be_suppressed() {
+        let text = "// wfc: allow(tool-failed)\nworkflow W { a -> b }\n";
+        let (_, p) = run(text);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].code.code, "WF0010");
+        assert!(p[0].message.contains("WF0903"), "{}", p[0].message);
     }
 }

@@ -9,11 +9,14 @@ use crate::agent::{Decision, Outcome, Status, Write};
 use crate::blackboard::{Entry, Phase};
 use crate::contract;
 use crate::event::Event;
+use crate::failure::FailureKind;
 use crate::report::RunStatus;
 use crate::select::select;
 
 impl Engine<'_> {
-    pub(crate) fn apply_decision(&mut self, decision: Decision) {
+    /// Applies the agent's decision; a failing outcome is a failure of
+    /// `kind` (`node` for the agent's own `fail`).
+    pub(crate) fn apply_decision(&mut self, decision: Decision, kind: FailureKind) {
         match decision {
             Decision::Suspend { reason } => {
                 let (wf, node, _) = self.position();
@@ -39,14 +42,14 @@ impl Engine<'_> {
                         n.edges.len,
                         if n.edges.len == 1 { "" } else { "s" }
                     );
-                    self.fail_run(reason);
+                    self.fail_run(FailureKind::Agent, reason);
                     return;
                 }
                 let mut outcome = Outcome::success();
                 outcome.writes = writes;
-                self.apply_advance(outcome, false);
+                self.apply_advance(outcome, false, kind);
             }
-            Decision::Advance(outcome) => self.apply_advance(outcome, false),
+            Decision::Advance(outcome) => self.apply_advance(outcome, false, kind),
         }
     }
 
@@ -108,8 +111,11 @@ impl Engine<'_> {
     }
 
     /// Applies an outcome at the current node (`trusted`: from the tool
-    /// runner, whose output keys need not be declared).
-    pub(crate) fn apply_advance(&mut self, mut outcome: Outcome, trusted: bool) {
+    /// runner, whose output keys need not be declared). A failing outcome
+    /// is a failure of `kind`, unless the engine rejects it for a broken
+    /// contract.
+    pub(crate) fn apply_advance(&mut self, mut outcome: Outcome, trusted: bool, kind: FailureKind) {
+        let mut kind = kind;
         let (wf, node, depth) = self.position();
         let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
         let writes = std::mem::take(&mut outcome.writes);
@@ -134,6 +140,7 @@ impl Engine<'_> {
                 Err(reason) => {
                     outcome.status = Status::Fail;
                     outcome.failure_reason = Some(reason);
+                    kind = FailureKind::Contract;
                     Vec::new()
                 }
             }
@@ -146,6 +153,7 @@ impl Engine<'_> {
         {
             outcome.status = Status::Fail;
             outcome.failure_reason = Some(reason);
+            kind = FailureKind::Contract;
         }
         // Attractor retries only `retry` (seed 3.5: a `fail` is final and
         // goes to failure routing at once); `.wf` retries both.
@@ -167,6 +175,7 @@ impl Engine<'_> {
                 self.record_failure(
                     wf,
                     node,
+                    kind,
                     format!("attempt {attempt} of {}: {reason}", max + 1),
                 );
                 let seed = self.step ^ (u64::from(node.0) << 32) ^ u64::from(wf.0);
@@ -219,7 +228,7 @@ impl Engine<'_> {
                 .failure_reason
                 .clone()
                 .unwrap_or_else(|| "the node failed".into());
-            self.record_failure(wf, node, reason);
+            self.record_failure(wf, node, kind, reason);
         }
         if ir_node.engine.goal_gate {
             self.frames[depth - 1].record_gate(node, status);
@@ -243,7 +252,7 @@ impl Engine<'_> {
                     self.node_name(wf, node),
                     self.wf_name(wf)
                 );
-                self.fail_run(reason);
+                self.fail_run(FailureKind::Agent, reason);
                 return;
             }
             let first = self.append(staged);
@@ -298,7 +307,7 @@ impl Engine<'_> {
                             valid.join(", ")
                         }
                     );
-                    self.fail_run(reason);
+                    self.fail_run(FailureKind::Agent, reason);
                     return;
                 }
                 found
@@ -355,7 +364,7 @@ impl Engine<'_> {
                         .map(|l| format!(" (preferred label `{l}`)"))
                         .unwrap_or_default()
                 );
-                self.fail_run(reason);
+                self.fail_run(FailureKind::Route, reason);
             }
             return;
         };

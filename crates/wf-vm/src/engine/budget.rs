@@ -88,7 +88,7 @@ impl Engine<'_> {
         // A retry of the call node calls the callee again.
         self.frames[depth - 1].phase = Phase::Entered;
         if self.compute_valid(wf, node, Status::Fail.as_str(), None) {
-            self.apply_advance(failed(reason), false);
+            self.apply_advance(failed(reason), false, crate::failure::FailureKind::Limit);
         }
     }
 }

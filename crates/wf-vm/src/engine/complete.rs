@@ -6,6 +6,7 @@ use crate::agent::Status;
 use crate::blackboard::{Entry, Phase};
 use crate::contract;
 use crate::event::Event;
+use crate::failure::FailureKind;
 use crate::report::RunStatus;
 
 impl Engine<'_> {
@@ -36,13 +37,13 @@ impl Engine<'_> {
             match target {
                 Some(t) => {
                     let reason = format!("{what}; retrying at `{}`", self.node_name(wf, t));
-                    self.record_failure(wf, node, reason);
+                    self.record_failure(wf, node, FailureKind::Route, reason);
                     self.emit_exit(wf, node, depth, Status::Fail);
                     self.move_to(t);
                 }
                 None => {
                     let reason = format!("{what} and no retry target is set");
-                    self.record_failure(wf, node, reason.clone());
+                    self.record_failure(wf, node, FailureKind::Route, reason.clone());
                     if depth > 1 {
                         self.emit_exit(wf, node, depth, Status::Fail);
                     }

@@ -5,6 +5,7 @@ use wf_ir::IrProgram;
 
 use super::{Engine, EngineError, step};
 use crate::config::EngineConfig;
+use crate::failure::FailureKind;
 use crate::persist::{PersistError, RunDir};
 use crate::report::RunStatus;
 
@@ -67,7 +68,7 @@ impl<'p> Engine<'p> {
             }
             engine
                 .do_step(step::Source::Replay(record.input))
-                .map_err(|m| corrupt(line, m))?;
+                .map_err(|f| corrupt(line, f.message))?;
             engine.check_step_budget();
             engine.step += 1;
         }
@@ -93,7 +94,7 @@ impl<'p> Engine<'p> {
         if let Err(e) = log.commit(self.step - 1) {
             let reason = format!("could not append to the run log: {e}");
             self.out.log = None;
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Store, reason);
             return;
         }
         let every = self.config.snapshot_every;
@@ -105,7 +106,7 @@ impl<'p> Engine<'p> {
                     // Written, not synced: a killed process loses nothing.
                     self.persist_warning = Some(reason);
                 } else {
-                    self.fail_run(reason);
+                    self.fail_run(FailureKind::Store, reason);
                 }
                 return;
             }
@@ -121,7 +122,10 @@ impl<'p> Engine<'p> {
                         "could not write the final snapshot ({e}); the run's log records its end"
                     ));
                 } else {
-                    self.fail_run(format!("could not write the snapshot: {e}"));
+                    self.fail_run(
+                        FailureKind::Store,
+                        format!("could not write the snapshot: {e}"),
+                    );
                 }
             }
         }

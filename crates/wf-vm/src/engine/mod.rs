@@ -25,6 +25,7 @@ use crate::blackboard::{Blackboard, Entry, Frame, KeyTable, Visible};
 use crate::config::{EngineConfig, RunLimits};
 use crate::contract;
 use crate::event::{Event, EventSink};
+use crate::failure::{FailureKind, RunFailure};
 use crate::guard::Regexes;
 use crate::persist::{PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
@@ -59,6 +60,17 @@ impl std::fmt::Display for EngineError {
 
 impl std::error::Error for EngineError {}
 
+impl EngineError {
+    /// The kind of failure: `program` for a program that cannot run,
+    /// `store` for a snapshot or run directory that cannot be used.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            EngineError::Program(_) => FailureKind::Program,
+            EngineError::Snapshot(_) | EngineError::Persist(_) => FailureKind::Store,
+        }
+    }
+}
+
 impl From<PersistError> for EngineError {
     fn from(e: PersistError) -> Self {
         EngineError::Persist(e)
@@ -76,6 +88,10 @@ pub enum StepInput {
     Decision {
         /// The decision.
         decision: Decision,
+        /// The kind of a failure the engine made of the decision (`limit`
+        /// for a timeout); absent for the agent's own answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<FailureKind>,
     },
     /// A tool node's outcome (from the tool runner, or the refusal).
     Tool {
@@ -87,10 +103,15 @@ pub enum StepInput {
         /// Its message.
         message: String,
     },
-    /// The run was stopped by a limit that depends on time.
+    /// The run was stopped by a limit that depends on time, or by an
+    /// event sink that lost events.
     Abort {
         /// Why.
         reason: String,
+        /// The kind of failure (absent in logs written before failures had
+        /// kinds: then `limit`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<FailureKind>,
     },
     /// A callee went over its own `max_steps` or `wall_clock`: its frame
     /// (and those above it) are dropped and its call node fails.
@@ -305,37 +326,55 @@ impl<'p> Engine<'p> {
 
     /// Writes an input value into the root frame before the run starts
     /// (`--set key=value`), attributed to the entry node at step 0. Call it
-    /// before [`Engine::persist_to`] so the first snapshot holds it.
-    pub fn set_input(&mut self, key: &str, value: Value) -> Result<(), String> {
+    /// before [`Engine::persist_to`] so the first snapshot holds it. A
+    /// refused input is a `contract` failure (a reserved key or a size, as
+    /// for a rejected write), or `internal` (the run has started).
+    pub fn set_input(&mut self, key: &str, value: Value) -> Result<(), RunFailure> {
+        use FailureKind::{Contract, Internal};
         if self.started {
-            return Err("inputs can only be set before the run starts".into());
+            return Err(RunFailure::new(
+                Internal,
+                "inputs can only be set before the run starts",
+            ));
         }
         if contract::is_reserved(key) {
-            return Err(format!(
-                "`{key}` is reserved for the runtime (keys starting with `_` or `internal.`)"
+            return Err(RunFailure::new(
+                Contract,
+                format!(
+                    "`{key}` is reserved for the runtime (keys starting with `_` or `internal.`)"
+                ),
             ));
         }
         if key.len() > self.config.sizes.max_key_bytes {
-            return Err(format!(
-                "the key `{}` is {} bytes long, over the limit of {} (max_key_bytes)",
-                crate::bound::key_excerpt(key),
-                key.len(),
-                self.config.sizes.max_key_bytes
+            return Err(RunFailure::new(
+                Contract,
+                format!(
+                    "the key `{}` is {} bytes long, over the limit of {} (max_key_bytes)",
+                    crate::bound::key_excerpt(key),
+                    key.len(),
+                    self.config.sizes.max_key_bytes
+                ),
             ));
         }
         let value_size = contract::serialized_size(&value);
         if value_size > self.limits.max_write_bytes {
-            return Err(format!(
-                "the value of `{key}` is {value_size} bytes, over the limit of {}",
-                self.limits.max_write_bytes
+            return Err(RunFailure::new(
+                Contract,
+                format!(
+                    "the value of `{key}` is {value_size} bytes, over the limit of {}",
+                    self.limits.max_write_bytes
+                ),
             ));
         }
         let size = value_size + key.len();
         if self.bb_bytes + size > self.limits.max_blackboard_bytes {
-            return Err(format!(
-                "the blackboard would hold {} bytes, over the limit of {}",
-                self.bb_bytes + size,
-                self.limits.max_blackboard_bytes
+            return Err(RunFailure::new(
+                Contract,
+                format!(
+                    "the blackboard would hold {} bytes, over the limit of {}",
+                    self.bb_bytes + size,
+                    self.limits.max_blackboard_bytes
+                ),
             ));
         }
         let key = self.keys.intern(key);
@@ -383,9 +422,9 @@ impl<'p> Engine<'p> {
         if matches!(self.status, RunStatus::Suspended { .. }) {
             self.status = RunStatus::Running;
         }
-        if let Err(m) = self.do_step(step::Source::Live(agent)) {
+        if let Err(f) = self.do_step(step::Source::Live(agent)) {
             // Only replayed inputs can mismatch; a live step cannot.
-            self.fail_run(m);
+            self.fail_run(FailureKind::Internal, f.message);
         }
         self.check_step_budget();
         self.step += 1;
@@ -403,7 +442,7 @@ impl<'p> Engine<'p> {
                 "the run reached its limit of {} steps (max_steps)",
                 self.limits.max_steps
             );
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Limit, reason);
         }
     }
 
@@ -471,6 +510,7 @@ impl<'p> Engine<'p> {
         let (wf, node, _) = self.position();
         Report {
             status: self.status.clone(),
+            kind: matches!(self.status, RunStatus::Failed { .. }).then(|| self.last_failure_kind()),
             at: Some(crate::report::Position {
                 workflow: self.wf_name(wf).to_owned(),
                 node: self.node_name(wf, node).to_owned(),

@@ -89,7 +89,7 @@ impl Engine<'_> {
                     self.node_name(wf, node),
                     self.wf_name(wf)
                 );
-                self.fail_run(reason);
+                self.fail_run(crate::failure::FailureKind::Agent, reason);
             }
         }
     }

@@ -9,6 +9,7 @@ use crate::agent::{Decision, Outcome, Status};
 use crate::bound::{clip_in_place, key_excerpt};
 use crate::config::SizeLimits;
 use crate::contract::serialized_size;
+use crate::failure::FailureKind;
 
 /// The most node ids of `suggested_next` an outcome keeps.
 const MAX_SUGGESTED: usize = 64;
@@ -23,11 +24,17 @@ impl Engine<'_> {
         match input {
             StepInput::Engine => {}
             StepInput::OverBudget { reason, .. } => clip_in_place(reason, sizes.max_text_bytes),
-            StepInput::Abort { reason } => clip_in_place(reason, sizes.max_text_bytes),
+            StepInput::Abort { reason, .. } => clip_in_place(reason, sizes.max_text_bytes),
             StepInput::AgentError { message } => clip_in_place(message, sizes.max_text_bytes),
-            StepInput::Tool { outcome } => screen_outcome(outcome, sizes),
-            StepInput::Decision { decision } => match decision {
-                Decision::Advance(outcome) => screen_outcome(outcome, sizes),
+            StepInput::Tool { outcome } => {
+                screen_outcome(outcome, sizes);
+            }
+            StepInput::Decision { decision, failure } => match decision {
+                Decision::Advance(outcome) => {
+                    if screen_outcome(outcome, sizes) {
+                        *failure = Some(FailureKind::Contract);
+                    }
+                }
                 Decision::Suspend { reason } => clip_in_place(reason, sizes.max_text_bytes),
                 Decision::Complete { writes } => {
                     let Some(reason) = long_key(writes, sizes.max_key_bytes) else {
@@ -45,6 +52,7 @@ impl Engine<'_> {
                             failure_reason: Some(reason),
                             ..Outcome::success()
                         });
+                        *failure = Some(FailureKind::Contract);
                     } else {
                         // Refused anyway (`complete` away from a terminal).
                         writes.clear();
@@ -65,14 +73,20 @@ fn long_key(writes: &[crate::agent::Write], max: usize) -> Option<String> {
     ))
 }
 
-fn screen_outcome(o: &mut Outcome, sizes: &SizeLimits) {
+/// Bounds an outcome's texts; `true` when a write was rejected (the
+/// outcome now fails: a contract failure).
+fn screen_outcome(o: &mut Outcome, sizes: &SizeLimits) -> bool {
     let text = sizes.max_text_bytes;
-    if let Some(reason) = long_key(&o.writes, sizes.max_key_bytes) {
-        // Like any rejected write: nothing is written and the node fails.
-        o.writes.clear();
-        o.status = Status::Fail;
-        o.failure_reason = Some(reason);
-    }
+    let rejected = match long_key(&o.writes, sizes.max_key_bytes) {
+        Some(reason) => {
+            // Like any rejected write: nothing is written and the node fails.
+            o.writes.clear();
+            o.status = Status::Fail;
+            o.failure_reason = Some(reason);
+            true
+        }
+        None => false,
+    };
     for s in [
         &mut o.failure_reason,
         &mut o.notes,
@@ -99,4 +113,5 @@ fn screen_outcome(o: &mut Outcome, sizes: &SizeLimits) {
             });
         }
     }
+    rejected
 }

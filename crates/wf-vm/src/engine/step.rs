@@ -10,6 +10,7 @@ use super::{Engine, StepInput};
 use crate::agent::{BlackboardView, Decision, DecisionAgent, DecisionContext, Status};
 use crate::blackboard::{Blackboard, Frame, Phase};
 use crate::event::Event;
+use crate::failure::{FailureKind, RunFailure};
 use crate::guard::{GuardEnv, eval};
 use crate::report::RunStatus;
 use crate::template::{ShellCommand, shell_command};
@@ -18,13 +19,19 @@ use crate::template::{ShellCommand, shell_command};
 const CLOCK_EVERY: u64 = 64;
 
 /// A step the engine takes alone must replay an `engine` input.
-fn engine_step(src: &Source<'_>, what: &str) -> Result<(), String> {
+fn engine_step(src: &Source<'_>, what: &str) -> Result<(), RunFailure> {
     match src {
-        Source::Replay(input) if *input != StepInput::Engine => {
-            Err(format!("the log records a decision where {what}"))
-        }
+        Source::Replay(input) if *input != StepInput::Engine => Err(log_mismatch(format!(
+            "the log records a decision where {what}"
+        ))),
         _ => Ok(()),
     }
+}
+
+/// A logged input that does not fit the state: the run directory's log
+/// does not belong to its snapshot.
+fn log_mismatch(message: String) -> RunFailure {
+    RunFailure::new(FailureKind::Store, message)
 }
 
 /// Where a step's input comes from.
@@ -38,7 +45,7 @@ pub(crate) enum Source<'a> {
 impl<'p> Engine<'p> {
     /// Runs one step. `Err` only when a replayed input does not fit the
     /// state (a log that does not belong to its snapshot).
-    pub(crate) fn do_step(&mut self, src: Source<'_>) -> Result<(), String> {
+    pub(crate) fn do_step(&mut self, src: Source<'_>) -> Result<(), RunFailure> {
         // Reading the clock costs about as much as a whole step, so with an
         // instant agent it is read every `CLOCK_EVERY` steps only.
         let (now, instant) = match &src {
@@ -68,7 +75,7 @@ impl<'p> Engine<'p> {
         if !self.started {
             self.started = true;
             if let Some(reason) = self.missing_needs() {
-                self.fail_run(reason);
+                self.fail_run(FailureKind::Contract, reason);
                 return Ok(());
             }
             self.enter_node();
@@ -76,15 +83,15 @@ impl<'p> Engine<'p> {
                 return Ok(());
             }
         }
-        if let Source::Replay(StepInput::Abort { reason }) = &src {
-            self.fail_run(reason.clone());
+        if let Source::Replay(StepInput::Abort { reason, kind }) = &src {
+            self.fail_run(kind.unwrap_or(FailureKind::Limit), reason.clone());
             return Ok(());
         }
         if let Source::Replay(StepInput::OverBudget { depth, reason }) = &src {
             if *depth < 2 || *depth > self.frames.len() {
-                return Err(format!(
+                return Err(log_mismatch(format!(
                     "the log ends a callee at depth {depth}, which is not a callee's"
-                ));
+                )));
             }
             self.record_input(&StepInput::OverBudget {
                 depth: *depth,
@@ -98,7 +105,7 @@ impl<'p> Engine<'p> {
                 "the run reached its limit of {} steps (max_steps)",
                 self.limits.max_steps
             );
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Limit, reason);
             return Ok(());
         }
         if now.is_some() && self.elapsed > self.limits.wall_clock {
@@ -108,8 +115,9 @@ impl<'p> Engine<'p> {
             );
             self.record_input(&StepInput::Abort {
                 reason: reason.clone(),
+                kind: Some(FailureKind::Limit),
             });
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Limit, reason);
             return Ok(());
         }
         // A callee's own budgets; a replay applies the logged outcome of
@@ -133,8 +141,9 @@ impl<'p> Engine<'p> {
         {
             self.record_input(&StepInput::Abort {
                 reason: reason.clone(),
+                kind: Some(FailureKind::Store),
             });
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Store, reason);
             return Ok(());
         }
         let frame = self.frames.last().expect("the root frame is never popped");
@@ -153,7 +162,11 @@ impl<'p> Engine<'p> {
         {
             engine_step(&src, "a call node takes its callee's failure")?;
             self.record_input(&StepInput::Engine);
-            self.fail_node(wf, node, reason);
+            // The callee's failure is the trace's latest entry: the call
+            // node fails with its kind (a tool that failed in the callee
+            // is a tool failure of the call).
+            let kind = self.last_failure_kind();
+            self.fail_node(wf, node, kind, reason);
             return Ok(());
         }
         // An Attractor `parallel` node runs its handler (the agent).
@@ -167,7 +180,7 @@ impl<'p> Engine<'p> {
                 self.node_name(wf, node),
                 self.wf_name(wf)
             );
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Program, reason);
             return Ok(());
         }
         if !self.compute_valid(wf, node, Status::Success.as_str(), None) {
@@ -177,12 +190,14 @@ impl<'p> Engine<'p> {
         if let Some(reason) = self.missing_reads(wf, node) {
             engine_step(&src, "a node fails for a missing read")?;
             self.record_input(&StepInput::Engine);
-            self.apply_advance(failed(reason), false);
+            self.apply_advance(failed(reason), false, FailureKind::Contract);
             return Ok(());
         }
         let mut input = match src {
             Source::Replay(StepInput::Engine) => {
-                return Err("the log records an engine step where the agent decides".into());
+                return Err(log_mismatch(
+                    "the log records an engine step where the agent decides".into(),
+                ));
             }
             Source::Replay(input) => input,
             Source::Live(agent) => {
@@ -195,19 +210,25 @@ impl<'p> Engine<'p> {
         match input {
             StepInput::Engine => unreachable!("handled above"),
             StepInput::OverBudget { .. } => {
-                return Err("the log ends a callee where the agent decides".into());
+                return Err(log_mismatch(
+                    "the log ends a callee where the agent decides".into(),
+                ));
             }
-            StepInput::Abort { reason } => self.fail_run(reason),
+            StepInput::Abort { reason, kind } => {
+                self.fail_run(kind.unwrap_or(FailureKind::Limit), reason)
+            }
             StepInput::AgentError { message } => {
                 let reason = format!(
                     "the agent failed at node `{}` of workflow `{}`: {message}",
                     self.node_name(wf, node),
                     self.wf_name(wf)
                 );
-                self.fail_run(reason);
+                self.fail_run(FailureKind::Agent, reason);
             }
-            StepInput::Decision { decision } => self.apply_decision(decision),
-            StepInput::Tool { outcome } => self.apply_advance(outcome, true),
+            StepInput::Decision { decision, failure } => {
+                self.apply_decision(decision, failure.unwrap_or(FailureKind::Node))
+            }
+            StepInput::Tool { outcome } => self.apply_advance(outcome, true, FailureKind::Tool),
         }
         Ok(())
     }
@@ -308,17 +329,25 @@ impl<'p> Engine<'p> {
                 // Too late: a `human` node's `default` is taken (whatever
                 // the late answer said), else the node fails.
                 Some(limit) if took > limit && !matches!(decision, Decision::Suspend { .. }) => {
-                    StepInput::Decision {
-                        decision: ctx.timeout_default(limit).unwrap_or_else(|| {
-                            Decision::Advance(failed(format!(
+                    match ctx.timeout_default(limit) {
+                        Some(decision) => StepInput::Decision {
+                            decision,
+                            failure: None,
+                        },
+                        None => StepInput::Decision {
+                            decision: Decision::Advance(failed(format!(
                                 "timed out: the agent took {} ms, over the node's timeout of {} ms",
                                 took.as_millis(),
                                 limit.as_millis()
-                            )))
-                        }),
+                            ))),
+                            failure: Some(FailureKind::Limit),
+                        },
                     }
                 }
-                _ => StepInput::Decision { decision },
+                _ => StepInput::Decision {
+                    decision,
+                    failure: None,
+                },
             },
         }
     }
@@ -374,7 +403,7 @@ impl<'p> Engine<'p> {
         }
         match error {
             Some(reason) => {
-                self.fail_run(reason);
+                self.fail_run(FailureKind::Guard, reason);
                 false
             }
             None => true,
@@ -390,7 +419,8 @@ impl<'p> Engine<'p> {
                 self.node_name(wf, node),
                 self.wf_name(wf)
             );
-            self.fail_run(reason);
+            // The verifier refuses such IR.
+            self.fail_run(FailureKind::Internal, reason);
             return;
         };
         if self.frames.len() as u64 >= self.limits.max_depth {
@@ -402,7 +432,7 @@ impl<'p> Engine<'p> {
                 self.frames.len() + 1,
                 self.limits.max_depth
             );
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Limit, reason);
             return;
         }
         let callee = call.workflow;
@@ -417,7 +447,7 @@ impl<'p> Engine<'p> {
                     "has no value"
                 }
             );
-            self.fail_node(wf, node, reason);
+            self.fail_node(wf, node, FailureKind::Contract, reason);
             return;
         }
         let entry = self.program.workflows[callee.0 as usize].entry;
@@ -449,9 +479,15 @@ impl<'p> Engine<'p> {
     /// Applies a `fail` outcome the engine decided at the current node
     /// (`wf`/`node`): a missing callee need, a failed callee. Retries and
     /// failure routing apply as to an agent's failure.
-    pub(crate) fn fail_node(&mut self, wf: WorkflowIdx, node: NodeIdx, reason: String) {
+    pub(crate) fn fail_node(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        kind: FailureKind,
+        reason: String,
+    ) {
         if self.compute_valid(wf, node, Status::Fail.as_str(), None) {
-            self.apply_advance(failed(reason), false);
+            self.apply_advance(failed(reason), false, kind);
         }
     }
 
@@ -528,7 +564,7 @@ impl<'p> Engine<'p> {
                 count,
                 max
             );
-            self.fail_run(reason);
+            self.fail_run(FailureKind::Limit, reason);
         }
     }
 }

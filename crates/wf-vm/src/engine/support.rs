@@ -8,19 +8,21 @@ use wf_ir::{NodeIdx, WorkflowIdx};
 use super::Engine;
 use crate::agent::{Outcome, Status};
 use crate::event::{Event, WriteRef};
+use crate::failure::FailureKind;
 use crate::report::{FailureRecord, RunStatus};
 
 impl<'p> Engine<'p> {
     /// Ends the run as failed: records the failure, emits `engine:error`.
-    pub(crate) fn fail_run(&mut self, reason: String) {
+    pub(crate) fn fail_run(&mut self, kind: FailureKind, reason: String) {
         let f = self.frames.last().expect("the root frame is never popped");
         let (wf, node) = (f.workflow, f.node);
-        self.record_failure(wf, node, reason.clone());
+        self.record_failure(wf, node, kind, reason.clone());
         self.end_failed(reason);
     }
 
     /// Ends the run as failed without a new trace entry: for a node
-    /// failure the trace already holds (one entry per failure).
+    /// failure the trace already holds (one entry per failure). The run's
+    /// kind of failure is that entry's, the trace's last.
     pub(crate) fn end_failed(&mut self, reason: String) {
         let reason = crate::bound::clip(&reason, 2 * self.config.sizes.max_text_bytes);
         let f = self.frames.last().expect("the root frame is never popped");
@@ -30,6 +32,7 @@ impl<'p> Engine<'p> {
                 step: self.step,
                 workflow: self.wf_name(wf),
                 node: self.node_name(wf, node),
+                kind: self.last_failure_kind(),
                 reason: &reason,
             };
             self.out.emit(&ev);
@@ -43,7 +46,13 @@ impl<'p> Engine<'p> {
     /// A full trace (`max_failures`) drops the oldest quarter of its
     /// latest part at once (so the cost per failure stays constant) and
     /// counts them in one entry after the oldest half.
-    pub(crate) fn record_failure(&mut self, wf: WorkflowIdx, node: NodeIdx, reason: String) {
+    pub(crate) fn record_failure(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        kind: FailureKind,
+        reason: String,
+    ) {
         let time_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
@@ -65,6 +74,7 @@ impl<'p> Engine<'p> {
             let marker = FailureRecord {
                 workflow: String::new(),
                 node: String::new(),
+                kind: FailureKind::Limit,
                 reason: format!(
                     "{count} {OMITTED} (the trace keeps the oldest {head} and the latest failures)"
                 ),
@@ -80,10 +90,17 @@ impl<'p> Engine<'p> {
         self.failures.push(FailureRecord {
             workflow: self.wf_name(wf).to_owned(),
             node: self.node_name(wf, node).to_owned(),
+            kind,
             reason: crate::bound::clip(&reason, 2 * self.config.sizes.max_text_bytes),
             step: self.step,
             time_ms,
         });
+    }
+
+    /// The kind of the latest failure (a failed run's: the failure that
+    /// ended it is always recorded last).
+    pub(crate) fn last_failure_kind(&self) -> FailureKind {
+        self.failures.last().map(|f| f.kind).unwrap_or_default()
     }
 
     /// Emits `node:exit` for `node` of `wf` at call depth `depth`.

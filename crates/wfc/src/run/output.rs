@@ -114,8 +114,12 @@ impl EventSink for Progress {
                 step,
                 workflow,
                 node,
+                kind,
                 reason,
-            } => self.line(format!("  [{step:>4}] {workflow}/{node}: error: {reason}")),
+            } => self.line(format!(
+                "  [{step:>4}] {workflow}/{node}: error[{}]: {reason}",
+                kind.code()
+            )),
             _ => {}
         }
     }
@@ -144,6 +148,15 @@ pub fn human_summary(workflow: &str, report: &Report) -> String {
     };
     out.push_str(&head);
     out.push('\n');
+    if let (RunStatus::Failed { .. }, Some(kind)) = (&report.status, report.kind) {
+        out.push_str(&format!(
+            "kind: {} ({} {}; see `wfc explain {}`)\n",
+            kind.as_str(),
+            kind.code(),
+            kind.name(),
+            kind.code()
+        ));
+    }
     if !report.failures.is_empty() {
         out.push_str("failure trace:\n");
         let mut i = 0;
