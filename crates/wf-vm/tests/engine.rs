@@ -573,3 +573,24 @@ fn parallel_fan_out_is_refused_clearly() {
     let reason = failed_reason(&report.status);
     assert!(reason.contains("`parallel` fan-out"), "{reason}");
 }
+
+/// Issue 14 leftover: the engine's own "no valid edge" error says how to
+/// route with another agent, as the agents' routing errors do.
+#[test]
+fn no_valid_edge_names_the_agent_options() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    p.guard(w, 0, vec![Insn::Push(Const::Bool(false))]);
+    let program = p.build();
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(
+        reason.starts_with("no valid edge leaves node `a`"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("--agent console") && reason.contains("--agent exec:COMMAND"),
+        "{reason}"
+    );
+}

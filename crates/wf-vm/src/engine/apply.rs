@@ -359,8 +359,12 @@ impl Engine<'_> {
                 self.route_failure(&outcome, first);
             } else {
                 self.discard(first);
+                // Like the agents' own routing errors, say how to decide
+                // the route another way.
                 let reason = format!(
-                    "no valid edge leaves node `{}` of workflow `{}` for outcome `{}`{}",
+                    "no valid edge leaves node `{}` of workflow `{}` for outcome `{}`{}: \
+                     no edge's guard holds for the values the agent gave; to decide yourself \
+                     use --agent console, or name a program with --agent exec:COMMAND",
                     self.node_name(wf, node),
                     self.wf_name(wf),
                     status.as_str(),
