@@ -30,6 +30,7 @@ use crate::persist::{PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
 
+pub(crate) use screen::long_key;
 pub use snapshot::{
     EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot, SNAPSHOT_FORMAT, Snapshot,
     VisitSnapshot,
