@@ -425,6 +425,13 @@ impl<'p> Engine<'p> {
         self.step
     }
 
+    /// How many key names the engine holds (the program's strings and the
+    /// keys of live frames): bounded however many calls have returned.
+    #[doc(hidden)]
+    pub fn key_names(&self) -> usize {
+        self.keys.len()
+    }
+
     /// The scoped blackboard as the current frame sees it.
     pub fn blackboard(&self) -> Blackboard<'_> {
         Blackboard {
