@@ -380,9 +380,9 @@ codes! {
     /// A `thread_id` where the fidelity is not `full`, so it has no effect.
     ATTRACTOR_THREAD_WITHOUT_FULL = "WF0814", "attractor-thread-without-full-fidelity", Attractor, Warning,
         "a `thread_id` is set where the fidelity is not `full`, so it has no effect";
-    /// A `@file` prompt or a child pipeline path naming no file.
+    /// A `@file` prompt naming no file (a missing child pipeline is WF0107).
     ATTRACTOR_MISSING_FILE = "WF0815", "attractor-missing-file", Attractor, Warning,
-        "a `@file` prompt or a child pipeline path names a file that does not exist";
+        "a `@file` prompt names a file that does not exist";
 
     // WF09xx: run failures (`wf_vm::FailureKind`; a wf-vm test checks that
     // its codes and names are these)

@@ -382,3 +382,22 @@ workflow W {
     );
     assert_eq!(load(&to_json(&p)).unwrap(), p);
 }
+
+/// Issue 14 leftover: a count the compiler refuses is worded as the
+/// checker words it ("a whole number of at least 0"), not "an integer".
+#[test]
+fn count_errors_say_whole_number_like_the_checker() {
+    let mut model = support::model("workflow R { step a { retries = 2 } start -> a -> done }");
+    let node = model.workflows[0]
+        .nodes
+        .iter_mut()
+        .find(|n| !n.attributes.is_empty())
+        .unwrap();
+    node.attributes[0].value = wf_model::Value::Int(-1);
+    let err = wf_ir::compile(&model).unwrap_err();
+    assert!(
+        err.message
+            .contains("`retries` must be a whole number of at least 0"),
+        "{err}"
+    );
+}

@@ -107,6 +107,17 @@ impl Outcome {
             jump: None,
         }
     }
+
+    /// A `fail` with this reason and no writes: the one shape every
+    /// runtime-made failure (a tool that failed or could not run, a
+    /// handler's refusal) takes.
+    pub fn failed(reason: impl Into<String>) -> Self {
+        Outcome {
+            status: Status::Fail,
+            failure_reason: Some(reason.into()),
+            ..Outcome::success()
+        }
+    }
 }
 
 /// An agent's answer at a node.

@@ -19,6 +19,8 @@ pub(crate) type KeyId = u32;
 pub(crate) struct KeyTable {
     names: Vec<Box<str>>,
     ids: FxHashMap<Box<str>, KeyId>,
+    /// The program's strings: never forgotten.
+    base: usize,
 }
 
 impl KeyTable {
@@ -30,7 +32,26 @@ impl KeyTable {
             t.names.push(s.as_str().into());
             t.ids.entry(s.as_str().into()).or_insert(id);
         }
+        t.base = t.names.len();
         t
+    }
+
+    /// How many keys the table holds.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Forgets the keys interned since the table held `len` (never the
+    /// program's): a popped frame's keys, so that many calls writing
+    /// distinct keys do not grow the table. Only valid when no live entry
+    /// uses them (see [`Frame::key_mark`]).
+    pub fn truncate(&mut self, len: usize) {
+        let len = len.max(self.base);
+        while self.names.len() > len {
+            if let Some(name) = self.names.pop() {
+                self.ids.remove(&name);
+            }
+        }
     }
 
     /// The id of `key`, interning it when new.
@@ -103,6 +124,10 @@ pub(crate) struct Frame {
     /// The step that pushed this frame and the run's active time then:
     /// where a callee's own `max_steps` and `wall_clock` count from.
     pub pushed: (u64, std::time::Duration),
+    /// The key table's length when this frame was pushed. Only the top
+    /// frame is written, so keys interned since then are used by this
+    /// frame and the ones above it only: popping it forgets them.
+    pub key_mark: usize,
 }
 
 /// Where an entry lives: (frame depth, 1-based; index in its entries).
@@ -146,10 +171,12 @@ impl Frame {
             bytes: 0,
             shadows: Vec::new(),
             pushed: (0, std::time::Duration::ZERO),
+            key_mark: 0,
         }
     }
 
-    /// Re-initialises a recycled frame (keeps the allocations).
+    /// Re-initialises a recycled frame (keeps the allocations; and its
+    /// `key_mark`, which whoever pushes it sets).
     pub fn reset(&mut self, workflow: WorkflowIdx, node: NodeIdx) {
         self.workflow = workflow;
         self.node = node;

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::agent::{DecisionContext, Outcome, Status, ToolRunner, Write};
+use crate::agent::{DecisionContext, Outcome, ToolRunner, Write};
 use crate::template::ShellCommand;
 
 /// Runs tool commands as child processes (`--allow-tools`).
@@ -189,10 +189,8 @@ const E2BIG: i32 = 7;
 /// A `fail` outcome.
 fn failed(writes: Vec<Write>, reason: String) -> Outcome {
     Outcome {
-        status: Status::Fail,
         writes,
-        failure_reason: Some(reason),
-        ..Outcome::success()
+        ..Outcome::failed(reason)
     }
 }
 

@@ -659,3 +659,62 @@ fn a_callee_failure_keeps_its_kind_up_to_the_run() {
     let (report, _) = run_raw(&p.build(), &mut agent);
     assert_eq!(report.kind, Some(wf_vm::FailureKind::Node), "{report:?}");
 }
+
+/// Issue 14 leftover: the engine's own "no valid edge" error says how to
+/// route with another agent, as the agents' routing errors do.
+#[test]
+fn no_valid_edge_names_the_agent_options() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    p.guard(w, 0, vec![Insn::Push(Const::Bool(false))]);
+    let program = p.build();
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(
+        reason.starts_with("no valid edge leaves node `a`"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("--agent console") && reason.contains("--agent exec:COMMAND"),
+        "{reason}"
+    );
+}
+
+/// Issue 14 leftover: the key table forgets the keys of returned calls, so
+/// a loop of calls, each writing a key no other call wrote, keeps it
+/// bounded.
+#[test]
+fn the_key_table_forgets_the_keys_of_returned_calls() {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["call", "again", "end"]);
+    p.edge(main, "again", "call");
+    p.call(main, "call", sub, &[]);
+    p.chain(sub, &["w", "done"]);
+    let program = p.build();
+    let names = |calls: u32| {
+        let mut done = 0;
+        let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+            Ok(match ctx.str(ctx.node.id) {
+                "w" => {
+                    done += 1;
+                    advance(None, &[(&format!("key_{done}"), json!(1))])
+                }
+                "again" if done < calls => advance(Some("again->call"), &[]),
+                "again" => advance(Some("again->end"), &[]),
+                _ => advance(None, &[]),
+            })
+        });
+        let wf = program.workflow_by_name("main").unwrap();
+        let mut engine = wf_vm::Engine::new(&program, wf, EngineConfig::default()).unwrap();
+        let report = engine.run(&mut agent);
+        assert_eq!(report.status, RunStatus::Completed, "{report:?}");
+        // The loop ran; the callees' keys went with their frames.
+        assert!(report.blackboard.is_empty(), "{report:?}");
+        assert!(report.steps > 3 * u64::from(calls), "{report:?}");
+        engine.key_names()
+    };
+    assert_eq!(names(300), names(1));
+}

@@ -428,3 +428,63 @@ workflow Gate {
     let (report, _) = run(&program, "Gate", &mut quick);
     assert_eq!(report.at.as_ref().unwrap().node, "shipped");
 }
+
+/// `a` declares a write; its only success edge goes on to `next`.
+const NAMED: &str = r#"
+workflow Main {
+  step a { writes x: string }
+  step next
+  step handled
+  start -> a
+  a -> next
+  a -> handled when outcome == fail
+  next -> done
+  handled -> done
+}
+
+workflow Bare {
+  step a { writes x: string }
+  step next
+  start -> a -> next -> done
+}
+"#;
+
+/// Issue 14 leftover: a node the runtime fails (here: it moved on without
+/// its declared write) routes by the failure rules only, never along the
+/// edge the agent named for its success.
+#[test]
+fn a_node_the_runtime_fails_ignores_the_edge_the_agent_named() {
+    let program = compile(NAMED);
+    let named = json!({"type": "advance", "status": "success", "edge": "a->next"});
+    let mut agent = script(json!({"Main/a": [named.clone()]}));
+    let (report, events) = run(&program, "Main", &mut agent);
+    assert_eq!(report.status, RunStatus::Completed, "{events:#?}");
+    assert!(
+        events.contains(&"edge a->handled".to_owned()),
+        "{events:#?}"
+    );
+    assert!(!events.iter().any(|e| e == "edge a->next"), "{events:#?}");
+    // No failure edge: the run fails at `a` instead of going on.
+    let mut agent = script(json!({"Bare/a": [named]}));
+    let (report, events) = run(&program, "Bare", &mut agent);
+    assert!(!events.iter().any(|e| e == "edge a->next"), "{events:#?}");
+    assert!(
+        failed_reason(&report)
+            .starts_with("node `a` of workflow `Bare` failed: the outcome did not write `x`"),
+        "{report:?}"
+    );
+}
+
+/// A failing agent that names its own failure edge takes it.
+#[test]
+fn a_failure_that_names_its_failure_edge_takes_it() {
+    let program = compile(NAMED);
+    let named = json!({"type": "advance", "status": "fail", "edge": "a->handled"});
+    let mut agent = script(json!({"Main/a": [named]}));
+    let (report, events) = run(&program, "Main", &mut agent);
+    assert_eq!(report.status, RunStatus::Completed, "{events:#?}");
+    assert!(
+        events.contains(&"edge a->handled".to_owned()),
+        "{events:#?}"
+    );
+}

@@ -998,7 +998,7 @@ fn rules_at_an_unrouted_fork_says_how_to_choose_another_agent() {
         "rules_unrouted_fork",
         wfc(&[
             "run",
-            "tests/run/routes.wf",
+            "tests/run/fork.wf",
             "--set",
             "mode=fast",
             "--agent",
@@ -1185,5 +1185,23 @@ fn the_progress_line_of_a_failure_names_its_code() {
     assert!(
         stderr.contains("Tools/hello: error[WF0903]: node `hello` of workflow `Tools` failed: tool nodes run only with --allow-tools"),
         "{stderr}"
+    );
+}
+
+/// Issue 14 leftover: a node the runtime fails (`rules` writes nothing for
+/// `plan`, which declares `writes plan`) ends the run there, instead of
+/// following the single edge `rules` named and failing later at the fork.
+#[test]
+fn a_node_the_runtime_fails_does_not_follow_the_agents_edge() {
+    run_snapshot!(
+        "rules_failed_node",
+        wfc(&[
+            "run",
+            "tests/run/routes.wf",
+            "--set",
+            "mode=fast",
+            "--agent",
+            "rules"
+        ])
     );
 }

@@ -1,7 +1,8 @@
-//! WF0815: the files a `.dot` pipeline names (`@file` prompts, child
-//! pipelines) that do not exist, resolved against the pipeline's
-//! directory as the engines resolve them. The only check that reads the
-//! file system; the database runs it for pipelines checked from a file.
+//! WF0815: the `@file` prompts a `.dot` pipeline names that do not exist,
+//! resolved against the pipeline's directory as the engines resolve them.
+//! The database runs it for pipelines checked from a file. Child
+//! pipelines are not checked here: they load like imports, and a missing
+//! one is WF0107 (`imports::child`), reported once.
 
 use std::path::Path;
 
@@ -30,18 +31,12 @@ fn named_file(attribute: &Attribute) -> Option<(&str, &'static str)> {
     let Value::String(text) = &attribute.value else {
         return None;
     };
-    let what = match attribute.key.as_str() {
-        "prompt" | "goal" => {
-            let path = text.trim().strip_prefix('@')?;
-            // One path, not a sentence that happens to start with `@`.
-            return (!path.is_empty() && !path.contains(char::is_whitespace))
-                .then_some((path, "the prompt file"));
-        }
-        "stack.child_dotfile" | "stack.child_workflow" => "the child pipeline",
-        _ => return None,
-    };
-    let path = text.trim();
-    (!path.is_empty()).then_some((path, what))
+    if !matches!(attribute.key.as_str(), "prompt" | "goal") {
+        return None;
+    }
+    let path = text.trim().strip_prefix('@')?;
+    // One path, not a sentence that happens to start with `@`.
+    (!path.is_empty() && !path.contains(char::is_whitespace)).then_some((path, "the prompt file"))
 }
 
 fn missing(attribute: &Attribute, path: &str, what: &str, dir: &Path) -> Diagnostic {

@@ -240,6 +240,16 @@ pub fn missing_gives(
                 workflow.name
             ))
         };
+        // A need is the caller's value: it stays in the caller's frame, and
+        // the run fails a completion that did not write the key itself.
+        let diagnostic = if workflow.needs.iter().any(|n| n.key == *key) {
+            diagnostic.with_note(format!(
+                "`{key}` is also in `needs`, but a need is the caller's value: it does not count as written by `{}`",
+                workflow.name
+            ))
+        } else {
+            diagnostic
+        };
         out.push(diagnostic.with_help(format!(
             "write `{key}` on every path to each terminal (an `exit` node's own `writes` count), or remove it from `gives`"
         )));

@@ -3,7 +3,10 @@
 //!
 //! A key is *available* at a node when the workflow `needs` it, or when
 //! every path from the entry to the node passes (before the node) through a
-//! node that writes it, by `writes` or by a call's return map. The sets are
+//! node that writes it, by `writes` or by a call's return map. A `gives`
+//! key must be *written*: a need is the caller's value, in the caller's
+//! frame, and completing does not return it (the runtime fails such a
+//! completion). The sets are
 //! bit sets over the *tracked* keys only: keys that some requirement asks
 //! for (a required read, a callee's need, a `gives`, a key a caller's return
 //! map takes) and that some node writes. Keys nobody writes need no bit:
@@ -91,7 +94,9 @@ pub fn analyze<'w, 'a>(
     let reachable = facts.reachable.as_ref()?;
     let needs: HashSet<&str> = workflow.needs.iter().map(|k| k.key.as_str()).collect();
 
-    // The keys worth a bit: asked for somewhere, written somewhere, not needed.
+    // The keys worth a bit: asked for somewhere, written somewhere, and
+    // not needed unless given or returned (those must be written even if
+    // needed: the return map copies the callee's own values only).
     let mut asked: HashSet<&str> = HashSet::default();
     for (i, node) in workflow.nodes.iter().enumerate() {
         if !reachable[i] {
@@ -107,13 +112,15 @@ pub fn analyze<'w, 'a>(
             asked.extend(callee.iter().map(String::as_str));
         }
     }
-    asked.extend(workflow.gives.iter().map(|k| k.key.as_str()));
+    let gives: HashSet<&str> = workflow.gives.iter().map(|k| k.key.as_str()).collect();
+    asked.extend(gives.iter().copied());
     asked.extend(requested.iter().copied());
     let mut bits: HashMap<&str, u32> = HashMap::default();
     let mut gen_bits: Vec<Vec<u32>> = vec![Vec::new(); workflow.nodes.len()];
     for (i, node) in workflow.nodes.iter().enumerate() {
         for key in written_keys(node) {
-            if asked.contains(key) && !needs.contains(key) {
+            let own = gives.contains(key) || requested.contains(&key);
+            if asked.contains(key) && (!needs.contains(key) || own) {
                 let next = bits.len() as u32;
                 gen_bits[i].push(*bits.entry(key).or_insert(next));
             }
@@ -125,6 +132,10 @@ pub fn analyze<'w, 'a>(
         needs.contains(key)
             || is_reserved(key).is_some()
             || bits.get(key).is_some_and(|&b| set.contains(b))
+    };
+    // For `gives`: written by this workflow, a need does not count.
+    let written = |set: &BitSet, key: &str| {
+        is_reserved(key).is_some() || bits.get(key).is_some_and(|&b| set.contains(b))
     };
 
     let n = workflow.nodes.len();
@@ -176,13 +187,13 @@ pub fn analyze<'w, 'a>(
         if successors.is_empty() {
             terminals_visited += 1;
             for (g, gives) in workflow.gives.iter().enumerate() {
-                if !available(&set, &gives.key) {
+                if !written(&set, &gives.key) {
                     gives_missing[g].push(v);
                 }
             }
             for (k, key) in extra.iter().enumerate() {
                 // Only the first few terminals are ever labelled.
-                if !available(&set, key) && extra_missing[k].len() < MAX_LACKING_TERMINALS {
+                if !written(&set, key) && extra_missing[k].len() < MAX_LACKING_TERMINALS {
                     extra_missing[k].push(v);
                 }
             }

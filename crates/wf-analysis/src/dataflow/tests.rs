@@ -173,3 +173,42 @@ fn long_chain_with_many_keys() {
             .contains(&format!("`n{}` reads `k{}`", N / 2 + 1, N / 2))
     );
 }
+
+/// Issue 14 leftover: a workflow that `needs x` and `gives x` must still
+/// write `x` on every path; the runtime fails a call that completes
+/// without it ("would complete without `x`"), so the checker reports it.
+#[test]
+fn a_need_does_not_satisfy_a_gives() {
+    let src = r#"
+workflow Caller {
+  needs x: string
+  call p = Pass { y <- x }
+  step use { reads y }
+  start -> p -> use -> done
+}
+workflow Pass {
+  needs x: string
+  gives x: string
+  step s
+  start -> s -> done
+}
+"#;
+    let diags = check(src);
+    let d = with_code(&diags, "WF0303");
+    assert_eq!(d.len(), 1, "{diags:#?}");
+    assert!(d[0].message.contains("workflow `Pass` gives `x`"), "{d:#?}");
+    assert!(
+        d[0].notes
+            .iter()
+            .any(|n| n.contains("a need is the caller's value")),
+        "{:?}",
+        d[0].notes
+    );
+    // Written on every path, it is fine.
+    let fixed = src.replace("step s\n", "step s { writes x: string }\n");
+    assert!(
+        with_code(&check(&fixed), "WF0303").is_empty(),
+        "{:#?}",
+        check(&fixed)
+    );
+}

@@ -279,13 +279,18 @@ pub fn import_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Ve
     for (import, target) in decls.iter().zip(targets) {
         match target {
             ImportTarget::File(_) => {}
-            ImportTarget::Invalid(problem) if child => out.push(imports::child::path_problem(
-                import,
-                problem,
-                project.root(db),
-            )),
             ImportTarget::Invalid(problem) => {
-                out.push(imports::path_problem(import, problem, project.root(db)))
+                let nouns = if child {
+                    &imports::child::CHILD
+                } else {
+                    &imports::IMPORT
+                };
+                out.push(imports::path_problem(
+                    import,
+                    problem,
+                    project.root(db),
+                    nouns,
+                ))
             }
             ImportTarget::Absent(path) if child => {
                 let failure = failures

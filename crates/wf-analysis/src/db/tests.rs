@@ -731,3 +731,33 @@ fn child_pipelines_load_like_imports_and_stay_out_of_the_program() {
     );
     assert_eq!(db.program().workflows.len(), 3);
 }
+
+/// Issue 14 leftover: a missing child pipeline is reported once, as the
+/// import it is (WF0107, with its help), not again as WF0815; WF0815 keeps
+/// the prompt files only it checks.
+#[test]
+fn a_missing_child_pipeline_is_reported_once() {
+    // Absolute, as `wfc check` sees a project on disk (WF0815 runs then);
+    // the directory need not exist.
+    let root = std::env::temp_dir().join("wf-analysis-missing-child-no-such-dir");
+    let mut db = Database::new(&root);
+    db.set_file(
+        root.join("main.dot"),
+        "main.dot",
+        "digraph G {\n  start [shape=Mdiamond]\n  m [shape=house, stack.child_dotfile=\"gone.dot\"]\n  p [prompt=\"@gone.md\"]\n  done [shape=Msquare]\n  start -> m -> p -> done\n}\n",
+    );
+    db.load_imports(|_| Err(LoadFailure::NotFound));
+    let diagnostics = db.diagnostics();
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| (d.code.code, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("WF0107", "child pipeline `gone.dot` not found"),
+            ("WF0815", "the prompt file `gone.md` does not exist"),
+        ],
+        "{diagnostics:#?}"
+    );
+}

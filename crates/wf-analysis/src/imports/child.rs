@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{Value, Workflow};
 
-use super::{ImportDecl, LoadFailure, PathProblem, display, is_inside, normalize};
+use super::{ImportDecl, LoadFailure, PathNouns, PathProblem, display, is_inside, normalize};
 
 /// The attributes naming a manager node's child pipeline, in the order
 /// they are read.
@@ -90,38 +90,17 @@ pub fn child_imports(workflow: &Workflow) -> Vec<ImportDecl> {
     out
 }
 
-/// WF0108 / WF0110 for a child pipeline path rejected by [`resolve`].
-pub fn path_problem(child: &ImportDecl, problem: &PathProblem, root: &Path) -> Diagnostic {
-    let path = &child.path;
-    let root_shown = match display(root) {
-        r if r.is_empty() => ".".to_string(),
-        r => r,
-    };
-    match problem {
-        PathProblem::Absolute => Diagnostic::new(
-            &codes::IMPORT_OUTSIDE_ROOT,
-            format!("child pipeline path `{path}` is absolute"),
-            child.span,
-        )
-        .with_primary_label("absolute paths are not allowed")
-        .with_help("write the path relative to the directory of this pipeline"),
-        PathProblem::EscapesRoot => Diagnostic::new(
-            &codes::IMPORT_OUTSIDE_ROOT,
-            format!("child pipeline path `{path}` leaves the project root"),
-            child.span,
-        )
-        .with_primary_label("`..` climbs above the project root")
-        .with_note(format!("the project root is `{root_shown}`"))
-        .with_help("move the child pipeline into the project, or put `wf.toml` in a directory that contains both files"),
-        PathProblem::NotWf | PathProblem::Empty => Diagnostic::new(
-            &codes::CHILD_NOT_PIPELINE,
-            format!("child pipeline path `{path}` does not name a `.dot` pipeline"),
-            child.span,
-        )
-        .with_primary_label("a manager node supervises a `.dot` (or `.fabro`, `.gv`) pipeline")
-        .with_help("name the child pipeline's `.dot` file, relative to this pipeline"),
-    }
-}
+/// The nouns of child pipeline paths, for [`super::path_problem`]
+/// (WF0110 for a file that is not a pipeline).
+pub static CHILD: PathNouns = PathNouns {
+    path: "child pipeline path",
+    base: "this pipeline",
+    target: "the child pipeline",
+    wrong_kind: &codes::CHILD_NOT_PIPELINE,
+    kind: "a `.dot` pipeline",
+    kind_label: "a manager node supervises a `.dot` (or `.fabro`, `.gv`) pipeline",
+    kind_help: "name the child pipeline's `.dot` file, relative to this pipeline",
+};
 
 /// WF0107 (or WF0108 for a symbolic link leaving the root) for a child
 /// pipeline that could not be loaded; `shown` is where the path leads.

@@ -23,7 +23,7 @@ mod tests;
 
 use std::path::{Component, Path, PathBuf};
 
-use wf_diagnostics::{Diagnostic, FileSpan, codes};
+use wf_diagnostics::{Code, Diagnostic, FileSpan, codes};
 
 /// An `import` item of one file, as written.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -172,9 +172,47 @@ pub fn display(path: &Path) -> String {
     }
 }
 
-/// WF0108 / WF0109 for a path rejected by [`resolve`].
-pub fn path_problem(import: &ImportDecl, problem: &PathProblem, root: &Path) -> Diagnostic {
+/// How the diagnostics about a path name what it leads to: imports and
+/// child pipelines follow the same rules with the same codes, except the
+/// one for a file of the wrong kind.
+pub struct PathNouns {
+    /// The path itself: "import path".
+    pub path: &'static str,
+    /// What the path is relative to: "this file".
+    pub base: &'static str,
+    /// What to move into the project: "the file".
+    pub target: &'static str,
+    /// The code for a path naming the wrong kind of file (WF0109).
+    pub wrong_kind: &'static Code,
+    /// The kind of file it must name: "a `.wf` file".
+    pub kind: &'static str,
+    /// The label and help of a wrong kind.
+    pub kind_label: &'static str,
+    /// The help of a wrong kind.
+    pub kind_help: &'static str,
+}
+
+/// The nouns of `import` paths.
+pub static IMPORT: PathNouns = PathNouns {
+    path: "import path",
+    base: "this file",
+    target: "the file",
+    wrong_kind: &codes::IMPORT_NOT_WF,
+    kind: "a `.wf` file",
+    kind_label: "imports must name a `.wf` file",
+    kind_help: "import the `.wf` file that defines the workflows you call",
+};
+
+/// WF0108, or `nouns.wrong_kind` (WF0109 for imports), for a path rejected
+/// by [`resolve`] or [`child::resolve`].
+pub fn path_problem(
+    import: &ImportDecl,
+    problem: &PathProblem,
+    root: &Path,
+    nouns: &PathNouns,
+) -> Diagnostic {
     let path = &import.path;
+    let noun = nouns.path;
     let root_shown = match display(root) {
         r if r.is_empty() => ".".to_string(),
         r => r,
@@ -182,33 +220,40 @@ pub fn path_problem(import: &ImportDecl, problem: &PathProblem, root: &Path) -> 
     match problem {
         PathProblem::Absolute => Diagnostic::new(
             &codes::IMPORT_OUTSIDE_ROOT,
-            format!("import path `{path}` is absolute"),
+            format!("{noun} `{path}` is absolute"),
             import.span,
         )
         .with_primary_label("absolute paths are not allowed")
-        .with_help("write the path relative to the directory of this file"),
+        .with_help(format!(
+            "write the path relative to the directory of {}",
+            nouns.base
+        )),
         PathProblem::EscapesRoot => Diagnostic::new(
             &codes::IMPORT_OUTSIDE_ROOT,
-            format!("import path `{path}` leaves the project root"),
+            format!("{noun} `{path}` leaves the project root"),
             import.span,
         )
         .with_primary_label("`..` climbs above the project root")
         .with_note(format!("the project root is `{root_shown}`"))
-        .with_help("move the file into the project, or put `wf.toml` in a directory that contains both files"),
+        .with_help(format!(
+            "move {} into the project, or put `wf.toml` in a directory that contains both files",
+            nouns.target
+        )),
         PathProblem::NotWf => Diagnostic::new(
-            &codes::IMPORT_NOT_WF,
-            format!("import path `{path}` does not name a `.wf` file"),
+            nouns.wrong_kind,
+            format!("{noun} `{path}` does not name {}", nouns.kind),
             import.span,
         )
-        .with_primary_label("imports must name a `.wf` file")
-        .with_help("import the `.wf` file that defines the workflows you call"),
-        PathProblem::Empty => Diagnostic::new(
-            &codes::IMPORT_NOT_WF,
-            "import path is empty",
-            import.span,
-        )
-        .with_primary_label("no file named")
-        .with_help("write the path of a `.wf` file, relative to this file"),
+        .with_primary_label(nouns.kind_label)
+        .with_help(nouns.kind_help),
+        PathProblem::Empty => {
+            Diagnostic::new(nouns.wrong_kind, format!("{noun} is empty"), import.span)
+                .with_primary_label("no file named")
+                .with_help(format!(
+                    "write the path of {}, relative to {}",
+                    nouns.kind, nouns.base
+                ))
+        }
     }
 }
 

@@ -252,7 +252,7 @@ pub fn edge_attrs(cx: &mut Cx, edge: &Edge) -> Result<EdgeParts, CompileError> {
             "label" if label.is_none() => label = Some(cx.string(a)?),
             "weight" => match a.value {
                 Value::Int(w) => weight = w,
-                _ => return Err(cx.type_error(a, "an integer")),
+                _ => return Err(cx.type_error(a, "a whole number")),
             },
             _ => spec.add(cx, key, a)?,
         }
@@ -299,13 +299,14 @@ impl Cx<'_> {
     fn count(&self, a: &Attribute, min: u64) -> Result<u64, CompileError> {
         match a.value {
             Value::Int(n) if n >= 0 && n as u64 >= min => Ok(n as u64),
-            _ => Err(self.type_error(a, &format!("an integer of at least {min}"))),
+            // Worded as the checker words it (`Ty::expected`).
+            _ => Err(self.type_error(a, &format!("a whole number of at least {min}"))),
         }
     }
 
     fn small(&self, a: &Attribute, min: u32) -> Result<u32, CompileError> {
         let n = self.count(a, u64::from(min))?;
-        u32::try_from(n).map_err(|_| self.type_error(a, "an integer below 2^32"))
+        u32::try_from(n).map_err(|_| self.type_error(a, "a whole number below 2^32"))
     }
 
     fn duration(&self, a: &Attribute) -> Result<u64, CompileError> {

@@ -21,11 +21,7 @@ fn success(notes: String) -> Decision {
 
 /// A failed outcome with a reason.
 pub(crate) fn fail(reason: String) -> Outcome {
-    Outcome {
-        status: Status::Fail,
-        failure_reason: Some(reason),
-        ..Outcome::success()
-    }
+    Outcome::failed(reason)
 }
 
 /// `start`: a no-op that succeeds.

@@ -181,6 +181,15 @@ impl DecisionAgent for AttractorAgent<'_> {
 /// or `fail` (seed 3.5).
 fn settled(ctx: &DecisionContext<'_>, outcome: &Outcome) -> Outcome {
     let mut o = outcome.clone();
+    // A key over the limit fails the node (docs/runtime.md section 4): the
+    // file says so rather than recording the write.
+    let max_key = crate::config::SizeLimits::default().max_key_bytes;
+    if let Some(reason) = crate::engine::long_key(&o.writes, max_key) {
+        o.writes.clear();
+        o.status = crate::agent::Status::Fail;
+        o.failure_reason = Some(reason);
+        return o;
+    }
     let retries = ctx
         .node
         .engine

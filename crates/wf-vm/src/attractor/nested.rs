@@ -11,7 +11,7 @@ use wf_ir::{IrProgram, WorkflowIdx};
 
 use super::files::RunFiles;
 use super::tool::AttractorToolRunner;
-use crate::agent::{DecisionContext, Outcome, Status, ToolRunner};
+use crate::agent::{DecisionContext, Outcome, ToolRunner};
 use crate::config::{EngineConfig, RunLimits};
 use crate::engine::{Engine, EngineError};
 use crate::template::ShellCommand;
@@ -35,11 +35,7 @@ impl ToolRunner for Shared {
         // the runner is free; refuse rather than panic if it ever is not.
         match self.0.try_borrow_mut() {
             Ok(mut runner) => runner.run(context, command, timeout),
-            Err(_) => Outcome {
-                status: Status::Fail,
-                failure_reason: Some("the tool runner is busy with another tool".into()),
-                ..Outcome::success()
-            },
+            Err(_) => Outcome::failed("the tool runner is busy with another tool"),
         }
     }
 }

@@ -84,6 +84,11 @@ pub fn parse(doc: &Value) -> Result<Outcome, String> {
             .collect(),
         Some(_) => return Err("`context_updates` must be an object".into()),
     };
+    // The key limit of live writes: a file is no way around it.
+    let max_key = crate::config::SizeLimits::default().max_key_bytes;
+    if let Some(reason) = crate::engine::long_key(&writes, max_key) {
+        return Err(format!("`context_updates`: {reason}"));
+    }
     Ok(Outcome {
         status,
         writes,
@@ -126,5 +131,19 @@ mod tests {
         assert!(parse(&json!({})).unwrap_err().contains("required"));
         assert!(parse(&json!({"outcome": "fail", "context_updates": []})).is_err());
         assert!(parse(&json!([1])).is_err());
+    }
+
+    /// Issue 14 leftover: a `context_updates` key is held to the limit of
+    /// live writes (1,024 bytes), as its value is to theirs.
+    #[test]
+    fn context_update_keys_are_length_checked() {
+        let key = "k".repeat(2000);
+        let err = parse(&json!({"outcome": "success", "context_updates": {key: 1}})).unwrap_err();
+        assert!(
+            err.contains("the key is 2000 bytes long, over the limit of 1024 (max_key_bytes)"),
+            "{err}"
+        );
+        let key = "k".repeat(1024);
+        assert!(parse(&json!({"outcome": "success", "context_updates": {key: 1}})).is_ok());
     }
 }

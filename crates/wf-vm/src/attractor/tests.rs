@@ -126,3 +126,38 @@ fn a_backend_status_file_is_the_outcome() {
     assert_eq!(o.notes.as_deref(), Some("from the file"));
     assert_eq!(write(&o, "outcome"), Some(&json!("fail")));
 }
+
+/// Issue 14 leftover: a backend's write with a key over the limit of live
+/// writes fails the node in the engine, and the `status.json` wfc writes
+/// says so instead of recording the key.
+#[test]
+fn a_long_key_is_refused_in_the_status_file_too() {
+    struct LongKey;
+    impl DecisionAgent for LongKey {
+        fn decide(&mut self, _: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+            Ok(Decision::Advance(Outcome {
+                writes: vec![crate::agent::Write {
+                    key: "k".repeat(5000),
+                    value: json!(1),
+                }],
+                ..Outcome::success()
+            }))
+        }
+    }
+    let p = pipeline("codergen", json!({"prompt": "x"}));
+    let dir = temp_dir("longkey");
+    let mut agent = AttractorAgent::new(Some(Box::new(LongKey)), Some(RunFiles::new(&dir)));
+    decide(&mut agent, &p);
+    let text = std::fs::read_to_string(dir.join("ask/status.json")).unwrap();
+    assert!(text.len() < 2000, "{} bytes", text.len());
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["outcome"], "fail", "{doc}");
+    assert_eq!(doc["context_updates"], json!({}), "{doc}");
+    assert!(
+        doc["failure_reason"]
+            .as_str()
+            .unwrap()
+            .contains("the key is 5000 bytes long"),
+        "{doc}"
+    );
+}

@@ -39,14 +39,10 @@ impl ToolRunner for AttractorToolRunner<'_> {
     ) -> Outcome {
         let node = context.str(context.node.id);
         let mut outcome = match &mut self.inner {
-            None => Outcome {
-                status: Status::Fail,
-                failure_reason: Some(format!(
-                    "tool nodes run only with --allow-tools (node `{node}` would run `{}`)",
-                    command.script
-                )),
-                ..Outcome::success()
-            },
+            None => Outcome::failed(format!(
+                "tool nodes run only with --allow-tools (node `{node}` would run `{}`)",
+                command.script
+            )),
             Some(runner) => runner.run(context, command, timeout),
         };
         if !is_attractor(context.workflow) {

@@ -266,7 +266,10 @@ impl Engine<'_> {
         let workflow = &program.workflows[wf.0 as usize];
         let mut revalidated = false;
         let chosen = match outcome.edge.as_deref() {
-            Some(id) => {
+            // A `fail` outcome routes by the failure rules only (below): an
+            // edge the agent named before the runtime failed the node (a
+            // rejected write, a broken contract) must not carry it on.
+            Some(id) if status != Status::Fail => {
                 let named = |set: &[EdgeIdx]| {
                     set.iter()
                         .copied()
@@ -312,7 +315,7 @@ impl Engine<'_> {
                 }
                 found
             }
-            None => {
+            named => {
                 // The engine selects: guards see the real outcome, its
                 // label and the node's writes.
                 if self.valid_guarded && !self.revalidate(wf, node, status, label) {
@@ -320,19 +323,29 @@ impl Engine<'_> {
                     return;
                 }
                 if status == Status::Fail {
+                    // Only edges whose condition holds for the failure; the
+                    // agent's named edge first when it is one of them.
                     let guarded: Vec<EdgeIdx> = self
                         .valid
                         .iter()
                         .copied()
                         .filter(|e| workflow.edges[e.0 as usize].guard.is_some())
                         .collect();
-                    select(
-                        program,
-                        workflow,
-                        &self.info[wf.0 as usize].labels,
-                        &guarded,
-                        &outcome,
-                    )
+                    let named = named.and_then(|id| {
+                        guarded
+                            .iter()
+                            .copied()
+                            .find(|e| program.str(workflow.edges[e.0 as usize].id) == id)
+                    });
+                    named.or_else(|| {
+                        select(
+                            program,
+                            workflow,
+                            &self.info[wf.0 as usize].labels,
+                            &guarded,
+                            &outcome,
+                        )
+                    })
                 } else {
                     select(
                         program,
@@ -355,8 +368,12 @@ impl Engine<'_> {
                 self.route_failure(&outcome, first);
             } else {
                 self.discard(first);
+                // Like the agents' own routing errors, say how to decide
+                // the route another way.
                 let reason = format!(
-                    "no valid edge leaves node `{}` of workflow `{}` for outcome `{}`{}",
+                    "no valid edge leaves node `{}` of workflow `{}` for outcome `{}`{}: \
+                     no edge's guard holds for the values the agent gave; to decide yourself \
+                     use --agent console, or name a program with --agent exec:COMMAND",
                     self.node_name(wf, node),
                     self.wf_name(wf),
                     status.as_str(),

@@ -58,6 +58,7 @@ impl Engine<'_> {
             let child = self.frames.pop().expect("depth >= 2");
             self.visible.pop(&child);
             self.bb_bytes -= child.bytes;
+            self.keys.truncate(child.key_mark);
             let d = self.frames.len() + 1;
             self.emit_exit(child.workflow, child.node, d, Status::Fail);
             let caller = self.frames.last().expect("depth >= 2");

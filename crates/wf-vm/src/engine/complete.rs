@@ -93,6 +93,9 @@ impl Engine<'_> {
         let child = self.frames.pop().expect("depth > 1");
         self.visible.pop(&child);
         self.bb_bytes -= child.bytes;
+        // The return map copies program keys only, so the callee's own
+        // keys can go now.
+        self.keys.truncate(child.key_mark);
         let depth = self.frames.len();
         let parent = self.frames.last_mut().expect("depth > 1");
         let (wf, node) = (parent.workflow, parent.node);

@@ -31,6 +31,7 @@ use crate::persist::{PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
 
+pub(crate) use screen::long_key;
 pub use snapshot::{
     EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot, SNAPSHOT_FORMAT, Snapshot,
     VisitSnapshot,
@@ -461,6 +462,13 @@ impl<'p> Engine<'p> {
     /// Steps taken so far.
     pub fn steps(&self) -> u64 {
         self.step
+    }
+
+    /// How many key names the engine holds (the program's strings and the
+    /// keys of live frames): bounded however many calls have returned.
+    #[doc(hidden)]
+    pub fn key_names(&self) -> usize {
+        self.keys.len()
     }
 
     /// The scoped blackboard as the current frame sees it.

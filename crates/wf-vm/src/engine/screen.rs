@@ -64,7 +64,7 @@ impl Engine<'_> {
 }
 
 /// The rejection of the first write whose key is too long, if any.
-fn long_key(writes: &[crate::agent::Write], max: usize) -> Option<String> {
+pub(crate) fn long_key(writes: &[crate::agent::Write], max: usize) -> Option<String> {
     let w = writes.iter().find(|w| w.key.len() > max)?;
     Some(format!(
         "write to `{}` rejected: the key is {} bytes long, over the limit of {max} (max_key_bytes)",

@@ -289,6 +289,7 @@ impl<'p> Engine<'p> {
             }
             frame.entered_by_failure = fs.entered_by_failure;
             frame.callee_failure = fs.callee_failure.clone();
+            frame.key_mark = engine.keys.len();
             for e in &fs.entries {
                 let value_size = serialized_size(&e.value);
                 let node = find(wf, &e.node)?;

@@ -459,6 +459,7 @@ impl<'p> Engine<'p> {
             None => Frame::new(callee, entry),
         };
         frame.pushed = (self.step, self.elapsed);
+        frame.key_mark = self.keys.len();
         // The callee's entry is entered by no edge of its own workflow
         // (the caller's edge would name another workflow's edge).
         self.incoming = None;

@@ -180,11 +180,7 @@ fn omitted_count(r: &FailureRecord) -> Option<u64> {
 
 /// A failed outcome with this reason.
 pub(crate) fn failed(reason: String) -> Outcome {
-    Outcome {
-        status: Status::Fail,
-        failure_reason: Some(reason),
-        ..Outcome::success()
-    }
+    Outcome::failed(reason)
 }
 
 /// The default backoff when a node sets `retries` but no `backoff`.

@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 
 use super::fixture::{Board, all_edges, context, program};
 use super::*;
+use crate::agent::Status;
 
 fn run_with(runner: &mut ProcessToolRunner, command: &str, timeout: Duration) -> Outcome {
     run_command(runner, &ShellCommand::plain(command), timeout)
