@@ -379,6 +379,9 @@ codes! {
     /// A `@file` prompt or a child pipeline path naming no file.
     ATTRACTOR_MISSING_FILE = "WF0815", "attractor-missing-file", Attractor, Warning,
         "a `@file` prompt or a child pipeline path names a file that does not exist";
+    /// A node with no outgoing edge that is not an exit: a run ends there.
+    ATTRACTOR_DEAD_END = "WF0820", "attractor-dead-end", Attractor, Warning,
+        "a node that is not an exit has no outgoing edge, so a run that reaches it stops there";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).

@@ -210,6 +210,43 @@ pub fn missing_start_or_exit(workflow: &Workflow, existing: &[Diagnostic]) -> Ve
     out
 }
 
+/// WF0820: a node that is not an exit and has no outgoing edge. Engines
+/// end the run there as if it had completed (seed 3.2, step 6), so the
+/// pipeline "completes" without reaching its exit. A human gate without
+/// edges is WF0208's, not reported again.
+pub fn dead_ends(workflow: &Workflow) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if workflow.incomplete {
+        return out;
+    }
+    let mut has_outgoing = vec![false; workflow.nodes.len()];
+    for e in &workflow.edges {
+        if let Some(slot) = has_outgoing.get_mut(e.from.index()) {
+            *slot = true;
+        }
+    }
+    for (node, _) in workflow
+        .nodes
+        .iter()
+        .zip(&has_outgoing)
+        .filter(|(n, out)| !**out && !matches!(n.kind, NodeKind::Exit | NodeKind::Human))
+    {
+        out.push(
+            Diagnostic::new(
+                &codes::ATTRACTOR_DEAD_END,
+                format!("`{}` is a dead end: no edge leaves it, and it is not an exit", node.name),
+                node.name_span,
+            )
+            .with_primary_label("a run that reaches this node stops here, short of an exit")
+            .with_help(format!(
+                "add an edge from `{}` to the next stage or to the exit, or make it an exit with `shape=Msquare`",
+                node.name
+            )),
+        );
+    }
+    out
+}
+
 /// WF0807: the start node, or an exit node, found by its id while its
 /// `shape` or `type` (its own or a default's) names another handler.
 /// Engines that pick the handler by shape run that handler there (an LLM
