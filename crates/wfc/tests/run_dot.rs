@@ -743,3 +743,33 @@ fn a_fail_is_routed_at_once_not_retried() {
     assert_eq!(completed(&run_dir), ["start", "work", "fixup", "done"]);
     assert!(names(&events, "node:retry").is_empty(), "{s}");
 }
+
+/// Issue 18 item 5: `loop_restart` starts a fresh log directory (seed
+/// 2.7): the pass after the k-th restart writes its node folders under
+/// `restart-k/`, and the first pass's files stay as they were.
+#[test]
+fn loop_restart_starts_a_fresh_log_directory() {
+    let (out, run_dir, _) = run("restart_dirs", "restart.dot", &script("restart.json"), &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let first = json(&run_dir.join("judge/status.json"));
+    assert_eq!(first["outcome"], "fail", "{first}");
+    assert_eq!(
+        json(&run_dir.join("work/status.json"))["context_updates"]["first_pass"],
+        true
+    );
+    let second = run_dir.join("restart-1");
+    assert_eq!(
+        json(&second.join("judge/status.json"))["outcome"],
+        "success"
+    );
+    let work = json(&second.join("work/status.json"));
+    assert!(
+        work["context_updates"].get("first_pass").is_none(),
+        "{work}"
+    );
+    assert_eq!(text(&second.join("work/prompt.md")), "Work");
+    // The run's own files stay at the top.
+    assert!(run_dir.join("checkpoint.json").is_file());
+    assert!(!second.join("checkpoint.json").exists());
+}

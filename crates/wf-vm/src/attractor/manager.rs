@@ -211,7 +211,7 @@ impl Handler for ManagerLoop {
         }
         let files = cx
             .files
-            .map(|f| RunFiles::new(f.root().join(super::safe_name(&node)).join("child")));
+            .map(|f| RunFiles::new(f.stage_path(&node).join("child")));
         child.set_tool_runner(super::nested::tool_runner(
             self.kit.tools.as_ref(),
             files.clone(),
