@@ -773,3 +773,40 @@ fn loop_restart_starts_a_fresh_log_directory() {
     assert!(run_dir.join("checkpoint.json").is_file());
     assert!(!second.join("checkpoint.json").exists());
 }
+
+/// Issue 18 item 5: `steer` in `manager.actions` writes the manager's
+/// instructions into the stage directory of the node the child runs
+/// next, and the child's codergen stage adds them to its prompt.
+#[test]
+fn a_manager_steers_its_child_through_the_stage_directory() {
+    let (out, run_dir, events) = run("steer", "steer_manager.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let child = run_dir.join("manager/child");
+    let wanted = "Keep it short; the goal is Ship the docs.";
+    for stage in ["draft", "polish"] {
+        assert_eq!(text(&child.join(stage).join("intervention.md")), wanted);
+    }
+    assert_eq!(
+        text(&child.join("polish/prompt.md")),
+        format!("Polish it\n\n## Instructions from the supervisor\n\n{wanted}")
+    );
+    assert!(
+        s["blackboard"]["stack.child.interventions"]
+            .as_u64()
+            .unwrap()
+            >= 2,
+        "{s}"
+    );
+    let steered: Vec<_> = names(&events, "handler:event")
+        .into_iter()
+        .filter(|e| e["name"] == "ManagerSteered")
+        .collect();
+    assert!(steered.len() >= 2, "{events:?}");
+    // Without a run directory there is nowhere to write: the manager says so.
+    let out = wfc(&["run", &fixture("steer_manager.dot"), "--format", "json"])
+        .output()
+        .unwrap();
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+}
