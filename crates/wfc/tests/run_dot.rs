@@ -810,3 +810,28 @@ fn a_manager_steers_its_child_through_the_stage_directory() {
     let s = summary(&out);
     assert_eq!(out.status.code(), Some(0), "{s}");
 }
+
+/// Issue 18 item 5: the artifact store (seed 5.5). Artifacts a tool lists
+/// in its `status.json` are recorded in the context; one above 100 KB is
+/// written to `artifacts/` in the run directory instead of the context.
+#[test]
+fn artifacts_above_100_kb_are_file_backed_under_artifacts() {
+    let (out, run_dir, _) = run(
+        "artifacts",
+        "tool_artifacts.dot",
+        "auto",
+        &["--allow-tools"],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let small = &s["blackboard"]["artifact.summary"];
+    assert_eq!(small["is_file_backed"], false, "{small}");
+    assert_eq!(small["data"], serde_json::json!({"lines": 3}));
+    let log = &s["blackboard"]["artifact.log"];
+    assert_eq!(log["is_file_backed"], true, "{log}");
+    assert_eq!(log["path"], "artifacts/log.json");
+    assert_eq!(log["size_bytes"], 150_002);
+    assert!(log.get("data").is_none());
+    let stored = json(&run_dir.join("artifacts/log.json"));
+    assert_eq!(stored.as_str().map(str::len), Some(150_000));
+}

@@ -11,6 +11,7 @@
 //! `checkpoint.json`. `docs/attractor.md` ("Running pipelines") is the
 //! reference.
 
+pub mod artifacts;
 mod builtin;
 mod checkpoint;
 pub mod custom;
