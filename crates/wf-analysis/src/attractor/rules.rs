@@ -213,23 +213,27 @@ pub fn missing_start_or_exit(workflow: &Workflow, existing: &[Diagnostic]) -> Ve
 /// WF0820: a node that is not an exit and has no outgoing edge. Engines
 /// end the run there as if it had completed (seed 3.2, step 6), so the
 /// pipeline "completes" without reaching its exit. A human gate without
-/// edges is WF0208's, not reported again.
-pub fn dead_ends(workflow: &Workflow) -> Vec<Diagnostic> {
+/// edges is WF0208's, and a node no run reaches is WF0205's: neither is
+/// reported again (nor anything when the start is unresolved).
+pub fn dead_ends(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if workflow.incomplete {
+    let Some(reachable) = facts.reachable.as_deref().filter(|_| !workflow.incomplete) else {
         return out;
-    }
+    };
     let mut has_outgoing = vec![false; workflow.nodes.len()];
     for e in &workflow.edges {
         if let Some(slot) = has_outgoing.get_mut(e.from.index()) {
             *slot = true;
         }
     }
-    for (node, _) in workflow
+    for ((node, _), _) in workflow
         .nodes
         .iter()
         .zip(&has_outgoing)
-        .filter(|(n, out)| !**out && !matches!(n.kind, NodeKind::Exit | NodeKind::Human))
+        .zip(reachable)
+        .filter(|((n, out), seen)| {
+            **seen && !**out && !matches!(n.kind, NodeKind::Exit | NodeKind::Human)
+        })
     {
         out.push(
             Diagnostic::new(
