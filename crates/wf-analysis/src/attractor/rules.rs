@@ -164,7 +164,7 @@ fn type_known(node: &Node, out: &mut Vec<Diagnostic>) {
     out.push(match best_match(ty, HANDLER_TYPES.iter().copied()) {
         Some(s) => diagnostic.with_help(format!("did you mean `{s}`?")),
         None => diagnostic.with_help(format!(
-            "built-in types: {}; a custom handler must be registered with the engine",
+            "built-in types: {}; a custom type runs with `wfc run --handler TYPE=exec:COMMAND`",
             HANDLER_TYPES.join(", ")
         )),
     });
