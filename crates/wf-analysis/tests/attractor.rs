@@ -712,3 +712,43 @@ fn lenient_values_are_warnings_and_misspelt_attributes_get_a_did_you_mean() {
         "WF0515",
     );
 }
+
+/// Issue 18 item 5: a reachable node that is not an exit and has no
+/// outgoing edge is a dead end (WF0820); an exit, a human gate (WF0208)
+/// and an unreachable node (WF0205) are not reported as such.
+#[test]
+fn dead_ends_are_reported_once() {
+    let d = fires(
+        &pipeline("  start -> a\n  start -> exit [condition=\"outcome=fail\"]"),
+        "WF0820",
+        Severity::Warning,
+        None,
+    );
+    assert!(d.message.contains("`a` is a dead end"), "{d:#?}");
+    silent(&pipeline(OK), "WF0820");
+    silent(
+        &pipeline("  start -> a -> exit\n  a -> gate\n  gate [shape=hexagon]"),
+        "WF0820",
+    );
+    silent(
+        &pipeline("  start -> a -> exit\n  orphan [prompt=\"x\"]"),
+        "WF0820",
+    );
+}
+
+/// Issue 18 item 5: the help of an unknown handler type names the way to
+/// run one, `wfc run --handler`.
+#[test]
+fn unknown_types_point_at_the_handler_option() {
+    let d = fires(
+        &pipeline("  start -> a -> exit\n  a [type=\"my.lint\"]"),
+        "WF0802",
+        Severity::Warning,
+        Some("type_known"),
+    );
+    let help = d.help.unwrap_or_default();
+    assert!(
+        help.contains("wfc run --handler TYPE=exec:COMMAND"),
+        "{help}"
+    );
+}

@@ -695,3 +695,34 @@ fn a_callee_budget_survives_a_resume_and_replays_from_the_log() {
     assert_eq!(report.failures[0].step, 8, "{:?}", report.failures);
     let _ = std::fs::remove_dir_all(&path);
 }
+
+/// Issue 18 item 5: a node's own `max_visits` bounds its loop in place of
+/// the workflow's limit, and the reason names the node and its limit.
+#[test]
+fn a_node_sets_its_own_visit_limit() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "a"]);
+    p.spec(w, "b", "max_visits", json!(2));
+    let program = p.build();
+    let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
+    assert_eq!(
+        failed_reason(&report.status),
+        "node `b` of workflow `main` was entered 3 times, over the node's own limit of 2 (max_visits)"
+    );
+    // Above the workflow's limit too: the node's own limit replaces it.
+    let mut config = EngineConfig::default();
+    config.limits.max_visits = 3;
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b", "a"]);
+    p.spec(w, "a", "max_visits", json!(10));
+    p.spec(w, "b", "max_visits", json!(5));
+    let program = p.build();
+    let (report, _) = run_collect(&program, config, &mut AutoAgent);
+    assert!(
+        failed_reason(&report.status).contains("node `b` of workflow `main` was entered 6 times"),
+        "{:?}",
+        report.status
+    );
+}

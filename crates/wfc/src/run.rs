@@ -87,6 +87,11 @@ pub struct RunArgs {
     /// line). Default: console with `--agent console`, else auto.
     #[arg(long, value_name = "INTERVIEWER")]
     interviewer: Option<String>,
+    /// Run the nodes of a custom handler type of a `.dot` pipeline with
+    /// an agent process: `TYPE=exec:COMMAND` (repeatable). The process
+    /// speaks the `exec:` agent protocol; see docs/attractor.md.
+    #[arg(long = "handler", value_name = "TYPE=exec:COMMAND")]
+    handlers: Vec<String>,
     /// Run the commands of `tool` nodes (otherwise a tool node fails with
     /// a refusal). They run through `sh -c` in the current directory. A
     /// resumed run runs them only when the resuming command says so.
@@ -262,6 +267,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             interviewer: args.interviewer.as_deref(),
             source: meta["source"].as_str(),
             tools: pipeline_tools.clone(),
+            custom: attractor::custom_handlers(&args.handlers, &options)?,
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
     } else {
@@ -328,6 +334,11 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     }
     if let Some(w) = persist_warning {
         eprintln!("warning: {w}");
+    }
+    if pipeline && let Some(node) = attractor::dead_end(&program, &report) {
+        eprintln!(
+            "warning: the run stopped at `{node}`, which is not an exit: no edge leaves it (a dead end; see `wfc explain WF0820`)"
+        );
     }
     let status = finish(args, &workflow, run_dir.map(|d| d.as_path()), &report);
     drop(held);
@@ -449,8 +460,16 @@ fn finish(args: &RunArgs, workflow: &str, run_dir: Option<&Path>, report: &Repor
         SummaryFormat::Human => output::human_summary(workflow, report),
         SummaryFormat::Json => output::json_summary(workflow, shown_dir.as_deref(), report),
     };
-    // With `--events -` standard output carries only events.
-    if args.events.as_deref() == Some(Path::new("-")) {
+    let failed = matches!(report.status, RunStatus::Failed { .. });
+    // With `--events -` standard output carries only events; a failed
+    // run's messages go to standard error, except the JSON report, which
+    // stays on standard output for the program reading it.
+    if let (RunStatus::Failed { reason }, SummaryFormat::Json) = (&report.status, args.format) {
+        eprintln!("error: the run failed: {}", output::one_line(reason));
+    }
+    if args.events.as_deref() == Some(Path::new("-"))
+        || (failed && args.format == SummaryFormat::Human)
+    {
         eprint!("{summary}");
     } else {
         let mut out = std::io::stdout().lock();

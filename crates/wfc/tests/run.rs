@@ -122,7 +122,13 @@ fn every_example_runs_with_auto() {
             "{rel}: exit {code:?}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(!out.stdout.is_empty(), "{rel}: no summary");
+        // A failed run's summary is on standard error.
+        let summary = if code == Some(1) {
+            &out.stderr
+        } else {
+            &out.stdout
+        };
+        assert!(!summary.is_empty(), "{rel}: no summary");
     }
 }
 

@@ -574,3 +574,264 @@ fn cli_snapshot_of_a_simulated_run() {
         )
     });
 }
+
+/// Issue 18 item 5: a tool gets `WFC_NODE_ID`, `WFC_RUN_DIR` and
+/// `WFC_STAGE_DIR`, and the `status.json` it writes there decides its
+/// outcome (Appendix C) and is kept as written.
+#[test]
+fn tools_get_their_folders_and_their_status_file_is_honoured() {
+    let (out, run_dir, _) = run("tool_status", "tool_status.dot", "auto", &["--allow-tools"]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    // The file's `fail` routed to `fixit`; its context update is applied.
+    assert_eq!(completed(&run_dir), ["start", "probe", "fixit", "done"]);
+    assert_eq!(s["blackboard"]["probe.verdict"], "red", "{s}");
+    let stage = run_dir.join("probe");
+    assert_eq!(
+        s["blackboard"]["tool.output"],
+        format!("probe|{}|{}", run_dir.display(), stage.display()),
+    );
+    let status = json(&stage.join("status.json"));
+    assert_eq!(
+        status,
+        serde_json::json!({"outcome": "fail", "preferred_next_label": "",
+            "context_updates": {"probe.verdict": "red"}, "notes": "from the tool"})
+    );
+}
+
+/// Issue 18 item 5: a dead end (not an exit, no edge out) is a check
+/// warning, and a run that stops there says so on standard error.
+#[test]
+fn a_run_that_stops_at_a_dead_end_says_where() {
+    let (out, _, _) = run("dead_end", "dead_end.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["at"]["node"], "review");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning[WF0820]: `review` is a dead end"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "warning: the run stopped at `review`, which is not an exit: no edge leaves it"
+        ),
+        "{err}"
+    );
+    // A run that reaches its exit says nothing of the kind.
+    let (out, _, _) = run("not_dead_end", "handlers.dot", "auto", &["--allow-tools"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("dead end"));
+}
+
+/// Issue 18 item 5: a node's own `max_visits` is type-checked and bounds
+/// its loop.
+#[test]
+fn a_node_bounds_its_own_loop_with_max_visits() {
+    let (out, _, _) = run("node_visits", "node_visits.dot", "auto", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        summary(&out)["reason"],
+        "node `work` of workflow `node_visits` was entered 3 times, over the node's own limit of 2 (max_visits)"
+    );
+    let dir = scratch("node_visits_bad");
+    let file = dir.join("bad.dot");
+    std::fs::write(
+        &file,
+        "digraph b { start [shape=Mdiamond]; w [prompt=\"w\", max_visits=0]; \
+         v [prompt=\"v\", max_visits=many]; exit [shape=Msquare]; start -> w -> v -> exit }",
+    )
+    .unwrap();
+    let out = wfc(&["check", file.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`max_visits` must be at least 1, found `0`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`max_visits` expects a whole number of at least 1"),
+        "{err}"
+    );
+}
+
+/// Issue 18 item 5: `--handler TYPE=exec:COMMAND` runs a custom handler
+/// type with an agent process; built-in types and other agents are refused.
+#[test]
+fn custom_handler_types_run_with_an_exec_process() {
+    let handler = "my.custom=exec:sh tests/run/dot/scripts/handler.sh";
+    let (out, run_dir, _) = run("custom_exec", "custom.dot", "auto", &["--handler", handler]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["custom.seen"], "my.custom", "{s}");
+    let odd = json(&run_dir.join("odd/status.json"));
+    assert_eq!(odd["notes"], "ran my.custom");
+    for (arg, why) in [
+        ("tool=exec:true", "`tool` is a built-in handler type"),
+        ("my.custom=auto", "must be an `exec:COMMAND` process"),
+        ("my.custom", "expected TYPE=exec:COMMAND"),
+    ] {
+        let out = wfc(&["run", &fixture("custom.dot"), "--handler", arg])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{arg}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{arg}: {err}");
+    }
+}
+
+/// Issue 18 item 5: a failed run's messages go to standard error; with
+/// `--format json` the report stays on standard output.
+#[test]
+fn a_failed_run_reports_on_standard_error() {
+    let out = wfc(&["run", &fixture("custom.dot"), "--progress", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("failed custom at odd"), "{err}");
+    let (out, _, _) = run("failed_json", "custom.dot", "auto", &[]);
+    assert_eq!(summary(&out)["status"], "failed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error: the run failed: node `odd` of workflow `custom` failed"),
+        "{err}"
+    );
+}
+
+/// Issue 18 item 5 (decision): at least one exit (seed 7.2); several check
+/// clean, and the run ends at the one it reaches.
+#[test]
+fn exit_and_failure_exits_both_end_the_run() {
+    let out = wfc(&["check", &fixture("two_exits.dot")]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let (out, _, _) = run("two_exits_ok", "two_exits.dot", "auto", &[]);
+    assert_eq!(summary(&out)["at"]["node"], "shipped");
+    let (out, _, _) = run(
+        "two_exits_fail",
+        "two_exits.dot",
+        &script("fail_once.json"),
+        &[],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["at"]["node"], "dropped");
+}
+
+/// Issue 18 item 5 (decision): a `fail` is routed at once, whatever
+/// `max_retries` allows (seed 3.5); only `retry` is retried.
+#[test]
+fn a_fail_is_routed_at_once_not_retried() {
+    let (out, run_dir, events) = run(
+        "fail_no_retry",
+        "fail_no_retry.dot",
+        &script("fail_once.json"),
+        &[],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(completed(&run_dir), ["start", "work", "fixup", "done"]);
+    assert!(names(&events, "node:retry").is_empty(), "{s}");
+}
+
+/// Issue 18 item 5: `loop_restart` starts a fresh log directory (seed
+/// 2.7): the pass after the k-th restart writes its node folders under
+/// `restart-k/`, and the first pass's files stay as they were.
+#[test]
+fn loop_restart_starts_a_fresh_log_directory() {
+    let (out, run_dir, _) = run("restart_dirs", "restart.dot", &script("restart.json"), &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let first = json(&run_dir.join("judge/status.json"));
+    assert_eq!(first["outcome"], "fail", "{first}");
+    assert_eq!(
+        json(&run_dir.join("work/status.json"))["context_updates"]["first_pass"],
+        true
+    );
+    let second = run_dir.join("restart-1");
+    assert_eq!(
+        json(&second.join("judge/status.json"))["outcome"],
+        "success"
+    );
+    let work = json(&second.join("work/status.json"));
+    assert!(
+        work["context_updates"].get("first_pass").is_none(),
+        "{work}"
+    );
+    assert_eq!(text(&second.join("work/prompt.md")), "Work");
+    // The run's own files stay at the top.
+    assert!(run_dir.join("checkpoint.json").is_file());
+    assert!(!second.join("checkpoint.json").exists());
+}
+
+/// Issue 18 item 5: `steer` in `manager.actions` writes the manager's
+/// instructions into the stage directory of the node the child runs
+/// next, and the child's codergen stage adds them to its prompt.
+#[test]
+fn a_manager_steers_its_child_through_the_stage_directory() {
+    let (out, run_dir, events) = run("steer", "steer_manager.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let child = run_dir.join("manager/child");
+    let wanted = "Keep it short; the goal is Ship the docs.";
+    for stage in ["draft", "polish"] {
+        assert_eq!(text(&child.join(stage).join("intervention.md")), wanted);
+    }
+    assert_eq!(
+        text(&child.join("polish/prompt.md")),
+        format!("Polish it\n\n## Instructions from the supervisor\n\n{wanted}")
+    );
+    assert!(
+        s["blackboard"]["stack.child.interventions"]
+            .as_u64()
+            .unwrap()
+            >= 2,
+        "{s}"
+    );
+    let steered: Vec<_> = names(&events, "handler:event")
+        .into_iter()
+        .filter(|e| e["name"] == "ManagerSteered")
+        .collect();
+    assert!(steered.len() >= 2, "{events:?}");
+    // Without a run directory there is nowhere to write: the manager says so.
+    let out = wfc(&["run", &fixture("steer_manager.dot"), "--format", "json"])
+        .output()
+        .unwrap();
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+}
+
+/// Issue 18 item 5: the artifact store (seed 5.5). Artifacts a tool lists
+/// in its `status.json` are recorded in the context; one above 100 KB is
+/// written to `artifacts/` in the run directory instead of the context.
+#[test]
+fn artifacts_above_100_kb_are_file_backed_under_artifacts() {
+    let (out, run_dir, _) = run(
+        "artifacts",
+        "tool_artifacts.dot",
+        "auto",
+        &["--allow-tools"],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let small = &s["blackboard"]["artifact.summary"];
+    assert_eq!(small["is_file_backed"], false, "{small}");
+    assert_eq!(small["data"], serde_json::json!({"lines": 3}));
+    let log = &s["blackboard"]["artifact.log"];
+    assert_eq!(log["is_file_backed"], true, "{log}");
+    assert_eq!(log["path"], "artifacts/log.json");
+    assert_eq!(log["size_bytes"], 150_002);
+    assert!(log.get("data").is_none());
+    let stored = json(&run_dir.join("artifacts/log.json"));
+    assert_eq!(stored.as_str().map(str::len), Some(150_000));
+}

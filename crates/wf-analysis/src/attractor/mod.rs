@@ -79,6 +79,7 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts, out: &mut Vec<Dia
     out.extend(rules::check(workflow, facts));
     out.extend(typos::check(workflow));
     out.extend(rules::start_exit_handlers(workflow));
+    out.extend(rules::dead_ends(workflow, facts));
     out.extend(fabro::check(workflow));
     for d in out.iter_mut() {
         annotate(d);

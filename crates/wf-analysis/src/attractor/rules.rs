@@ -164,7 +164,7 @@ fn type_known(node: &Node, out: &mut Vec<Diagnostic>) {
     out.push(match best_match(ty, HANDLER_TYPES.iter().copied()) {
         Some(s) => diagnostic.with_help(format!("did you mean `{s}`?")),
         None => diagnostic.with_help(format!(
-            "built-in types: {}; a custom handler must be registered with the engine",
+            "built-in types: {}; a custom type runs with `wfc run --handler TYPE=exec:COMMAND`",
             HANDLER_TYPES.join(", ")
         )),
     });
@@ -205,6 +205,47 @@ pub fn missing_start_or_exit(workflow: &Workflow, existing: &[Diagnostic]) -> Ve
             )
             .with_primary_label("no node has `shape=Msquare`, and none is named `exit` or `end`")
             .with_help("add `exit [shape=Msquare]` and an edge to it from the last stage"),
+        );
+    }
+    out
+}
+
+/// WF0820: a node that is not an exit and has no outgoing edge. Engines
+/// end the run there as if it had completed (seed 3.2, step 6), so the
+/// pipeline "completes" without reaching its exit. A human gate without
+/// edges is WF0208's, and a node no run reaches is WF0205's: neither is
+/// reported again (nor anything when the start is unresolved).
+pub fn dead_ends(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(reachable) = facts.reachable.as_deref().filter(|_| !workflow.incomplete) else {
+        return out;
+    };
+    let mut has_outgoing = vec![false; workflow.nodes.len()];
+    for e in &workflow.edges {
+        if let Some(slot) = has_outgoing.get_mut(e.from.index()) {
+            *slot = true;
+        }
+    }
+    for ((node, _), _) in workflow
+        .nodes
+        .iter()
+        .zip(&has_outgoing)
+        .zip(reachable)
+        .filter(|((n, out), seen)| {
+            **seen && !**out && !matches!(n.kind, NodeKind::Exit | NodeKind::Human)
+        })
+    {
+        out.push(
+            Diagnostic::new(
+                &codes::ATTRACTOR_DEAD_END,
+                format!("`{}` is a dead end: no edge leaves it, and it is not an exit", node.name),
+                node.name_span,
+            )
+            .with_primary_label("a run that reaches this node stops here, short of an exit")
+            .with_help(format!(
+                "add an edge from `{}` to the next stage or to the exit, or make it an exit with `shape=Msquare`",
+                node.name
+            )),
         );
     }
     out

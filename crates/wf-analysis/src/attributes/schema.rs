@@ -238,6 +238,7 @@ pub static SCHEMA: &[AttrSpec] = {
     attr("provider", Node, Ty::String, "the LLM provider"),
     alias("llm_provider", "provider", Node, Ty::String, "the LLM provider"),
     attr("reasoning_effort", Node, Ty::Enum(&REASONING_EFFORT), "the LLM's reasoning depth"),
+    attr("max_visits", Node, Ty::Int { min: 1 }, "how often this node may run in a run"),
     // Node attributes of some kinds only.
     on(&[Tool], "command", Ty::String, "the command a `tool` node runs"),
     on(&[Human], "default", Ty::Choice, "the choice taken when nobody answers in time"),

@@ -41,6 +41,7 @@ const ATTRACTOR: &[(Place, &[&str])] = &[
             "manager.max_cycles",
             "manager.stop_condition",
             "manager.actions",
+            "manager.steer_prompt",
             "stack.child_dotfile",
             "stack.child_workflow",
             "stack.child_autostart",

@@ -41,7 +41,9 @@ fn type_of(place: Place, key: &str) -> Option<Ty> {
         // wfc's run limits, which a pipeline may set like a `.wf` workflow.
         (Place::Graph, "max_steps" | "max_visits" | "max_depth" | "default_retries") => Ty::Int,
         (Place::Graph, "wall_clock" | "default_timeout") => Ty::Duration,
-        (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles") => Ty::Int,
+        (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles" | "max_visits") => {
+            Ty::Int
+        }
         (Place::Node, "goal_gate" | "auto_status" | "allow_partial") => Ty::Bool,
         (Place::Node, "timeout" | "manager.poll_interval") => Ty::Duration,
         (Place::Edge, "weight") => Ty::Int,

@@ -54,6 +54,8 @@ const ATTRIBUTES: &[(Place, &str, &str, &str)] = &[
     (Place::Node, "max_parallel", "Integer", "How many branches a `parallel` node runs at once"),
     (Place::Node, "manager.poll_interval", "Duration", "How often a manager loop polls its child"),
     (Place::Node, "manager.max_cycles", "Integer", "How many cycles a manager loop runs"),
+    (Place::Node, "manager.steer_prompt", "String", "The instructions a manager's `steer` gives its child"),
+    (Place::Node, "max_visits", "Integer", "How often this node may run (wfc)"),
     (Place::Edge, "label", "String", "Display caption and routing key"),
     (Place::Edge, "condition", "String", "Boolean guard expression"),
     (Place::Edge, "weight", "Integer", "Priority for edge selection (higher wins)"),

@@ -95,7 +95,15 @@ pub struct Codergen;
 impl Handler for Codergen {
     fn execute(&mut self, cx: &mut HandlerCx<'_, '_>) -> Result<Decision, AgentError> {
         let node = cx.node_id;
-        let prompt = prompt_of(cx);
+        let mut prompt = prompt_of(cx);
+        // A supervising manager's `steer` (seed 4.11) left instructions
+        // for this stage.
+        if let Some(text) = cx
+            .files
+            .and_then(|f| super::manager::steer::pending(f, node))
+        {
+            prompt = format!("{prompt}\n\n{}\n\n{text}", super::manager::steer::HEADING);
+        }
         if let Some(files) = cx.files {
             write_or_fail(
                 files.write_text(node, "prompt.md", &prompt),

@@ -131,6 +131,9 @@ impl CheckpointWriter {
                 self.context.insert(key.to_string(), value.clone());
             }
             Change::Restart(node) => {
+                // Replayed on resume too, so the folders stay where the
+                // uninterrupted run put them.
+                self.files.restarted();
                 self.context.retain(|k, _| k.starts_with("graph."));
                 self.logs.push(format!("loop_restart at {node}"));
             }

@@ -4,26 +4,33 @@
 //! atomically (temporary file, fsync, rename), so a killed run never leaves
 //! half a file.
 
+use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};
 
 use crate::agent::Outcome;
 
-/// The files of one Attractor run, under the run directory.
+/// The files of one Attractor run, under the run directory. Clones share
+/// the count of `loop_restart`s, which chooses where node folders go.
 #[derive(Debug, Clone)]
 pub struct RunFiles {
     root: PathBuf,
+    restarts: Rc<Cell<u32>>,
 }
 
 impl RunFiles {
     /// The layout under `root` (which must exist: the engine's run
     /// directory).
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        RunFiles { root: root.into() }
+        RunFiles {
+            root: root.into(),
+            restarts: Rc::new(Cell::new(0)),
+        }
     }
 
     /// The run directory.
@@ -31,11 +38,32 @@ impl RunFiles {
         &self.root
     }
 
-    /// `{root}/{node}/`, created when missing. A node id that is not a
-    /// plain file name (`..`, `a/b`, control characters) is escaped, so no
-    /// node writes outside its folder.
+    /// A `loop_restart` was taken: the run starts again with a fresh log
+    /// directory (seed 2.7), so the node folders of the pass that follows
+    /// the k-th restart go under `{root}/restart-k/`.
+    pub fn restarted(&self) {
+        self.restarts.set(self.restarts.get().saturating_add(1));
+    }
+
+    /// Where the node folders of the current pass go: the run directory,
+    /// or `restart-k/` in it after the k-th `loop_restart`.
+    pub fn log_dir(&self) -> PathBuf {
+        match self.restarts.get() {
+            0 => self.root.clone(),
+            k => self.root.join(format!("restart-{k}")),
+        }
+    }
+
+    /// The folder of `node` in the current pass (see [`RunFiles::log_dir`]),
+    /// not created. A node id that is not a plain file name (`..`, `a/b`,
+    /// control characters) is escaped, so no node writes outside its folder.
+    pub fn stage_path(&self, node: &str) -> PathBuf {
+        self.log_dir().join(safe_name(node))
+    }
+
+    /// [`RunFiles::stage_path`], created when missing.
     pub fn stage_dir(&self, node: &str) -> io::Result<PathBuf> {
-        let dir = self.root.join(safe_name(node));
+        let dir = self.stage_path(node);
         fs::create_dir_all(&dir)?;
         Ok(dir)
     }

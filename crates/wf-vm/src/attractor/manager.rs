@@ -27,11 +27,15 @@
 //!    against the child's context plus the `stack.child.*` keys) → `success`.
 //!
 //! After `manager.max_cycles` (default 1000) cycles: `fail` ("Max cycles
-//! exceeded"). `steer` is accepted and does nothing: there is no
-//! intervention channel into a running child yet. `stack.child_autostart=false`
-//! is refused (there is no other way to start the child).
+//! exceeded"). With `steer` in `manager.actions`, after each cycle the
+//! child is still running, the manager writes its instructions
+//! (`manager.steer_prompt`, else its `prompt`) into the stage directory of
+//! the node the child runs next, once per node it moves to ([`steer`]);
+//! this needs a run directory. `stack.child_autostart=false` is refused
+//! (there is no other way to start the child).
 
 mod condition;
+pub mod steer;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -134,6 +138,10 @@ impl Handler for ManagerLoop {
         let stop = attr(cx, "manager.stop_condition");
         let actions = attr(cx, "manager.actions").unwrap_or_else(|| "observe,wait".into());
         let observe = actions.split(',').any(|a| a.trim() == "observe");
+        let steering = actions.split(',').any(|a| a.trim() == "steer");
+        let instructions = attr(cx, "manager.steer_prompt")
+            .or_else(|| attr(cx, "prompt"))
+            .map(|p| p.replace("$goal", cx.goal));
         if attr(cx, "stack.child_autostart").as_deref() == Some("false") {
             return Ok(fail(
                 format!(
@@ -211,7 +219,7 @@ impl Handler for ManagerLoop {
         }
         let files = cx
             .files
-            .map(|f| RunFiles::new(f.root().join(super::safe_name(&node)).join("child")));
+            .map(|f| RunFiles::new(f.stage_path(&node).join("child")));
         child.set_tool_runner(super::nested::tool_runner(
             self.kit.tools.as_ref(),
             files.clone(),
@@ -226,11 +234,16 @@ impl Handler for ManagerLoop {
             .backend
             .as_deref_mut()
             .map(|b| Box::new(Lent(b as &mut dyn DecisionAgent)) as Box<dyn DecisionAgent>);
+        let child_files = files.clone();
         let mut agent = AttractorAgent::new(backend, files);
         install(agent.registry_mut(), kit);
         let mut decision = None;
         let mut cycles = 0;
         let mut telemetry = Map::new();
+        let mut steered_at = None;
+        let mut interventions = 0u64;
+        let mut steer_note = None;
+        let mut steer_events = Vec::new();
         while cycles < max_cycles {
             cycles += 1;
             // A poll interval past the clock's range: the child runs to its end.
@@ -296,8 +309,37 @@ impl Handler for ManagerLoop {
                     break;
                 }
             }
+            // Steer the child at the node it runs next, once per node.
+            if steering && steered_at != Some(at) {
+                steered_at = Some(at);
+                let target = program.str(child_wf.nodes[at.0 as usize].id).to_owned();
+                match (&child_files, &instructions) {
+                    (Some(files), Some(text)) => {
+                        if let Err(e) = steer::intervene(files, &target, text) {
+                            decision = Some(Err(format!("manager node `{node}`: {e}")));
+                            break;
+                        }
+                        interventions += 1;
+                        // Reported once the child's agent lets go of `cx`.
+                        steer_events.push(json!({"node": target, "cycle": cycles}));
+                    }
+                    (None, _) => {
+                        steer_note = Some("steer skipped: the run has no run directory");
+                    }
+                    (_, None) => {
+                        steer_note =
+                            Some("steer skipped: no manager.steer_prompt or prompt to send");
+                    }
+                }
+            }
+        }
+        if steering {
+            telemetry.insert("stack.child.interventions".to_owned(), json!(interventions));
         }
         drop(agent);
+        for data in steer_events {
+            cx.event("ManagerSteered", data);
+        }
         cx.event(
             "ManagerCompleted",
             json!({"child": path.display().to_string(), "cycles": cycles}),
@@ -313,7 +355,10 @@ impl Handler for ManagerLoop {
         Ok(match decision {
             Some(Ok(notes)) => Decision::Advance(Outcome {
                 writes,
-                notes: Some(notes),
+                notes: Some(match steer_note {
+                    Some(n) => format!("{notes} ({n})"),
+                    None => notes,
+                }),
                 ..Outcome::success()
             }),
             Some(Err(reason)) => fail(reason, writes),

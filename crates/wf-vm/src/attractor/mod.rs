@@ -11,8 +11,10 @@
 //! `checkpoint.json`. `docs/attractor.md` ("Running pipelines") is the
 //! reference.
 
+pub mod artifacts;
 mod builtin;
 mod checkpoint;
+pub mod custom;
 mod fidelity;
 mod files;
 mod handler;
@@ -146,7 +148,7 @@ impl DecisionAgent for AttractorAgent<'_> {
                 ..Outcome::success()
             }),
             None => Decision::Advance(builtin::fail(format!(
-                "node `{node_id}` has the handler type `{handler_type}`, which this engine does not know (built in: start, exit, codergen, conditional, tool, wait.human, parallel, parallel.fan_in, stack.manager_loop)"
+                "node `{node_id}` has the handler type `{handler_type}`, which this engine does not know (built in: start, exit, codergen, conditional, tool, wait.human, parallel, parallel.fan_in, stack.manager_loop); run it with `wfc run --handler {handler_type}=exec:COMMAND`"
             ))),
         };
         let events = std::mem::take(&mut cx.events);

@@ -55,6 +55,9 @@ pub struct Kit {
     /// The run's tool runner (`None`: tools are not allowed, and tool
     /// nodes in branches and child pipelines fail with the refusal).
     pub tools: Option<super::nested::SharedTools>,
+    /// Custom handler types and the agents that run them (`wfc run
+    /// --handler TYPE=exec:CMD`).
+    pub custom: Vec<(String, super::custom::SharedAgent)>,
 }
 
 /// Registers `wait.human`, `parallel`, `parallel.fan_in` and
@@ -69,8 +72,14 @@ pub fn install(registry: &mut HandlerRegistry, kit: Kit) {
     registry.register("parallel.fan_in", Box::new(super::fan_in::FanIn));
     registry.register(
         "stack.manager_loop",
-        Box::new(super::manager::ManagerLoop::new(kit)),
+        Box::new(super::manager::ManagerLoop::new(kit.clone())),
     );
+    for (ty, agent) in &kit.custom {
+        registry.register(
+            ty,
+            Box::new(super::custom::AgentHandler::new(agent.clone())),
+        );
+    }
 }
 
 /// The `parallel` handler.

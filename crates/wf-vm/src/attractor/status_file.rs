@@ -37,7 +37,21 @@ pub fn read(files: &RunFiles, node: &str) -> Result<Option<Outcome>, String> {
         )
     };
     let doc: Value = serde_json::from_str(&text).map_err(|e| bad(&format!("not JSON ({e})")))?;
-    parse(&doc).map(Some).map_err(|m| bad(&m))
+    let mut outcome = parse(&doc).map_err(|m| bad(&m))?;
+    // wfc's extension: `artifacts`, stage outputs for the artifact store
+    // (seed 5.5), recorded in the context after the file's own updates.
+    match doc.get("artifacts") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(named)) => {
+            for (id, data) in named {
+                let write = super::artifacts::store(Some(files), id, id, data)
+                    .map_err(|e| format!("cannot store artifact `{id}` of `{node}`: {e}"))?;
+                outcome.writes.push(write);
+            }
+        }
+        Some(_) => return Err(bad("`artifacts` must be an object")),
+    }
+    Ok(Some(outcome))
 }
 
 /// An Appendix C document as an outcome.

@@ -553,13 +553,25 @@ impl<'p> Engine<'p> {
             self.out.emit(&ev);
         }
         let info = &self.info[wf.0 as usize];
-        let (base, max) = (info.visit_base, info.max_visits);
+        // A node's own `max_visits` (checked ≥ 1 by `wfc check`) bounds
+        // its loop in place of the workflow's limit.
+        let own = self.program.workflows[wf.0 as usize].nodes[node.0 as usize]
+            .spec
+            .get("max_visits")
+            .and_then(serde_json::Value::as_u64)
+            .filter(|&n| n >= 1);
+        let (base, max) = (info.visit_base, own.unwrap_or(info.max_visits));
         let slot = &mut self.visits[base + node.0 as usize];
         *slot = slot.saturating_add(1);
         let count = *slot;
         if u64::from(count) > max {
+            let whose = if own.is_some() {
+                "the node's own limit"
+            } else {
+                "its limit"
+            };
             let reason = format!(
-                "node `{}` of workflow `{}` was entered {} times, over its limit of {} (max_visits)",
+                "node `{}` of workflow `{}` was entered {} times, over {whose} of {} (max_visits)",
                 self.node_name(wf, node),
                 self.wf_name(wf),
                 count,

@@ -10,9 +10,13 @@ use std::rc::Rc;
 
 use serde_json::Value;
 use wf_ir::{IrProgram, WorkflowIdx};
+use wf_vm::attractor::custom::SharedAgent;
 use wf_vm::attractor::nested::SharedTools;
 use wf_vm::attractor::{AttractorAgent, CheckpointWriter, RunFiles};
-use wf_vm::{DecisionAgent, Engine, Event, EventSink, ProcessToolRunner, RunDir, ToolRunner};
+use wf_vm::{
+    DecisionAgent, Engine, Event, EventSink, ProcessToolRunner, Report, RunDir, RunStatus,
+    ToolRunner,
+};
 
 use super::agent::{self, AgentOptions, AgentSpec};
 
@@ -72,7 +76,67 @@ pub struct Humans<'a> {
     /// The run's tool runner, shared with parallel branches and child
     /// pipelines (`None`: tools are not allowed).
     pub tools: Option<SharedTools>,
+    /// `--handler TYPE=exec:COMMAND`: custom handler types and their agents.
+    pub custom: Vec<(String, SharedAgent)>,
 }
+
+/// The agents of `--handler TYPE=exec:COMMAND`, one process per type.
+pub fn custom_handlers(
+    items: &[String],
+    options: &AgentOptions,
+) -> Result<Vec<(String, SharedAgent)>, String> {
+    let mut out: Vec<(String, SharedAgent)> = Vec::new();
+    for item in items {
+        let bad = |why: &str| {
+            format!(
+                "error: --handler `{item}`: {why}\n  help: write --handler TYPE=exec:COMMAND, e.g. --handler my.lint=exec:./lint-handler"
+            )
+        };
+        let Some((ty, agent)) = item.split_once('=') else {
+            return Err(bad("expected TYPE=exec:COMMAND"));
+        };
+        let ty = ty.trim();
+        if ty.is_empty() {
+            return Err(bad("the handler type is empty"));
+        }
+        if BUILT_IN.contains(&ty) {
+            return Err(bad(&format!(
+                "`{ty}` is a built-in handler type (the LLM stage's backend is `--agent`)"
+            )));
+        }
+        if out.iter().any(|(t, _)| t == ty) {
+            return Err(bad(&format!("`{ty}` is given twice")));
+        }
+        let spec = match agent.parse::<AgentSpec>() {
+            Ok(spec @ AgentSpec::Exec(_)) => spec,
+            Ok(_) => return Err(bad("the handler must be an `exec:COMMAND` process")),
+            Err(e) => return Err(bad(&e)),
+        };
+        let built = agent::build(
+            &spec,
+            &AgentOptions {
+                timeout: options.timeout,
+                step_delay: None,
+            },
+        )?;
+        out.push((ty.to_string(), Rc::new(RefCell::new(built))));
+    }
+    Ok(out)
+}
+
+/// The handler types of the engine (seed 2.8), which `--handler` may not
+/// replace.
+const BUILT_IN: &[&str] = &[
+    "start",
+    "exit",
+    "codergen",
+    "conditional",
+    "tool",
+    "wait.human",
+    "parallel",
+    "parallel.fan_in",
+    "stack.manager_loop",
+];
 
 /// Installs the `wait.human`, `parallel`, `parallel.fan_in` and
 /// `stack.manager_loop` handlers with the interviewer `--interviewer`
@@ -112,6 +176,7 @@ fn install_r2(
             }),
             depth: 0,
             tools: human.tools,
+            custom: human.custom,
         },
     );
     Ok(())
@@ -187,4 +252,19 @@ impl EventSink for Checkpoints {
     fn emit(&mut self, event: &Event<'_>) {
         self.0.borrow_mut().emit(event);
     }
+}
+
+/// The node a completed run stopped at when it is a dead end: not an exit,
+/// with no outgoing edge (WF0820). Engines end the run there (seed 3.2,
+/// step 6); the CLI says so rather than let "completed" suggest the exit
+/// was reached.
+pub fn dead_end(program: &IrProgram, report: &Report) -> Option<String> {
+    if !matches!(report.status, RunStatus::Completed) {
+        return None;
+    }
+    let at = report.at.as_ref()?;
+    let w = program.workflow_by_name(&at.workflow)?;
+    let wf = &program.workflows[w.0 as usize];
+    let node = wf.nodes.iter().find(|n| program.str(n.id) == at.node)?;
+    (node.op != wf_ir::Opcode::Exit && node.edges.len == 0).then(|| at.node.clone())
 }

@@ -205,7 +205,7 @@ const MAX_REASON_CHARS: usize = 1000;
 /// A reason on one line: its lines joined with ` ⏎ `, cut with the length
 /// said (a 30-line tool command quoted in a reason must not fill the
 /// summary; `--format json` has the whole text).
-fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)

@@ -136,6 +136,7 @@ pub fn api_run(
             root: None,
             depth: 0,
             tools: None,
+            custom: Vec::new(),
         },
     );
     customize(&mut agent);
