@@ -41,11 +41,9 @@ impl Fake {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
         thread::spawn(move || {
-            let mut n = 0;
-            for stream in listener.incoming() {
+            for (n, stream) in listener.incoming().enumerate() {
                 let Ok(stream) = stream else { break };
                 let reply = replies[n.min(replies.len() - 1)].clone();
-                n += 1;
                 let log = log.clone();
                 thread::spawn(move || serve(stream, reply, &log));
             }
