@@ -50,6 +50,7 @@ pub fn agent(
             &AgentOptions {
                 timeout: options.timeout,
                 step_delay: None,
+                llm: options.llm.clone(),
             },
         )?),
     };
