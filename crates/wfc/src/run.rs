@@ -73,8 +73,8 @@ pub struct RunArgs {
     /// always the text when the workflow needs the key as a `string`.
     #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
     set: Vec<String>,
-    /// The decision agent: rules, auto, script:FILE, console or
-    /// exec:COMMAND. Default: rules for Reflex JSON (its rule-agent
+    /// The decision agent: rules, auto, llm (stages call a real model:
+    /// docs/llm.md), script:FILE, console or exec:COMMAND. Default: rules for Reflex JSON (its rule-agent
     /// convention), auto (a dry run: every decision simulated) for `.wf`,
     /// IR and `.dot`. A resumed run uses the agent of the resuming command
     /// line; without one, the built-in agent it started with (`auto`,
