@@ -7,10 +7,11 @@ use serde_json::{Map, Value};
 /// The outcomes a routing answer may give.
 pub const OUTCOMES: [&str; 4] = ["success", "partial_success", "retry", "fail"];
 
-/// The text appended to the prompt when the stage has choices to make.
-/// `labels` are the outgoing edges' labels (may be empty when the edges
-/// only carry conditions).
-pub fn instructions(labels: &[String]) -> String {
+/// The text appended to the prompt when the stage has choices to make or
+/// keys to write. `labels` are the outgoing edges' labels (may be empty
+/// when the edges only carry conditions); `keys` are the keys the step
+/// declares it writes, with their types.
+pub fn instructions(labels: &[String], keys: &[(String, String)]) -> String {
     let mut text = String::from(
         "\n\n---\nWhen you are done, end your answer with one JSON object on its own, \
          and nothing after it:\n\
@@ -25,10 +26,15 @@ pub fn instructions(labels: &[String]) -> String {
         text.push_str(&quoted.join(", "));
         text.push_str(".\n");
     }
-    text.push_str(
-        "- context_updates: keys and values for later steps (may be empty).\n\
-         - notes: one sentence on what you did.",
-    );
+    if keys.is_empty() {
+        text.push_str("- context_updates: keys and values for later steps (may be empty).\n");
+    } else {
+        text.push_str("- context_updates: must set ");
+        let wanted: Vec<String> = keys.iter().map(|(k, t)| format!("{k:?} (a {t})")).collect();
+        text.push_str(&wanted.join(", "));
+        text.push_str(".\n");
+    }
+    text.push_str("- notes: one sentence on what you did.");
     text
 }
 

@@ -952,3 +952,164 @@ fn llm_agent_suspends_the_run_at_its_budget() {
     assert_eq!(seen.lock().unwrap().len(), 1);
     assert!(run_dir.join("plan/response.md").is_file());
 }
+
+/// `wfc` with the provider variables cleared, then `env` set.
+fn wfc_llm(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = wfc(args);
+    for var in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn llm_examples_run_against_fake_providers() {
+    // The `.wf` example: each step's declared writes come from the answer.
+    let (anthropic, seen) = fake_provider(vec![
+        anthropic_answer(
+            "Here it is.\n{\"outcome\": \"success\", \"context_updates\": {\"haiku\": \"leaves fall\"}}",
+        ),
+        anthropic_answer(
+            "{\"outcome\": \"success\", \"context_updates\": {\"verdict\": \"a haiku\"}}",
+        ),
+    ]);
+    let env = [
+        ("ANTHROPIC_API_KEY", LLM_KEY),
+        ("ANTHROPIC_BASE_URL", anthropic.as_str()),
+    ];
+    let out = wfc_llm(
+        &[
+            "run",
+            "examples/llm/haiku.wf",
+            "--agent",
+            "llm",
+            "--set",
+            "topic=autumn",
+            "--format",
+            "json",
+        ],
+        &env,
+    );
+    let s = summary(&out);
+    assert_eq!(
+        s["status"],
+        "completed",
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s["blackboard"]["haiku"], "leaves fall", "{s}");
+    assert_eq!(s["llm"]["calls"], 2);
+    let first = seen.lock().unwrap()[0].clone();
+    assert!(first.contains("Write a haiku about autumn."), "{first}");
+    assert!(
+        first.contains("context_updates: must set \\\"haiku\\\" (a string)"),
+        "{first}"
+    );
+
+    // The `.dot` example: two providers; `review` routes by its label.
+    let (anthropic, _) =
+        fake_provider(vec![anthropic_answer("def is_pal(s): return s == s[::-1]")]);
+    let (openai, seen) = fake_provider(vec![openai_answer(
+        "Handle case.\n{\"outcome\": \"success\", \"preferred_label\": \"Rework\", \"notes\": \"case\"}",
+    )]);
+    let dir = scratch("llm_example_dot");
+    let run_dir = dir.join("run");
+    let out = wfc_llm(
+        &[
+            "run",
+            "examples/llm/review.dot",
+            "--agent",
+            "llm",
+            "--format",
+            "json",
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+        ],
+        &[
+            ("ANTHROPIC_API_KEY", LLM_KEY),
+            ("ANTHROPIC_BASE_URL", anthropic.as_str()),
+            ("OPENAI_API_KEY", LLM_KEY),
+            ("OPENAI_BASE_URL", openai.as_str()),
+        ],
+    );
+    let s = summary(&out);
+    assert_eq!(
+        s["status"],
+        "completed",
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "implement", "review", "rework", "done"]
+    );
+    let review = seen.lock().unwrap()[0].clone();
+    assert!(review.contains("\"model\":\"gpt-5.4\""), "{review}");
+    assert!(
+        review.contains("exactly one of: \\\"Approve\\\", \\\"Rework\\\""),
+        "{review}"
+    );
+    assert_no_key(&out, &dir);
+}
+
+#[test]
+fn llm_agent_calls_a_compatible_server_declared_in_wf_toml() {
+    let (base, seen) = fake_provider(vec![(
+        200,
+        serde_json::json!({
+            "id": "c1", "object": "chat.completion", "model": "qwen3",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+        })
+        .to_string(),
+    )]);
+    let dir = scratch("llm_compatible");
+    std::fs::write(
+        dir.join("wf.toml"),
+        format!("[llm]\nprovider = \"local\"\nmodel = \"qwen3\"\n[llm.providers.local]\napi = \"openai-chat\"\nbase_url = \"{base}/v1\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("hi.wf"),
+        "workflow Hi {\n  step greet { prompt = \"Say hi\" }\n  greet -> done\n}\n",
+    )
+    .unwrap();
+    let out = wfc_llm(
+        &[
+            "run",
+            dir.join("hi.wf").to_str().unwrap(),
+            "--agent",
+            "llm",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let s = summary(&out);
+    assert_eq!(
+        s["status"],
+        "completed",
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s["blackboard"]["last_response"], "hi");
+    // No price for a local model: said, not guessed.
+    assert_eq!(s["llm"]["unpriced_models"][0], "qwen3");
+    let request = seen.lock().unwrap()[0].clone();
+    assert!(
+        request.starts_with("POST /v1/chat/completions "),
+        "{request}"
+    );
+    assert!(
+        !request.to_ascii_lowercase().contains("authorization:"),
+        "{request}"
+    );
+}

@@ -96,8 +96,9 @@ fn round(x: f64) -> f64 {
 }
 
 /// Whether `node` of `workflow` calls the model under `--agent llm`:
-/// codergen stages (and a fan-in with a prompt) in a pipeline, `step`
-/// nodes elsewhere.
+/// codergen stages (and a fan-in with a prompt) in a pipeline; in `.wf`,
+/// `step` nodes with a `prompt` (a sketch-level step has nothing to ask,
+/// and is decided as `auto` decides).
 fn calls_model(program: &IrProgram, workflow: &IrWorkflow, node: &IrNode) -> bool {
     if wf_vm::attractor::is_attractor(workflow) {
         match node.handler.map(|h| program.str(h)) {
@@ -106,7 +107,7 @@ fn calls_model(program: &IrProgram, workflow: &IrWorkflow, node: &IrNode) -> boo
             Some(_) => false,
         }
     } else {
-        node.op == Opcode::Step
+        node.op == Opcode::Step && node.spec.contains_key("prompt")
     }
 }
 
@@ -309,10 +310,22 @@ impl LlmAgent {
                 "node `{id}`: provider `{provider}` was not prepared"
             ))
         })?;
-        let (routes, labels) = Self::choices(ctx);
+        let (mut routes, labels) = Self::choices(ctx);
+        // A `.wf` step that declares what it writes gets those keys from
+        // the answer's `context_updates`.
+        let keys: Vec<(String, String)> = ctx
+            .node
+            .writes
+            .iter()
+            .map(|k| {
+                let ty = wf_vm::contract::type_name(k.ty).to_string();
+                (ctx.str(k.key).to_string(), ty)
+            })
+            .collect();
+        routes |= !keys.is_empty();
         let mut prompt = Self::prompt(ctx);
         if routes {
-            prompt.push_str(&route::instructions(&labels));
+            prompt.push_str(&route::instructions(&labels, &keys));
         }
         if let Some(files) = &self.files {
             // The exact text sent, routing instructions included.
@@ -404,14 +417,27 @@ impl LlmAgent {
                 }
             }
         }
-        if !wf_vm::attractor::is_attractor(ctx.workflow) && outcome.status == Status::Success {
-            // A `.wf` step keeps what a codergen stage keeps.
+        if !wf_vm::attractor::is_attractor(ctx.workflow)
+            && outcome.status == Status::Success
+            && keys.is_empty()
+        {
+            // A `.wf` step that declares no writes keeps what a codergen
+            // stage keeps (one that declares them may write nothing else).
             outcome.writes.push(Write {
                 key: "last_response".into(),
                 value: Value::String(wf_vm::attractor::truncate(
                     &text,
                     wf_vm::attractor::RESPONSE_SUMMARY_CHARS,
                 )),
+            });
+        }
+        if ctx.is_terminal() && !wf_vm::attractor::is_attractor(ctx.workflow) {
+            // A `.wf` workflow ends at a terminal step: its writes are final.
+            return Ok(match outcome.status {
+                Status::Success | Status::PartialSuccess => Decision::Complete {
+                    writes: outcome.writes,
+                },
+                _ => Decision::Advance(outcome),
             });
         }
         Ok(Decision::Advance(outcome))
