@@ -10,12 +10,14 @@
 //! a time on its own thread, so an async runtime would only add weight.
 
 pub mod catalog;
+#[cfg(feature = "http")]
 pub mod client;
 pub mod config;
 pub mod price;
 pub mod provider;
 pub mod route;
 
+#[cfg(feature = "http")]
 pub use client::{Backend, Error, ErrorKind};
 pub use config::{LlmConfig, ProviderSettings};
 pub use provider::{Api, Request, Response, Usage};
