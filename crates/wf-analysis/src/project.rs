@@ -231,6 +231,21 @@ pub fn apply_lints(
     config: Option<&ProjectConfig>,
     selection: &Selection,
 ) {
+    // Models `[llm.models]` adds are known: their WF0816 findings go.
+    if let Some(c) = config.filter(|c| !c.models.is_empty()) {
+        diagnostics.retain(|d| {
+            let listed = (d.code.code == wf_diagnostics::codes::ATTRACTOR_UNKNOWN_MODEL.code)
+                .then(|| crate::attractor::models::unknown_model(&d.message))
+                .flatten()
+                .is_some_and(|(model, provider)| {
+                    let provider = wf_llm::config::canonical(provider);
+                    c.models
+                        .get(provider)
+                        .is_some_and(|m| m.iter().any(|x| x == model))
+                });
+            !listed
+        });
+    }
     if config.is_none_or(|c| c.lints.is_empty()) && selection.is_empty() {
         return;
     }
@@ -421,10 +436,34 @@ mod tests {
 
     #[test]
     fn the_llm_table_is_accepted_and_checked() {
-        let config = parse_str("[llm]\nmodel = \"m\"\n[llm.models]\nlocal = [\"qwen3\"]\n").unwrap();
+        let config =
+            parse_str("[llm]\nmodel = \"m\"\n[llm.models]\nlocal = [\"qwen3\"]\n").unwrap();
         assert_eq!(config.models["local"], ["qwen3"]);
         let err = parse_str("[llm]\nmodle = \"m\"\n").unwrap_err();
         assert_eq!(err.position, Some((2, 1)));
-        assert!(err.message.contains("did you mean `model`?"), "{}", err.message);
+        assert!(
+            err.message.contains("did you mean `model`?"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn llm_models_silence_the_unknown_model_warning() {
+        let config = parse_str("[llm.models]\nanthropic = [\"claude-next\"]\n").unwrap();
+        let diagnostic = |model: &str| {
+            Diagnostic::new(
+                &codes::ATTRACTOR_UNKNOWN_MODEL,
+                format!("model `{model}` is not known for provider `anthropic`"),
+                wf_diagnostics::FileSpan {
+                    file: wf_diagnostics::FileId(0),
+                    span: wf_diagnostics::Span::new(0, 1),
+                },
+            )
+        };
+        let mut found = vec![diagnostic("claude-next"), diagnostic("claude-nxt")];
+        apply_lints(&mut found, Some(&config), &Selection::default());
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("claude-nxt"));
     }
 }

@@ -712,3 +712,69 @@ fn lenient_values_are_warnings_and_misspelt_attributes_get_a_did_you_mean() {
         "WF0515",
     );
 }
+
+#[test]
+fn node_model_known() {
+    let d = fires(
+        &pipeline(
+            "  b [prompt=\"b\", llm_provider=anthropic, llm_model=\"claude-sonet-4-6\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+        Severity::Warning,
+        Some("node_model_known"),
+    );
+    assert_eq!(
+        d.message,
+        "model `claude-sonet-4-6` is not known for provider `anthropic`"
+    );
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap_or("")
+            .contains("did you mean `claude-sonnet-4-6`?"),
+        "{d:?}"
+    );
+    // From the stylesheet, a model of another provider.
+    fires(
+        &pipeline(
+            "  graph [model_stylesheet=\"* { llm_provider: anthropic; llm_model: gpt-5.4; }\"]\n  b [prompt=\"b\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+        Severity::Warning,
+        Some("node_model_known"),
+    );
+    silent(
+        &pipeline(
+            "  b [prompt=\"b\", llm_provider=google, llm_model=\"gemini-3-flash-preview\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+    );
+    // No provider, or a provider the catalog does not cover: not judged.
+    silent(
+        &pipeline("  b [prompt=\"b\", llm_model=\"whatever\"]\n  start -> a -> b -> exit"),
+        "WF0816",
+    );
+    silent(
+        &pipeline(
+            "  b [prompt=\"b\", llm_provider=local, llm_model=\"qwen3\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+    );
+}
+
+#[test]
+fn node_model_known_skips_patterns_and_dated_snapshots() {
+    for model in ["claude-sonnet-*", "gpt-5.2-2025-12-11"] {
+        let provider = if model.starts_with("gpt") {
+            "openai"
+        } else {
+            "anthropic"
+        };
+        silent(
+            &pipeline(&format!(
+                "  b [prompt=\"b\", llm_provider={provider}, llm_model=\"{model}\"]\n  start -> a -> b -> exit"
+            )),
+            "WF0816",
+        );
+    }
+}

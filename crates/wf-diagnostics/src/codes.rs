@@ -379,6 +379,9 @@ codes! {
     /// A `@file` prompt or a child pipeline path naming no file.
     ATTRACTOR_MISSING_FILE = "WF0815", "attractor-missing-file", Attractor, Warning,
         "a `@file` prompt or a child pipeline path names a file that does not exist";
+    /// A node's model that the catalog does not list for its provider.
+    ATTRACTOR_UNKNOWN_MODEL = "WF0816", "attractor-unknown-model", Attractor, Warning,
+        "a node's model is not known for its provider";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).

@@ -45,10 +45,13 @@ impl Catalog {
 
     /// Whether `model` is known for `provider`; `None` when the catalog does
     /// not cover the provider.
+    /// A dated snapshot of a listed model (`gpt-5.2-2025-12-11`,
+    /// `claude-sonnet-4-5-20250929`) is known too.
     pub fn knows(&self, provider: &str, model: &str) -> Option<bool> {
+        let base = strip_date(model);
         self.0
             .get(canonical(provider))
-            .map(|models| models.iter().any(|m| m == model))
+            .map(|models| models.iter().any(|m| m == model || m == base))
     }
 
     /// The provider's known model closest to `model`, for a suggestion.
@@ -56,5 +59,42 @@ impl Catalog {
         let models = self.0.get(canonical(provider))?;
         let names: Vec<&str> = models.iter().map(String::as_str).collect();
         crate::config::did_you_mean(model, &names)
+    }
+}
+
+/// `model` without a trailing `-YYYY-MM-DD` or `-YYYYMMDD`.
+fn strip_date(model: &str) -> &str {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some((base, date)) = model.rsplit_once('-')
+        && date.len() == 8
+        && digits(date)
+    {
+        return base;
+    }
+    let parts: Vec<&str> = model.rsplitn(4, '-').collect();
+    if parts.len() == 4
+        && parts[2].len() == 4
+        && parts[1].len() == 2
+        && parts[0].len() == 2
+        && parts[..3].iter().all(|p| digits(p))
+    {
+        return parts[3];
+    }
+    model
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dated_snapshots_are_known() {
+        let c = Catalog::with_extra(&BTreeMap::new());
+        assert_eq!(c.knows("openai", "gpt-5.2-2025-12-11"), Some(true));
+        assert_eq!(
+            c.knows("anthropic", "claude-sonnet-4-5-20250929"),
+            Some(true)
+        );
+        assert_eq!(c.knows("anthropic", "claude-sonnet-4-5-2025"), Some(false));
     }
 }
