@@ -778,3 +778,13 @@ fn node_model_known_skips_patterns_and_dated_snapshots() {
         );
     }
 }
+
+#[test]
+fn llm_budgets_are_typed_and_ranged() {
+    let src = |attrs: &str| pipeline(&format!("  graph [{attrs}]\n  start -> a -> exit"));
+    silent(&src("max_cost_usd=0.5, max_tokens=1000"), "WF0501");
+    silent(&src("max_cost_usd=0.5, max_tokens=1000"), "WF0503");
+    fires(&src("max_cost_usd=-1"), "WF0503", Severity::Error, None);
+    fires(&src("max_tokens=\"lots\""), "WF0501", Severity::Error, None);
+    fires(&src("max_tokens=0"), "WF0503", Severity::Error, None);
+}

@@ -1113,3 +1113,41 @@ fn llm_agent_calls_a_compatible_server_declared_in_wf_toml() {
         "{request}"
     );
 }
+
+#[test]
+fn llm_budget_from_the_graph_attribute_suspends_the_run() {
+    let (base, seen) = fake_provider(vec![anthropic_answer("plan")]);
+    let dir = scratch("llm_budget_graph");
+    let source = std::fs::read_to_string(repo_root().join(fixture("smoke.dot"))).unwrap();
+    // 1500 tokens a call: the second call would pass the budget of 1500.
+    let source = source.replacen(
+        "graph [goal=",
+        "graph [max_tokens=1500, model_stylesheet=\"* { llm_model: claude-sonnet-4-6; }\", goal=",
+        1,
+    );
+    std::fs::write(dir.join("smoke.dot"), source).unwrap();
+    let out = wfc_llm(
+        &[
+            "run",
+            dir.join("smoke.dot").to_str().unwrap(),
+            "--agent",
+            "llm",
+            "--format",
+            "json",
+        ],
+        &[
+            ("ANTHROPIC_API_KEY", LLM_KEY),
+            ("ANTHROPIC_BASE_URL", base.as_str()),
+        ],
+    );
+    let s = summary(&out);
+    assert_eq!(s["status"], "suspended", "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains("used 1500 tokens of its budget max_tokens = 1500"),
+        "{s}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
