@@ -139,13 +139,27 @@ impl Backend {
         request: &Request,
         timeout: Duration,
     ) -> Result<Called, Error> {
+        self.call_until(settings, request, timeout, None)
+    }
+
+    /// [`Backend::call`], with every attempt and wait ending by `deadline`
+    /// (the stage's whole time): no retry starts that could not finish.
+    pub fn call_until(
+        &self,
+        settings: &ProviderSettings,
+        request: &Request,
+        timeout: Duration,
+        deadline: Option<Instant>,
+    ) -> Result<Called, Error> {
         let cap = self.cap(settings);
+        let left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let mut attempt = 0u32;
         loop {
             attempt += 1;
             let started = Instant::now();
             let result = {
                 let _slot = cap.acquire();
+                let timeout = left().map_or(timeout, |l| l.min(timeout));
                 once(settings, request, timeout)
             };
             match result {
@@ -162,6 +176,15 @@ impl Backend {
                         Some(w) => w,
                         None => backoff(settings.retry_delay, attempt),
                     };
+                    if left().is_some_and(|l| l <= wait) {
+                        let mut e = e;
+                        e.message = format!(
+                            "{} (no time left in the stage's timeout to retry after {attempt} attempt{})",
+                            e.message,
+                            if attempt == 1 { "" } else { "s" }
+                        );
+                        return Err(e);
+                    }
                     std::thread::sleep(wait);
                 }
                 Err(mut e) => {

@@ -281,3 +281,30 @@ fn the_concurrency_cap_holds_calls_back() {
         started.elapsed()
     );
 }
+
+#[test]
+fn no_retry_starts_past_the_stages_deadline() {
+    let fake = Fake::start(vec![Reply::Http(
+        429,
+        vec![("retry-after", "2".into())],
+        r#"{"error":{"message":"slow down"}}"#.into(),
+    )]);
+    let started = Instant::now();
+    let deadline = Some(started + Duration::from_secs(1));
+    let err = Backend::new()
+        .call_until(
+            &settings(Api::OpenAiResponses, &fake.base),
+            &request("m"),
+            Duration::from_secs(5),
+            deadline,
+        )
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Status(429));
+    assert!(
+        err.message.contains("no time left in the stage's timeout"),
+        "{}",
+        err.message
+    );
+    assert_eq!(fake.seen().len(), 1);
+    assert!(started.elapsed() < Duration::from_millis(900));
+}

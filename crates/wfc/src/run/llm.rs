@@ -347,9 +347,20 @@ impl LlmAgent {
             .timeout_ms
             .or(ctx.workflow.limits.default_timeout_ms)
             .map_or(settings.timeout, Duration::from_millis);
+        // The engine bounds the whole decision by the node's timeout (or
+        // `--agent-timeout`, or its default): retries must fit in it.
+        let stage = ctx
+            .node
+            .engine
+            .timeout_ms
+            .or(ctx.workflow.limits.default_timeout_ms)
+            .map(Duration::from_millis)
+            .or(ctx.config.agent_timeout)
+            .unwrap_or(ctx.limits.node_timeout);
+        let deadline = std::time::Instant::now() + stage;
         let called = self
             .backend
-            .call(settings, &request, timeout)
+            .call_until(settings, &request, timeout, Some(deadline))
             .map_err(|e| err(format!("node `{id}` ({provider} {model}): {e}")))?;
         let usage = called.response.usage;
         let price = self.setup.prices.get(&model);
