@@ -48,6 +48,8 @@ pub struct ProjectConfig {
     /// Severity overrides by code, one per code (a prefix key is expanded
     /// to its codes; a more specific key wins).
     pub lints: Vec<(&'static Code, LintLevel)>,
+    /// `[llm.models]`: models known per provider beyond the catalog.
+    pub models: BTreeMap<String, Vec<String>>,
 }
 
 impl ProjectConfig {
@@ -92,6 +94,9 @@ struct RawConfig {
     project: RawProject,
     #[serde(default)]
     lints: BTreeMap<String, toml::Spanned<String>>,
+    /// `wfc run --agent llm`'s table, checked by `wf_llm::config::parse`.
+    #[serde(default)]
+    llm: Option<toml::Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -143,6 +148,15 @@ pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
             err.message().trim().to_string(),
         )
     })?;
+    let mut models = BTreeMap::new();
+    if raw.llm.is_some() {
+        let llm = wf_llm::config::parse(text).map_err(|(line, column, message)| ConfigError {
+            path: path.to_path_buf(),
+            position: Some((line, column)),
+            message,
+        })?;
+        models = llm.models;
+    }
     // Per code: the specificity of the key that set it, and the level.
     let mut levels: BTreeMap<&'static str, (u8, &'static Code, LintLevel)> = BTreeMap::new();
     for (key, level) in &raw.lints {
@@ -199,6 +213,7 @@ pub fn parse(path: &Path, text: &str) -> Result<ProjectConfig, ConfigError> {
     Ok(ProjectConfig {
         root: PathBuf::from(raw.project.root.unwrap_or_else(|| ".".to_string())),
         lints,
+        models,
     })
 }
 
@@ -216,6 +231,21 @@ pub fn apply_lints(
     config: Option<&ProjectConfig>,
     selection: &Selection,
 ) {
+    // Models `[llm.models]` adds are known: their WF0816 findings go.
+    if let Some(c) = config.filter(|c| !c.models.is_empty()) {
+        diagnostics.retain(|d| {
+            let listed = (d.code.code == wf_diagnostics::codes::ATTRACTOR_UNKNOWN_MODEL.code)
+                .then(|| crate::attractor::models::unknown_model(&d.message))
+                .flatten()
+                .is_some_and(|(model, provider)| {
+                    let provider = wf_llm::config::canonical(provider);
+                    c.models
+                        .get(provider)
+                        .is_some_and(|m| m.iter().any(|x| x == model))
+                });
+            !listed
+        });
+    }
     if config.is_none_or(|c| c.lints.is_empty()) && selection.is_empty() {
         return;
     }
@@ -402,5 +432,38 @@ mod tests {
         assert_eq!(diags.len(), 2);
         assert_eq!(diags[0].severity, Severity::Error);
         assert_eq!(diags[1].code.code, "WF0201");
+    }
+
+    #[test]
+    fn the_llm_table_is_accepted_and_checked() {
+        let config =
+            parse_str("[llm]\nmodel = \"m\"\n[llm.models]\nlocal = [\"qwen3\"]\n").unwrap();
+        assert_eq!(config.models["local"], ["qwen3"]);
+        let err = parse_str("[llm]\nmodle = \"m\"\n").unwrap_err();
+        assert_eq!(err.position, Some((2, 1)));
+        assert!(
+            err.message.contains("did you mean `model`?"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn llm_models_silence_the_unknown_model_warning() {
+        let config = parse_str("[llm.models]\nanthropic = [\"claude-next\"]\n").unwrap();
+        let diagnostic = |model: &str| {
+            Diagnostic::new(
+                &codes::ATTRACTOR_UNKNOWN_MODEL,
+                format!("model `{model}` is not known for provider `anthropic`"),
+                wf_diagnostics::FileSpan {
+                    file: wf_diagnostics::FileId(0),
+                    span: wf_diagnostics::Span::new(0, 1),
+                },
+            )
+        };
+        let mut found = vec![diagnostic("claude-next"), diagnostic("claude-nxt")];
+        apply_lints(&mut found, Some(&config), &Selection::default());
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("claude-nxt"));
     }
 }

@@ -752,3 +752,79 @@ fn unknown_types_point_at_the_handler_option() {
         "{help}"
     );
 }
+
+#[test]
+fn node_model_known() {
+    let d = fires(
+        &pipeline(
+            "  b [prompt=\"b\", llm_provider=anthropic, llm_model=\"claude-sonet-4-6\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+        Severity::Warning,
+        Some("node_model_known"),
+    );
+    assert_eq!(
+        d.message,
+        "model `claude-sonet-4-6` is not known for provider `anthropic`"
+    );
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap_or("")
+            .contains("did you mean `claude-sonnet-4-6`?"),
+        "{d:?}"
+    );
+    // From the stylesheet, a model of another provider.
+    fires(
+        &pipeline(
+            "  graph [model_stylesheet=\"* { llm_provider: anthropic; llm_model: gpt-5.4; }\"]\n  b [prompt=\"b\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+        Severity::Warning,
+        Some("node_model_known"),
+    );
+    silent(
+        &pipeline(
+            "  b [prompt=\"b\", llm_provider=google, llm_model=\"gemini-3-flash-preview\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+    );
+    // No provider, or a provider the catalog does not cover: not judged.
+    silent(
+        &pipeline("  b [prompt=\"b\", llm_model=\"whatever\"]\n  start -> a -> b -> exit"),
+        "WF0816",
+    );
+    silent(
+        &pipeline(
+            "  b [prompt=\"b\", llm_provider=local, llm_model=\"qwen3\"]\n  start -> a -> b -> exit",
+        ),
+        "WF0816",
+    );
+}
+
+#[test]
+fn node_model_known_skips_patterns_and_dated_snapshots() {
+    for model in ["claude-sonnet-*", "gpt-5.2-2025-12-11"] {
+        let provider = if model.starts_with("gpt") {
+            "openai"
+        } else {
+            "anthropic"
+        };
+        silent(
+            &pipeline(&format!(
+                "  b [prompt=\"b\", llm_provider={provider}, llm_model=\"{model}\"]\n  start -> a -> b -> exit"
+            )),
+            "WF0816",
+        );
+    }
+}
+
+#[test]
+fn llm_budgets_are_typed_and_ranged() {
+    let src = |attrs: &str| pipeline(&format!("  graph [{attrs}]\n  start -> a -> exit"));
+    silent(&src("max_cost_usd=0.5, max_tokens=1000"), "WF0501");
+    silent(&src("max_cost_usd=0.5, max_tokens=1000"), "WF0503");
+    fires(&src("max_cost_usd=-1"), "WF0503", Severity::Error, None);
+    fires(&src("max_tokens=\"lots\""), "WF0501", Severity::Error, None);
+    fires(&src("max_tokens=0"), "WF0503", Severity::Error, None);
+}

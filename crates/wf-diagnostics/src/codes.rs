@@ -383,6 +383,9 @@ codes! {
     /// A `@file` prompt naming no file (a missing child pipeline is WF0107).
     ATTRACTOR_MISSING_FILE = "WF0815", "attractor-missing-file", Attractor, Warning,
         "a `@file` prompt names a file that does not exist";
+    /// A node's model that the catalog does not list for its provider.
+    ATTRACTOR_UNKNOWN_MODEL = "WF0816", "attractor-unknown-model", Attractor, Warning,
+        "a node's model is not known for its provider";
     /// A node with no outgoing edge that is not an exit: a run ends there.
     ATTRACTOR_DEAD_END = "WF0820", "attractor-dead-end", Attractor, Warning,
         "a node that is not an exit has no outgoing edge, so a run that reaches it stops there";

@@ -3,6 +3,7 @@
 mod agent;
 mod attractor;
 mod events;
+mod llm;
 mod load;
 mod output;
 mod resume;
@@ -73,8 +74,8 @@ pub struct RunArgs {
     /// always the text when the workflow needs the key as a `string`.
     #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
     set: Vec<String>,
-    /// The decision agent: rules, auto, script:FILE, console or
-    /// exec:COMMAND. Default: rules for Reflex JSON (its rule-agent
+    /// The decision agent: rules, auto, llm (stages call a real model:
+    /// docs/llm.md), script:FILE, console or exec:COMMAND. Default: rules for Reflex JSON (its rule-agent
     /// convention), auto (a dry run: every decision simulated) for `.wf`,
     /// IR and `.dot`. A resumed run uses the agent of the resuming command
     /// line; without one, the built-in agent it started with (`auto`,
@@ -249,14 +250,26 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     if dir.is_some() {
         note_trust_changes(&meta, &spec, &default_agent, args.allow_tools);
     }
-    let options = AgentOptions {
-        timeout: args.agent_timeout,
-        step_delay: args.step_delay_ms.map(Duration::from_millis),
-    };
     let run_dir = args.run_dir.as_ref().or(args.resume.as_ref());
     let files = run_dir
         .filter(|_| pipeline)
         .map(wf_vm::attractor::RunFiles::new);
+    // `--agent llm`: keys, providers and models are checked before the run.
+    let llm = match (&spec, root) {
+        (AgentSpec::Llm, Some(root)) => {
+            let source = meta["source"].as_str().map(Path::new);
+            let env = |var: &str| std::env::var(var).ok();
+            Some(std::rc::Rc::new(llm::prepare(
+                &program, root, source, &env,
+            )?))
+        }
+        _ => None,
+    };
+    let options = AgentOptions {
+        timeout: args.agent_timeout,
+        step_delay: args.step_delay_ms.map(Duration::from_millis),
+        llm: llm.clone().map(|setup| (setup, files.clone())),
+    };
     let resumed = dir.is_some();
     let allowed = args.allow_tools;
     // One runner for the pipeline, its parallel branches and child pipelines.
@@ -340,7 +353,14 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             "warning: the run stopped at `{node}`, which is not an exit: no edge leaves it (a dead end; see `wfc explain WF0820`)"
         );
     }
-    let status = finish(args, &workflow, run_dir.map(|d| d.as_path()), &report);
+    let llm_totals = llm.map(|setup| setup.totals.borrow().clone());
+    let status = finish(
+        args,
+        &workflow,
+        run_dir.map(|d| d.as_path()),
+        &report,
+        llm_totals.as_ref(),
+    );
     drop(held);
     if let Some(e) = lost_events {
         eprintln!("error: {e}");
@@ -454,12 +474,21 @@ fn cap_steps(program: &mut IrProgram, root: wf_ir::WorkflowIdx, cap: Option<u64>
 }
 
 /// Prints the summary and hints; returns the exit status.
-fn finish(args: &RunArgs, workflow: &str, run_dir: Option<&Path>, report: &Report) -> u8 {
+fn finish(
+    args: &RunArgs,
+    workflow: &str,
+    run_dir: Option<&Path>,
+    report: &Report,
+    llm: Option<&llm::Totals>,
+) -> u8 {
     let shown_dir = run_dir.map(|d| d.display().to_string());
-    let summary = match args.format {
+    let mut summary = match args.format {
         SummaryFormat::Human => output::human_summary(workflow, report),
         SummaryFormat::Json => output::json_summary(workflow, shown_dir.as_deref(), report),
     };
+    if let Some(totals) = llm {
+        summary = llm::with_totals(summary, args.format == SummaryFormat::Json, totals);
+    }
     let failed = matches!(report.status, RunStatus::Failed { .. });
     // With `--events -` standard output carries only events; a failed
     // run's messages go to standard error, except the JSON report, which

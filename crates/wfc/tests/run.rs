@@ -171,7 +171,7 @@ fn check_errors_refuse_the_run() {
 fn usage_errors() {
     run_snapshot!(
         "unknown_agent",
-        wfc(&["run", "examples/hello.wf", "--agent", "llm"])
+        wfc(&["run", "examples/hello.wf", "--agent", "gpt"])
     );
     run_snapshot!(
         "unknown_workflow",

@@ -835,3 +835,580 @@ fn artifacts_above_100_kb_are_file_backed_under_artifacts() {
     let stored = json(&run_dir.join("artifacts/log.json"));
     assert_eq!(stored.as_str().map(str::len), Some(150_000));
 }
+
+/// A fake model provider on a loopback port for `--agent llm`: it answers
+/// the n-th request with the n-th reply (the last repeats), as
+/// `(status, body)`, and keeps every request's head and body.
+fn fake_provider(
+    replies: Vec<(u16, String)>,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { break };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut request, mut length) = (String::new(), 0);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                request.push_str(&line);
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            request.push_str(&String::from_utf8_lossy(&body));
+            log.lock().unwrap().push(request);
+            let (status, body) = &replies[n.min(replies.len() - 1)];
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (base, seen)
+}
+
+/// An Anthropic Messages answer with `text`.
+fn anthropic_answer(text: &str) -> (u16, String) {
+    let body = serde_json::json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1000, "cache_read_input_tokens": 0, "output_tokens": 500}
+    });
+    (200, body.to_string())
+}
+
+/// An OpenAI Responses answer with `text`.
+fn openai_answer(text: &str) -> (u16, String) {
+    let body = serde_json::json!({
+        "id": "resp_1", "object": "response", "status": "completed", "model": "gpt-5.4",
+        "output": [{"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+        "usage": {"input_tokens": 200, "input_tokens_details": {"cached_tokens": 50},
+                  "output_tokens": 100, "output_tokens_details": {"reasoning_tokens": 30}}
+    });
+    (200, body.to_string())
+}
+
+/// The key the `--agent llm` tests use: recognisable, so that a test can
+/// look for it in everything a run produced.
+const LLM_KEY: &str = "sk-wfc-test-KEY-7f3a9c";
+
+/// Writes `smoke.dot` (seed 11.13) with `stylesheet` and a `wf.toml` with
+/// `toml` into a scratch folder; runs it with `--agent llm` and `env`.
+fn llm_run(
+    test: &str,
+    stylesheet: &str,
+    toml: &str,
+    env: &[(&str, &str)],
+) -> (Output, PathBuf, PathBuf) {
+    let dir = scratch(test);
+    let source = std::fs::read_to_string(repo_root().join(fixture("smoke.dot"))).unwrap();
+    let source = source.replacen(
+        "graph [goal=",
+        &format!("graph [model_stylesheet=\"{stylesheet}\", goal="),
+        1,
+    );
+    std::fs::write(dir.join("smoke.dot"), source).unwrap();
+    std::fs::write(dir.join("wf.toml"), toml).unwrap();
+    let run_dir = dir.join("run");
+    let events = dir.join("events.jsonl");
+    let mut cmd = wfc(&[
+        "run",
+        dir.join("smoke.dot").to_str().unwrap(),
+        "--agent",
+        "llm",
+        "--format",
+        "json",
+        "--progress",
+        "never",
+        "--run-dir",
+        run_dir.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    for var in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GEMINI_BASE_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    (cmd.output().unwrap(), run_dir, events)
+}
+
+/// Every file under `dir`, recursively.
+fn all_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(all_files(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Asserts that no byte the run produced holds the key.
+fn assert_no_key(out: &Output, dir: &Path) {
+    let needle = LLM_KEY.as_bytes();
+    let holds = |bytes: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(!holds(&out.stdout), "stdout holds the key");
+    assert!(!holds(&out.stderr), "stderr holds the key");
+    let files = all_files(dir);
+    assert!(files.len() > 5, "{files:?}");
+    for file in files {
+        assert!(
+            !holds(&std::fs::read(&file).unwrap()),
+            "{} holds the key",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn llm_agent_runs_the_smoke_test_against_a_fake_anthropic() {
+    let (base, seen) = fake_provider(vec![
+        anthropic_answer("1. Write hello.py"),
+        anthropic_answer(
+            "print('hello, world')\n{\"outcome\": \"success\", \"preferred_label\": \"\", \"context_updates\": {\"lang\": \"python\"}, \"notes\": \"wrote it\"}",
+        ),
+        anthropic_answer("Looks correct.\n```json\n{\"outcome\": \"success\"}\n```"),
+    ]);
+    let (out, run_dir, events) = llm_run(
+        "llm_anthropic",
+        "* { llm_provider: anthropic; llm_model: claude-sonnet-4-6; }",
+        "[llm.providers.anthropic]\nretries = 0\n",
+        &[
+            ("ANTHROPIC_API_KEY", LLM_KEY),
+            ("ANTHROPIC_BASE_URL", &base),
+        ],
+    );
+    let s = summary(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "plan", "implement", "review", "done"]
+    );
+    for node in ["plan", "implement", "review"] {
+        for file in ["prompt.md", "response.md", "status.json"] {
+            assert!(
+                run_dir.join(node).join(file).is_file(),
+                "{node}/{file} is missing"
+            );
+        }
+    }
+    // `plan` has plain edges: the prompt goes as written, the answer is a success.
+    assert_eq!(
+        text(&run_dir.join("plan/prompt.md")),
+        "Plan how to create a hello world script for: Create a hello world Python script"
+    );
+    assert_eq!(text(&run_dir.join("plan/response.md")), "1. Write hello.py");
+    // `implement` routes: the prompt sent ends with the contract, and the
+    // answer's context updates reach the context.
+    let prompt = text(&run_dir.join("implement/prompt.md"));
+    assert!(
+        prompt.starts_with("Write the code based on the plan\n\n---\n"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("exactly one of: \"Retry\""), "{prompt}");
+    let requests = seen.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3);
+    assert!(
+        requests[1].contains("exactly one of: \\\"Retry\\\""),
+        "{}",
+        requests[1]
+    );
+    assert!(
+        requests[0]
+            .to_ascii_lowercase()
+            .contains(&format!("x-api-key: {LLM_KEY}").to_ascii_lowercase())
+    );
+    let status = json(&run_dir.join("implement/status.json"));
+    assert_eq!(status["outcome"], "success");
+    assert_eq!(status["context_updates"]["lang"], "python");
+    assert_eq!(status["usage"]["input_tokens"], 1000);
+    assert_eq!(status["usage"]["output_tokens"], 500);
+    assert_eq!(status["usage"]["model"], "claude-sonnet-4-6");
+    assert!(status["usage"]["latency_ms"].is_u64());
+    // Sonnet: $3 in, $15 out per million tokens → 0.003 + 0.0075 a call.
+    assert_eq!(status["usage"]["cost_usd"], 0.0105);
+    let checkpoint = json(&run_dir.join("checkpoint.json"));
+    assert_eq!(checkpoint["current_node"], "done");
+    assert_eq!(checkpoint["context"]["last_stage"], "review");
+    assert_eq!(checkpoint["context"]["lang"], "python");
+    assert_eq!(s["llm"]["calls"], 3);
+    assert_eq!(s["llm"]["input_tokens"], 3000);
+    assert_eq!(s["llm"]["cost_usd"], 0.0315);
+    let events: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let usage = names(&events, "handler:event")
+        .into_iter()
+        .filter(|e| e.to_string().contains("LlmUsage"))
+        .count();
+    assert_eq!(usage, 3);
+    // Item 9: the key is nowhere in what the run produced.
+    assert_no_key(&out, run_dir.parent().unwrap());
+}
+
+#[test]
+fn llm_agent_runs_the_smoke_test_against_a_fake_openai() {
+    let (base, seen) = fake_provider(vec![
+        openai_answer("plan"),
+        openai_answer("code\n{\"outcome\": \"success\"}"),
+        openai_answer("ok\n{\"outcome\": \"success\"}"),
+    ]);
+    let (out, run_dir, _) = llm_run(
+        "llm_openai",
+        "* { llm_model: gpt-5.4; reasoning_effort: high; }",
+        "",
+        &[("OPENAI_API_KEY", LLM_KEY), ("OPENAI_BASE_URL", &base)],
+    );
+    let s = summary(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "plan", "implement", "review", "done"]
+    );
+    let requests = seen.lock().unwrap().clone();
+    assert!(
+        requests[0].starts_with("POST /responses "),
+        "{}",
+        requests[0]
+    );
+    assert!(
+        requests[0].contains("\"effort\":\"high\""),
+        "{}",
+        requests[0]
+    );
+    let status = json(&run_dir.join("review/status.json"));
+    assert_eq!(status["usage"]["cached_tokens"], 50);
+    assert_eq!(status["usage"]["reasoning_tokens"], 30);
+    assert_eq!(s["llm"]["reasoning_tokens"], 90);
+    assert_no_key(&out, run_dir.parent().unwrap());
+}
+
+#[test]
+fn llm_agent_stops_before_the_run_without_a_key() {
+    let (out, run_dir, _) = llm_run(
+        "llm_no_key",
+        "* { llm_provider: anthropic; llm_model: claude-sonnet-4-6; }",
+        "",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("error: node `plan`: the key of provider `anthropic` is read from `ANTHROPIC_API_KEY`, which is not set"),
+        "{stderr}"
+    );
+    assert!(!run_dir.exists(), "the run started");
+    let (out, _, _) = llm_run(
+        "llm_bad_provider",
+        "* { llm_provider: antropic; llm_model: m; }",
+        "",
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("error: node `plan`: unknown provider `antropic`; did you mean `anthropic`?"),
+        "{stderr}"
+    );
+    let (out, _, _) = llm_run(
+        "llm_bad_toml",
+        "* { llm_model: m; }",
+        "[llm]\nprovder = \"x\"\n",
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("wf.toml:2:1: unknown key `provder` in [llm]; did you mean `provider`?"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn llm_agent_retries_a_malformed_routing_answer_then_fails_with_the_reason() {
+    let (base, _) = fake_provider(vec![
+        anthropic_answer("plan"),
+        anthropic_answer("I did it, no JSON"),
+    ]);
+    let (out, run_dir, _) = llm_run(
+        "llm_malformed",
+        "* { llm_model: claude-sonnet-4-6; }",
+        "[llm.providers.anthropic]\nretries = 0\n",
+        &[
+            ("ANTHROPIC_API_KEY", LLM_KEY),
+            ("ANTHROPIC_BASE_URL", &base),
+        ],
+    );
+    let status = json(&run_dir.join("implement/status.json"));
+    assert_eq!(status["outcome"], "fail", "{status}");
+    let reason = status["failure_reason"].as_str().unwrap();
+    assert!(
+        reason.contains("does not end with the JSON object"),
+        "{reason}"
+    );
+    assert_eq!(
+        text(&run_dir.join("implement/response.md")),
+        "I did it, no JSON"
+    );
+    assert_ne!(out.status.code(), Some(0));
+}
+
+#[test]
+fn llm_agent_suspends_the_run_at_its_budget() {
+    let (base, seen) = fake_provider(vec![anthropic_answer("plan")]);
+    let (out, run_dir, _) = llm_run(
+        "llm_budget",
+        "* { llm_model: claude-sonnet-4-6; }",
+        "[llm]\nmax_cost_usd = 0.01\n",
+        &[
+            ("ANTHROPIC_API_KEY", LLM_KEY),
+            ("ANTHROPIC_BASE_URL", &base),
+        ],
+    );
+    // The first call costs $0.0105: the second is never sent.
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(&out);
+    assert_eq!(s["status"], "suspended", "{s}");
+    assert!(s.to_string().contains("max_cost_usd = 0.01"), "{s}");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    assert!(run_dir.join("plan/response.md").is_file());
+}
+
+/// `wfc` with the provider variables cleared, then `env` set.
+fn wfc_llm(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = wfc(args);
+    for var in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn llm_examples_run_against_fake_providers() {
+    // The `.wf` example: each step's declared writes come from the answer.
+    let (anthropic, seen) = fake_provider(vec![
+        anthropic_answer(
+            "Here it is.\n{\"outcome\": \"success\", \"context_updates\": {\"haiku\": \"leaves fall\"}}",
+        ),
+        anthropic_answer(
+            "{\"outcome\": \"success\", \"context_updates\": {\"verdict\": \"a haiku\"}}",
+        ),
+    ]);
+    let env = [
+        ("ANTHROPIC_API_KEY", LLM_KEY),
+        ("ANTHROPIC_BASE_URL", anthropic.as_str()),
+    ];
+    let out = wfc_llm(
+        &[
+            "run",
+            "examples/llm/haiku.wf",
+            "--agent",
+            "llm",
+            "--set",
+            "topic=autumn",
+            "--format",
+            "json",
+        ],
+        &env,
+    );
+    let s = summary(&out);
+    assert_eq!(
+        s["status"],
+        "completed",
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s["blackboard"]["haiku"], "leaves fall", "{s}");
+    assert_eq!(s["llm"]["calls"], 2);
+    let first = seen.lock().unwrap()[0].clone();
+    assert!(first.contains("Write a haiku about autumn."), "{first}");
+    assert!(
+        first.contains("context_updates: must set \\\"haiku\\\" (a string)"),
+        "{first}"
+    );
+
+    // The `.dot` example: two providers; `review` routes by its label.
+    let (anthropic, _) =
+        fake_provider(vec![anthropic_answer("def is_pal(s): return s == s[::-1]")]);
+    let (openai, seen) = fake_provider(vec![openai_answer(
+        "Handle case.\n{\"outcome\": \"success\", \"preferred_label\": \"Rework\", \"notes\": \"case\"}",
+    )]);
+    let dir = scratch("llm_example_dot");
+    let run_dir = dir.join("run");
+    let out = wfc_llm(
+        &[
+            "run",
+            "examples/llm/review.dot",
+            "--agent",
+            "llm",
+            "--format",
+            "json",
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+        ],
+        &[
+            ("ANTHROPIC_API_KEY", LLM_KEY),
+            ("ANTHROPIC_BASE_URL", anthropic.as_str()),
+            ("OPENAI_API_KEY", LLM_KEY),
+            ("OPENAI_BASE_URL", openai.as_str()),
+        ],
+    );
+    let s = summary(&out);
+    assert_eq!(
+        s["status"],
+        "completed",
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "implement", "review", "rework", "done"]
+    );
+    let review = seen.lock().unwrap()[0].clone();
+    assert!(review.contains("\"model\":\"gpt-5.4\""), "{review}");
+    assert!(
+        review.contains("exactly one of: \\\"Approve\\\", \\\"Rework\\\""),
+        "{review}"
+    );
+    assert_no_key(&out, &dir);
+}
+
+#[test]
+fn llm_agent_calls_a_compatible_server_declared_in_wf_toml() {
+    let (base, seen) = fake_provider(vec![(
+        200,
+        serde_json::json!({
+            "id": "c1", "object": "chat.completion", "model": "qwen3",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+        })
+        .to_string(),
+    )]);
+    let dir = scratch("llm_compatible");
+    std::fs::write(
+        dir.join("wf.toml"),
+        format!("[llm]\nprovider = \"local\"\nmodel = \"qwen3\"\n[llm.providers.local]\napi = \"openai-chat\"\nbase_url = \"{base}/v1\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("hi.wf"),
+        "workflow Hi {\n  step greet { prompt = \"Say hi\" }\n  greet -> done\n}\n",
+    )
+    .unwrap();
+    let out = wfc_llm(
+        &[
+            "run",
+            dir.join("hi.wf").to_str().unwrap(),
+            "--agent",
+            "llm",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let s = summary(&out);
+    assert_eq!(
+        s["status"],
+        "completed",
+        "{s} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s["blackboard"]["last_response"], "hi");
+    // No price for a local model: said, not guessed.
+    assert_eq!(s["llm"]["unpriced_models"][0], "qwen3");
+    let request = seen.lock().unwrap()[0].clone();
+    assert!(
+        request.starts_with("POST /v1/chat/completions "),
+        "{request}"
+    );
+    assert!(
+        !request.to_ascii_lowercase().contains("authorization:"),
+        "{request}"
+    );
+}
+
+#[test]
+fn llm_budget_from_the_graph_attribute_suspends_the_run() {
+    let (base, seen) = fake_provider(vec![anthropic_answer("plan")]);
+    let dir = scratch("llm_budget_graph");
+    let source = std::fs::read_to_string(repo_root().join(fixture("smoke.dot"))).unwrap();
+    // 1500 tokens a call: the second call would pass the budget of 1500.
+    let source = source.replacen(
+        "graph [goal=",
+        "graph [max_tokens=1500, model_stylesheet=\"* { llm_model: claude-sonnet-4-6; }\", goal=",
+        1,
+    );
+    std::fs::write(dir.join("smoke.dot"), source).unwrap();
+    let out = wfc_llm(
+        &[
+            "run",
+            dir.join("smoke.dot").to_str().unwrap(),
+            "--agent",
+            "llm",
+            "--format",
+            "json",
+        ],
+        &[
+            ("ANTHROPIC_API_KEY", LLM_KEY),
+            ("ANTHROPIC_BASE_URL", base.as_str()),
+        ],
+    );
+    let s = summary(&out);
+    assert_eq!(s["status"], "suspended", "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains("used 1500 tokens of its budget max_tokens = 1500"),
+        "{s}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}

@@ -11,6 +11,7 @@
 
 mod fabro;
 pub mod files;
+pub mod models;
 mod rules;
 mod typos;
 
@@ -42,6 +43,7 @@ pub fn rule_of(code: &str) -> Option<(&'static str, Option<Severity>)> {
         "WF0813" => ("script_absolute_cd", None),
         "WF0814" => ("thread_id_requires_fidelity_full", None),
         "WF0815" => ("unresolved_file_ref", None),
+        "WF0816" => ("node_model_known", None),
         _ => return None,
     })
 }
@@ -81,6 +83,7 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts, out: &mut Vec<Dia
     out.extend(rules::start_exit_handlers(workflow));
     out.extend(rules::dead_ends(workflow, facts));
     out.extend(fabro::check(workflow));
+    out.extend(models::check(workflow));
     for d in out.iter_mut() {
         annotate(d);
     }

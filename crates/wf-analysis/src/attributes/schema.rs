@@ -218,6 +218,8 @@ pub static SCHEMA: &[AttrSpec] = {
     attr("retry_target", Workflow, Ty::NodeRef, "where to jump when a goal gate is unsatisfied at a terminal"),
     attr("fallback_retry_target", Workflow, Ty::NodeRef, "where to jump when `retry_target` is not set"),
     attr("model_stylesheet", Workflow, Ty::Stylesheet, "per-node model defaults"),
+    attr("max_cost_usd", Workflow, Ty::Number { min: 0.0 }, "the model spending budget of a run, in US dollars"),
+    attr("max_tokens", Workflow, Ty::Int { min: 1 }, "the model token budget of a run (input plus output)"),
     // Node attributes, every kind.
     attr("label", Node, Ty::String, "the display name"),
     attr("timeout", Node, Ty::Duration, "the longest the node may run"),

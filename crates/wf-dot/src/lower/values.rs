@@ -30,6 +30,7 @@ pub enum Place {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ty {
     Int,
+    Number,
     Bool,
     Duration,
 }
@@ -41,7 +42,10 @@ fn type_of(place: Place, key: &str) -> Option<Ty> {
         // wfc's run limits, which a pipeline may set like a `.wf` workflow.
         (Place::Graph, "max_steps" | "max_visits" | "max_depth" | "default_retries") => Ty::Int,
         (Place::Graph, "wall_clock" | "default_timeout") => Ty::Duration,
-        (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles" | "max_visits") => {
+        // `wfc run --agent llm`'s budgets (docs/llm.md).
+        (Place::Graph, "max_tokens") => Ty::Int,
+        (Place::Graph, "max_cost_usd") => Ty::Number,
+                (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles" | "max_visits") => {
             Ty::Int
         }
         (Place::Node, "goal_gate" | "auto_status" | "allow_partial") => Ty::Bool,
@@ -87,6 +91,11 @@ pub fn typed(
                 Value::Int(n)
             }
             (None, None) => fallback(),
+        },
+        Ty::Number => match (parse_int(text), text.parse::<f64>()) {
+            (Some(n), _) => Value::Int(n),
+            (None, Ok(x)) if x.is_finite() => Value::Float(x),
+            _ => fallback(),
         },
         Ty::Bool => match text {
             "true" => Value::Bool(true),

@@ -129,8 +129,8 @@ impl RunFiles {
 /// The Appendix C status document of an outcome: `outcome`,
 /// `preferred_next_label`, `suggested_next_ids`, `context_updates`
 /// (the handler's writes) and `notes`; then `failure_reason` (when set),
-/// `fidelity` and `thread_id` (when set), which readers of the contract
-/// ignore.
+/// `fidelity`, `thread_id` (when set) and `usage` (when a model was
+/// called), which readers of the contract ignore.
 pub fn status_json(outcome: &Outcome, fidelity: &str, thread_id: Option<&str>) -> Value {
     let updates: Map<String, Value> = outcome
         .writes
@@ -151,6 +151,11 @@ pub fn status_json(outcome: &Outcome, fidelity: &str, thread_id: Option<&str>) -
     map.insert("fidelity".into(), json!(fidelity));
     if let Some(t) = thread_id {
         map.insert("thread_id".into(), json!(t));
+    }
+    // A model call's tokens, latency and cost (`wfc run --agent llm`,
+    // docs/llm.md), as its `LlmUsage` event reports them.
+    if let Some(usage) = outcome.events.iter().rev().find(|e| e.name == "LlmUsage") {
+        map.insert("usage".into(), usage.data.clone());
     }
     doc
 }
@@ -249,5 +254,25 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(1_700_000_000_123), "2023-11-14T22:13:20.123Z");
         assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn status_files_carry_a_model_calls_usage() {
+        let outcome = Outcome {
+            events: vec![crate::agent::HandlerEvent {
+                name: "LlmUsage".into(),
+                data: json!({"input_tokens": 3}),
+            }],
+            ..Outcome::success()
+        };
+        assert_eq!(
+            status_json(&outcome, "compact", None)["usage"]["input_tokens"],
+            3
+        );
+        assert!(
+            status_json(&Outcome::success(), "compact", None)
+                .get("usage")
+                .is_none()
+        );
     }
 }

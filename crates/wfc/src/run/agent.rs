@@ -2,10 +2,12 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::str::FromStr;
 use std::time::Duration;
 
 use wf_vm::agents::{AutoAgent, ConsoleAgent, ExecAgent, RulesAgent, ScriptAgent};
+use wf_vm::attractor::RunFiles;
 use wf_vm::{AgentError, Decision, DecisionAgent, DecisionContext};
 
 use super::load::SourceFormat;
@@ -23,6 +25,8 @@ pub enum AgentSpec {
     Console,
     /// `exec:COMMAND`: an external program.
     Exec(String),
+    /// `llm`: stages call a real model (docs/llm.md).
+    Llm,
 }
 
 impl FromStr for AgentSpec {
@@ -33,6 +37,7 @@ impl FromStr for AgentSpec {
             None if s == "rules" => AgentSpec::Rules,
             None if s == "auto" => AgentSpec::Auto,
             None if s == "console" => AgentSpec::Console,
+            None if s == "llm" => AgentSpec::Llm,
             Some(("script", file)) if !file.is_empty() => AgentSpec::Script(file.into()),
             Some(("exec", command)) if !command.trim().is_empty() => {
                 AgentSpec::Exec(command.to_string())
@@ -45,7 +50,7 @@ impl FromStr for AgentSpec {
             }
             _ => {
                 return Err(format!(
-                    "unknown agent `{s}`: expected rules, auto, script:FILE, console or exec:COMMAND"
+                    "unknown agent `{s}`: expected rules, auto, llm, script:FILE, console or exec:COMMAND"
                 ));
             }
         })
@@ -60,6 +65,7 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Script(file) => write!(f, "script:{}", file.display()),
             AgentSpec::Console => f.write_str("console"),
             AgentSpec::Exec(command) => write!(f, "exec:{command}"),
+            AgentSpec::Llm => f.write_str("llm"),
         }
     }
 }
@@ -82,6 +88,9 @@ pub struct AgentOptions {
     pub timeout: Option<Duration>,
     /// Hidden `--step-delay-ms`: sleep before each decision (crash tests).
     pub step_delay: Option<Duration>,
+    /// What `--agent llm` resolved before the run, and the run's stage
+    /// folders (where the exact prompt sent is written).
+    pub llm: Option<(Rc<super::llm::Setup>, Option<RunFiles>)>,
 }
 
 /// Builds the agent `spec` names.
@@ -100,6 +109,13 @@ pub fn build(spec: &AgentSpec, options: &AgentOptions) -> Result<Box<dyn Decisio
                 agent = agent.with_default_timeout(timeout);
             }
             Box::new(agent)
+        }
+        AgentSpec::Llm => {
+            let (setup, files) = options
+                .llm
+                .clone()
+                .ok_or("`--agent llm` was not prepared for this run")?;
+            Box::new(super::llm::LlmAgent::new(setup, files))
         }
     };
     Ok(with_delay(agent, options.step_delay))
@@ -166,6 +182,7 @@ mod tests {
             "rules",
             "auto",
             "console",
+            "llm",
             "script:a.json",
             "exec:python3 x.py --flag",
         ] {
@@ -182,10 +199,10 @@ mod tests {
                 .contains("needs a file")
         );
         assert!(
-            "llm"
+            "llms"
                 .parse::<AgentSpec>()
                 .unwrap_err()
-                .contains("unknown agent `llm`")
+                .contains("unknown agent `llms`")
         );
     }
 

@@ -54,6 +54,7 @@ pub fn agent(
             &AgentOptions {
                 timeout: options.timeout,
                 step_delay: None,
+                llm: options.llm.clone(),
             },
         )?),
     };
@@ -117,6 +118,7 @@ pub fn custom_handlers(
             &AgentOptions {
                 timeout: options.timeout,
                 step_delay: None,
+                llm: None,
             },
         )?;
         out.push((ty.to_string(), Rc::new(RefCell::new(built))));

@@ -1,0 +1,295 @@
+//! The four wire APIs: how a request is written and an answer read.
+//!
+//! Bodies follow each provider's documented non-streaming shape; only the
+//! fields wfc needs are read, and anything else is ignored so that new
+//! fields do not break old builds.
+
+use serde_json::{Value, json};
+
+/// A wire API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Api {
+    /// Anthropic Messages (`POST {base}/v1/messages`).
+    Anthropic,
+    /// OpenAI Responses (`POST {base}/responses`).
+    OpenAiResponses,
+    /// OpenAI Chat Completions, as compatible servers speak it
+    /// (`POST {base}/chat/completions`).
+    OpenAiChat,
+    /// Gemini `generateContent`
+    /// (`POST {base}/v1beta/models/{model}:generateContent`).
+    Gemini,
+}
+
+impl Api {
+    /// Every API with the name `[llm.providers.NAME] api` takes.
+    pub const ALL: [(&'static str, Api); 4] = [
+        ("anthropic", Api::Anthropic),
+        ("openai-responses", Api::OpenAiResponses),
+        ("openai-chat", Api::OpenAiChat),
+        ("gemini", Api::Gemini),
+    ];
+
+    /// The API's name in `wf.toml`.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, a)| *a == self)
+            .map_or("?", |(n, _)| n)
+    }
+}
+
+/// One model call: a single user turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The model id as the provider spells it.
+    pub model: String,
+    /// The user message.
+    pub prompt: String,
+    /// `low`, `medium` or `high`, when the node sets `reasoning_effort`.
+    pub reasoning_effort: Option<String>,
+    /// The most tokens the answer may have.
+    pub max_output_tokens: u32,
+}
+
+/// Tokens a call used, as the provider reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens, cached ones included.
+    pub input: u64,
+    /// Answer tokens, reasoning included.
+    pub output: u64,
+    /// Prompt tokens read from the provider's cache.
+    pub cached: u64,
+    /// Answer tokens spent on hidden reasoning.
+    pub reasoning: u64,
+}
+
+impl Usage {
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cached += other.cached;
+        self.reasoning += other.reasoning;
+    }
+
+    /// Input plus output tokens.
+    pub fn total(&self) -> u64 {
+        self.input + self.output
+    }
+}
+
+/// A model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The answer's text (every text part, joined).
+    pub text: String,
+    /// The tokens used.
+    pub usage: Usage,
+}
+
+/// The thinking budget for an effort, where the API takes a budget in
+/// tokens (Anthropic, Gemini) rather than an effort name.
+fn thinking_budget(effort: &str) -> u32 {
+    match effort {
+        "low" => 1024,
+        "medium" => 4096,
+        _ => 16384,
+    }
+}
+
+/// The URL of a call.
+pub fn url(api: Api, base: &str, model: &str) -> String {
+    let base = base.trim_end_matches('/');
+    match api {
+        Api::Anthropic => format!("{base}/v1/messages"),
+        Api::OpenAiResponses => format!("{base}/responses"),
+        Api::OpenAiChat => format!("{base}/chat/completions"),
+        Api::Gemini => format!("{base}/v1beta/models/{model}:generateContent"),
+    }
+}
+
+/// The headers of a call, the key's included.
+pub fn headers(api: Api, key: &str) -> Vec<(&'static str, String)> {
+    let mut h = vec![("content-type", "application/json".to_string())];
+    match api {
+        Api::Anthropic => {
+            h.push(("x-api-key", key.to_string()));
+            h.push(("anthropic-version", "2023-06-01".to_string()));
+        }
+        Api::OpenAiResponses | Api::OpenAiChat => {
+            // A local compatible server may need no key at all.
+            if !key.is_empty() {
+                h.push(("authorization", format!("Bearer {key}")));
+            }
+        }
+        Api::Gemini => h.push(("x-goog-api-key", key.to_string())),
+    }
+    h
+}
+
+/// The JSON body of a call.
+pub fn body(api: Api, req: &Request) -> Value {
+    let effort = req.reasoning_effort.as_deref();
+    match api {
+        Api::Anthropic => {
+            let mut b = json!({
+                "model": req.model,
+                "max_tokens": req.max_output_tokens,
+                "messages": [{"role": "user", "content": req.prompt}],
+            });
+            if let Some(e) = effort {
+                // The budget comes out of `max_tokens`, which must exceed it.
+                let budget = thinking_budget(e);
+                b["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+                b["max_tokens"] = json!(req.max_output_tokens.saturating_add(budget));
+            }
+            b
+        }
+        Api::OpenAiResponses => {
+            let mut b = json!({
+                "model": req.model,
+                "input": req.prompt,
+                "max_output_tokens": req.max_output_tokens,
+                "store": false,
+            });
+            if let Some(e) = effort {
+                b["reasoning"] = json!({"effort": e});
+            }
+            b
+        }
+        Api::OpenAiChat => {
+            let mut b = json!({
+                "model": req.model,
+                "messages": [{"role": "user", "content": req.prompt}],
+                "max_tokens": req.max_output_tokens,
+            });
+            if let Some(e) = effort {
+                b["reasoning_effort"] = json!(e);
+            }
+            b
+        }
+        Api::Gemini => {
+            let mut config = json!({"maxOutputTokens": req.max_output_tokens});
+            if let Some(e) = effort {
+                config["thinkingConfig"] = json!({"thinkingBudget": thinking_budget(e)});
+            }
+            json!({
+                "contents": [{"role": "user", "parts": [{"text": req.prompt}]}],
+                "generationConfig": config,
+            })
+        }
+    }
+}
+
+/// Reads a successful answer; `Err` says what is missing.
+pub fn parse(api: Api, doc: &Value) -> Result<Response, String> {
+    let n = |v: &Value, path: &[&str]| -> u64 {
+        path.iter()
+            .try_fold(v, |v, k| v.get(k))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let texts = |parts: Option<&Value>, keep: &dyn Fn(&Value) -> Option<String>| {
+        parts
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(keep).collect::<Vec<_>>().join(""))
+    };
+    match api {
+        Api::Anthropic => {
+            let text = texts(doc.get("content"), &|p| {
+                (p["type"] == "text").then(|| p["text"].as_str().unwrap_or("").to_string())
+            })
+            .ok_or("the answer has no `content` list")?;
+            let u = &doc["usage"];
+            let cached = n(u, &["cache_read_input_tokens"]);
+            Ok(Response {
+                text,
+                usage: Usage {
+                    // Anthropic counts cache reads and writes apart from
+                    // `input_tokens`; wfc's `input` includes them.
+                    input: n(u, &["input_tokens"])
+                        + cached
+                        + n(u, &["cache_creation_input_tokens"]),
+                    output: n(u, &["output_tokens"]),
+                    cached,
+                    reasoning: 0,
+                },
+            })
+        }
+        Api::OpenAiResponses => {
+            let output = doc.get("output").and_then(Value::as_array);
+            let output = output.ok_or("the answer has no `output` list")?;
+            let text = output
+                .iter()
+                .filter(|item| item["type"] == "message")
+                .filter_map(|item| {
+                    texts(item.get("content"), &|p| {
+                        (p["type"] == "output_text")
+                            .then(|| p["text"].as_str().unwrap_or("").to_string())
+                    })
+                })
+                .collect::<Vec<_>>()
+                .join("");
+            let u = &doc["usage"];
+            Ok(Response {
+                text,
+                usage: Usage {
+                    input: n(u, &["input_tokens"]),
+                    output: n(u, &["output_tokens"]),
+                    cached: n(u, &["input_tokens_details", "cached_tokens"]),
+                    reasoning: n(u, &["output_tokens_details", "reasoning_tokens"]),
+                },
+            })
+        }
+        Api::OpenAiChat => {
+            let message = doc
+                .get("choices")
+                .and_then(|c| c.get(0))
+                .and_then(|c| c.get("message"))
+                .ok_or("the answer has no `choices[0].message`")?;
+            let text = message["content"].as_str().unwrap_or("").to_string();
+            let u = &doc["usage"];
+            Ok(Response {
+                text,
+                usage: Usage {
+                    input: n(u, &["prompt_tokens"]),
+                    output: n(u, &["completion_tokens"]),
+                    cached: n(u, &["prompt_tokens_details", "cached_tokens"]),
+                    reasoning: n(u, &["completion_tokens_details", "reasoning_tokens"]),
+                },
+            })
+        }
+        Api::Gemini => {
+            let candidate = doc
+                .get("candidates")
+                .and_then(|c| c.get(0))
+                .ok_or("the answer has no `candidates` (blocked prompt?)")?;
+            // Thought summaries are parts marked `thought: true`.
+            let text = texts(candidate.pointer("/content/parts"), &|p| {
+                (p["thought"] != true).then(|| p["text"].as_str().unwrap_or("").to_string())
+            })
+            .unwrap_or_default();
+            let u = &doc["usageMetadata"];
+            let reasoning = n(u, &["thoughtsTokenCount"]);
+            Ok(Response {
+                text,
+                usage: Usage {
+                    input: n(u, &["promptTokenCount"]),
+                    output: n(u, &["candidatesTokenCount"]) + reasoning,
+                    cached: n(u, &["cachedContentTokenCount"]),
+                    reasoning,
+                },
+            })
+        }
+    }
+}
+
+/// The message of a provider's error body (all four put it at
+/// `error.message`), when there is one.
+pub fn error_message(doc: &Value) -> Option<String> {
+    doc.pointer("/error/message")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}

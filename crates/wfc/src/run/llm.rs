@@ -1,0 +1,478 @@
+//! `--agent llm`: stages call a real model through `wf-llm`
+//! (docs/llm.md).
+//!
+//! Before the run starts, [`prepare`] reads `wf.toml`'s `[llm]` table and
+//! resolves the provider, model and key of every node that will call a
+//! model, so a missing key or an unknown provider stops the run before its
+//! first step, naming the node and the variable. [`LlmAgent`] then answers
+//! at those nodes: the prompt (with the choices when the stage must route),
+//! the model's answer as the outcome, and the usage as a `LlmUsage` handler
+//! event, which `status.json` and the event stream carry.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::rc::Rc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wf_ir::{IrNode, IrProgram, IrWorkflow, Opcode, WorkflowIdx};
+use wf_llm::config::{LlmConfig, ProviderSettings};
+use wf_llm::price::PriceTable;
+use wf_llm::{Backend, Request, Usage, route};
+use wf_vm::agent::{HandlerEvent, Status, Write};
+use wf_vm::agents::AutoAgent;
+use wf_vm::attractor::RunFiles;
+use wf_vm::{AgentError, Decision, DecisionAgent, DecisionContext, Outcome};
+
+/// The name of the handler event that carries a call's usage.
+pub const USAGE_EVENT: &str = "LlmUsage";
+
+/// What a run with `--agent llm` needs, resolved before it starts.
+pub struct Setup {
+    config: LlmConfig,
+    prices: PriceTable,
+    /// Settings by provider name, for the providers the run's nodes use.
+    providers: BTreeMap<String, ProviderSettings>,
+    /// Run-wide budgets: the root workflow's `max_cost_usd` and
+    /// `max_tokens`, else `[llm]`'s.
+    max_cost_usd: Option<f64>,
+    max_tokens: Option<u64>,
+    /// The run's running totals, read after the run for the summary.
+    pub totals: Rc<RefCell<Totals>>,
+}
+
+/// Tokens, cost and calls of a run so far.
+#[derive(Debug, Default, Clone)]
+pub struct Totals {
+    /// Calls that got an answer.
+    pub calls: u64,
+    /// Tokens.
+    pub usage: Usage,
+    /// Cost in USD of the calls whose model has a price.
+    pub cost_usd: f64,
+    /// Models called that have no price (their cost is not counted).
+    pub unpriced: Vec<String>,
+}
+
+impl Totals {
+    /// The totals as the run report's `llm` object.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "calls": self.calls,
+            "input_tokens": self.usage.input,
+            "output_tokens": self.usage.output,
+            "cached_tokens": self.usage.cached,
+            "reasoning_tokens": self.usage.reasoning,
+            "cost_usd": round(self.cost_usd),
+            "unpriced_models": self.unpriced,
+        })
+    }
+
+    /// One line for the summary.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "llm: {} call{}, {} input tokens ({} cached), {} output tokens ({} reasoning), ${:.4}",
+            self.calls,
+            if self.calls == 1 { "" } else { "s" },
+            self.usage.input,
+            self.usage.cached,
+            self.usage.output,
+            self.usage.reasoning,
+            self.cost_usd
+        );
+        if !self.unpriced.is_empty() {
+            line.push_str(&format!(
+                " (no price for {}: add it under [llm.prices] in wf.toml)",
+                self.unpriced.join(", ")
+            ));
+        }
+        line
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Whether `node` of `workflow` calls the model under `--agent llm`:
+/// codergen stages (and a fan-in with a prompt) in a pipeline; in `.wf`,
+/// `step` nodes with a `prompt` (a sketch-level step has nothing to ask,
+/// and is decided as `auto` decides).
+fn calls_model(program: &IrProgram, workflow: &IrWorkflow, node: &IrNode) -> bool {
+    if wf_vm::attractor::is_attractor(workflow) {
+        match node.handler.map(|h| program.str(h)) {
+            None | Some("codergen") => node.op == Opcode::Step,
+            Some("parallel.fan_in") => node.spec.contains_key("prompt"),
+            Some(_) => false,
+        }
+    } else {
+        node.op == Opcode::Step && node.spec.contains_key("prompt")
+    }
+}
+
+/// A spec string of a node, when set and not empty.
+fn spec_text<'a>(node: &'a IrNode, key: &str) -> Option<&'a str> {
+    node.spec
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// The provider a model name implies, for nodes that name a model but no
+/// provider.
+fn provider_of_model(model: &str) -> Option<&'static str> {
+    let m = model.to_ascii_lowercase();
+    if m.starts_with("claude") {
+        Some("anthropic")
+    } else if m.starts_with("gpt")
+        || m.starts_with("o1")
+        || m.starts_with("o3")
+        || m.starts_with("o4")
+    {
+        Some("openai")
+    } else if m.starts_with("gemini") {
+        Some("gemini")
+    } else {
+        None
+    }
+}
+
+/// The provider and model of a node: its own (`provider`/`llm_provider`,
+/// `model`/`llm_model`, the stylesheet applied), else `[llm]`'s; a model
+/// alone implies its provider from its name.
+fn choice(config: &LlmConfig, node: &IrNode, id: &str) -> Result<(String, String), String> {
+    let model = spec_text(node, "model")
+        .map(str::to_string)
+        .or_else(|| config.model.clone())
+        .ok_or_else(|| {
+            format!(
+                "node `{id}` names no model: set `llm_model` (a `.dot` attribute or a model_stylesheet rule) \
+                 or `model` (`.wf`), or a default with `[llm] model = \"…\"` in wf.toml"
+            )
+        })?;
+    let provider = spec_text(node, "provider")
+        .map(str::to_string)
+        .or_else(|| config.provider.clone())
+        .or_else(|| provider_of_model(&model).map(str::to_string))
+        .ok_or_else(|| {
+            format!(
+                "node `{id}` uses the model `{model}` but names no provider: set `llm_provider` (`.dot`) \
+                 or `provider` (`.wf`), or a default with `[llm] provider = \"…\"` in wf.toml"
+            )
+        })?;
+    Ok((provider, model))
+}
+
+/// Reads `[llm]` from the `wf.toml` above `source` (none: the defaults)
+/// and resolves every model-calling node of `program`, reading keys and
+/// base URLs through `env`.
+pub fn prepare(
+    program: &IrProgram,
+    root: WorkflowIdx,
+    source: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Setup, String> {
+    let config = match source
+        .and_then(|s| std::path::absolute(s).ok())
+        .and_then(|s| s.parent().and_then(wf_analysis::project::discover))
+    {
+        None => LlmConfig::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("error: cannot read `{}`: {e}", path.display()))?;
+            wf_llm::config::parse(&text).map_err(|(line, column, message)| {
+                format!("error: {}:{line}:{column}: {message}", path.display())
+            })?
+        }
+    };
+    let mut providers = BTreeMap::new();
+    for workflow in &program.workflows {
+        for node in &workflow.nodes {
+            if !calls_model(program, workflow, node) {
+                continue;
+            }
+            let id = program.str(node.id);
+            let (provider, _) = choice(&config, node, id).map_err(|e| format!("error: {e}"))?;
+            let name = wf_llm::config::canonical(&provider).to_string();
+            if providers.contains_key(&name) {
+                continue;
+            }
+            let settings = config
+                .resolve(&name, env)
+                .map_err(|e| format!("error: node `{id}`: {e}"))?;
+            providers.insert(name, settings);
+        }
+    }
+    let spec = &program.workflows[root.0 as usize].spec;
+    let number = |k: &str| {
+        spec.get(k)
+            .and_then(|v| v.as_f64().or_else(|| v.as_str()?.parse().ok()))
+    };
+    Ok(Setup {
+        prices: PriceTable::with_overrides(&config.prices),
+        max_cost_usd: number("max_cost_usd").or(config.max_cost_usd),
+        max_tokens: number("max_tokens").map(|n| n as u64).or(config.max_tokens),
+        config,
+        providers,
+        totals: Rc::default(),
+    })
+}
+
+/// The agent of `--agent llm`.
+pub struct LlmAgent {
+    setup: Rc<Setup>,
+    backend: Backend,
+    files: Option<RunFiles>,
+    /// Decides at the nodes that do not call the model (`.wf` branches,
+    /// joins, …): the dry-run choice.
+    other: AutoAgent,
+}
+
+impl LlmAgent {
+    /// An agent calling models as `setup` says, writing the exact prompt
+    /// sent into the stage folders of `files`.
+    pub fn new(setup: Rc<Setup>, files: Option<RunFiles>) -> Self {
+        LlmAgent {
+            setup,
+            backend: Backend::new(),
+            files,
+            other: AutoAgent::new(),
+        }
+    }
+
+    /// The prompt of the node: `prompt`, else the label, else the id, with
+    /// `$goal` expanded.
+    fn prompt(ctx: &DecisionContext<'_>) -> String {
+        let spec = ctx.spec();
+        let text = spec
+            .get("prompt")
+            .and_then(Value::as_str)
+            .filter(|p| !p.trim().is_empty())
+            .map(str::to_string)
+            .or_else(|| ctx.label())
+            .unwrap_or_else(|| ctx.str(ctx.node.id).to_string());
+        let goal = ctx.workflow.goal.map_or("", |g| ctx.str(g));
+        text.replace("$goal", goal)
+    }
+
+    /// The labels the model chooses among, and whether it must route at
+    /// all (some outgoing edge has a label or a condition).
+    fn choices(ctx: &DecisionContext<'_>) -> (bool, Vec<String>) {
+        let range = ctx.node.edges;
+        let edges = &ctx.workflow.edges[range.start as usize..(range.start + range.len) as usize];
+        let routes = edges.iter().any(|e| e.label.is_some() || e.guard.is_some());
+        let mut labels: Vec<String> = Vec::new();
+        for e in edges {
+            if let Some(l) = e.label {
+                let l = ctx.str(l).to_string();
+                if !labels.contains(&l) {
+                    labels.push(l);
+                }
+            }
+        }
+        (routes, labels)
+    }
+
+    fn over_budget(&self) -> Option<String> {
+        let t = self.setup.totals.borrow();
+        if let Some(max) = self.setup.max_cost_usd
+            && t.cost_usd >= max
+        {
+            return Some(format!(
+                "the run has spent ${:.4} of its budget max_cost_usd = {max}; raise it and resume",
+                t.cost_usd
+            ));
+        }
+        if let Some(max) = self.setup.max_tokens
+            && t.usage.total() >= max
+        {
+            return Some(format!(
+                "the run has used {} tokens of its budget max_tokens = {max}; raise it and resume",
+                t.usage.total()
+            ));
+        }
+        None
+    }
+
+    fn call(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        let id = ctx.str(ctx.node.id);
+        let err = |message: String| AgentError { message };
+        if let Some(reason) = self.over_budget() {
+            return Ok(Decision::Suspend {
+                reason: format!("budget: {reason}"),
+            });
+        }
+        let (provider, model) = choice(&self.setup.config, ctx.node, id).map_err(err)?;
+        let provider = wf_llm::config::canonical(&provider).to_string();
+        let settings = self.setup.providers.get(&provider).ok_or_else(|| {
+            err(format!(
+                "node `{id}`: provider `{provider}` was not prepared"
+            ))
+        })?;
+        let (mut routes, labels) = Self::choices(ctx);
+        // A `.wf` step that declares what it writes gets those keys from
+        // the answer's `context_updates`.
+        let keys: Vec<(String, String)> = ctx
+            .node
+            .writes
+            .iter()
+            .map(|k| {
+                let ty = wf_vm::contract::type_name(k.ty).to_string();
+                (ctx.str(k.key).to_string(), ty)
+            })
+            .collect();
+        routes |= !keys.is_empty();
+        let mut prompt = Self::prompt(ctx);
+        if routes {
+            prompt.push_str(&route::instructions(&labels, &keys));
+        }
+        if let Some(files) = &self.files {
+            // The exact text sent, routing instructions included.
+            files.write_text(id, "prompt.md", &prompt).map_err(|e| {
+                err(format!(
+                    "cannot write `{id}/prompt.md` in the run directory: {e}"
+                ))
+            })?;
+        }
+        let request = Request {
+            model: model.clone(),
+            prompt,
+            reasoning_effort: spec_text(ctx.node, "reasoning_effort").map(str::to_string),
+            max_output_tokens: settings.max_output_tokens,
+        };
+        let timeout = ctx
+            .node
+            .engine
+            .timeout_ms
+            .or(ctx.workflow.limits.default_timeout_ms)
+            .map_or(settings.timeout, Duration::from_millis);
+        // The engine bounds the whole decision by the node's timeout (or
+        // `--agent-timeout`, or its default): retries must fit in it.
+        let stage = ctx
+            .node
+            .engine
+            .timeout_ms
+            .or(ctx.workflow.limits.default_timeout_ms)
+            .map(Duration::from_millis)
+            .or(ctx.config.agent_timeout)
+            .unwrap_or(ctx.limits.node_timeout);
+        let deadline = std::time::Instant::now() + stage;
+        let called = self
+            .backend
+            .call_until(settings, &request, timeout, Some(deadline))
+            .map_err(|e| err(format!("node `{id}` ({provider} {model}): {e}")))?;
+        let usage = called.response.usage;
+        let price = self.setup.prices.get(&model);
+        let cost = price.map(|p| p.cost(&usage));
+        let totals = {
+            let mut t = self.setup.totals.borrow_mut();
+            t.calls += 1;
+            t.usage.add(&usage);
+            match cost {
+                Some(c) => t.cost_usd += c,
+                None if !t.unpriced.contains(&model) => t.unpriced.push(model.clone()),
+                None => {}
+            }
+            t.clone()
+        };
+        let event = HandlerEvent {
+            name: USAGE_EVENT.into(),
+            data: json!({
+                "provider": provider,
+                "model": model,
+                "input_tokens": usage.input,
+                "output_tokens": usage.output,
+                "cached_tokens": usage.cached,
+                "reasoning_tokens": usage.reasoning,
+                "latency_ms": called.latency.as_millis() as u64,
+                "attempts": called.attempts,
+                "cost_usd": cost.map(round),
+                "run_total": totals.to_json(),
+            }),
+        };
+        let text = called.response.text;
+        let mut outcome = Outcome {
+            notes: Some(text.clone()),
+            events: vec![event],
+            ..Outcome::success()
+        };
+        if routes {
+            match route::parse_answer(&text, &labels) {
+                Ok(answer) => {
+                    outcome.status = match answer.outcome.as_str() {
+                        "partial_success" => Status::PartialSuccess,
+                        "retry" => Status::Retry,
+                        "fail" => Status::Fail,
+                        _ => Status::Success,
+                    };
+                    if outcome.status == Status::Fail {
+                        outcome.failure_reason = Some(
+                            answer
+                                .notes
+                                .clone()
+                                .unwrap_or_else(|| "the model answered `fail`".into()),
+                        );
+                    }
+                    outcome.preferred_label = answer.preferred_label;
+                    outcome.writes = answer
+                        .context_updates
+                        .into_iter()
+                        .map(|(key, value)| Write { key, value })
+                        .collect();
+                }
+                // A malformed answer may come out right next time.
+                Err(reason) => {
+                    outcome.status = Status::Retry;
+                    outcome.failure_reason = Some(format!("node `{id}`: {reason}"));
+                }
+            }
+        }
+        if !wf_vm::attractor::is_attractor(ctx.workflow)
+            && outcome.status == Status::Success
+            && keys.is_empty()
+        {
+            // A `.wf` step that declares no writes keeps what a codergen
+            // stage keeps (one that declares them may write nothing else).
+            outcome.writes.push(Write {
+                key: "last_response".into(),
+                value: Value::String(wf_vm::attractor::truncate(
+                    &text,
+                    wf_vm::attractor::RESPONSE_SUMMARY_CHARS,
+                )),
+            });
+        }
+        if ctx.is_terminal() && !wf_vm::attractor::is_attractor(ctx.workflow) {
+            // A `.wf` workflow ends at a terminal step: its writes are final.
+            return Ok(match outcome.status {
+                Status::Success | Status::PartialSuccess => Decision::Complete {
+                    writes: outcome.writes,
+                },
+                _ => Decision::Advance(outcome),
+            });
+        }
+        Ok(Decision::Advance(outcome))
+    }
+}
+
+impl DecisionAgent for LlmAgent {
+    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        if calls_model(ctx.program, ctx.workflow, ctx.node) {
+            self.call(ctx)
+        } else {
+            self.other.decide(ctx)
+        }
+    }
+}
+
+/// The summary with the run's model usage: an `llm` object in the JSON
+/// report, a last line in the readable one.
+pub fn with_totals(summary: String, json: bool, totals: &Totals) -> String {
+    if json && let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(&summary) {
+        doc.insert("llm".into(), totals.to_json());
+        let mut text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or(summary);
+        text.push('\n');
+        return text;
+    }
+    format!("{summary}{}\n", totals.line())
+}
