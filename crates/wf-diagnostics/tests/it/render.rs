@@ -2,7 +2,7 @@
 //!
 //! The fixture covers every part of the model: primary and secondary labels,
 //! a label in another file, notes, help, a fix, an empty span at EOF, and
-//! each severity. Snapshots live in `tests/snapshots/`; after an intended
+//! each severity. Snapshots live in `tests/it/snapshots/`; after an intended
 //! change, regenerate them with `INSTA_UPDATE=always cargo test -p
 //! wf-diagnostics` and review the diff.
 

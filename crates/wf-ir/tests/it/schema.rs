@@ -19,7 +19,7 @@ fn ir_schema_json_is_up_to_date() {
     let actual = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         actual == expected,
-        "{} is stale (the IR types changed).\nRegenerate it with: UPDATE_DOCS=1 cargo test -p wf-ir --test schema",
+        "{} is stale (the IR types changed).\nRegenerate it with: UPDATE_DOCS=1 cargo test -p wf-ir --test it schema::",
         path.display()
     );
 }

@@ -10,7 +10,7 @@
 //! examples; for `.dot`, pipelines of the shared corpus when it is there).
 //! `WFC_LSP_EDITS` sets the number of edits (default [`DEFAULT_EDITS`],
 //! quick in a debug build); issue 6 asks for 5,000:
-//! `WFC_LSP_EDITS=5000 cargo test --release -p wf-lsp --test robustness`.
+//! `WFC_LSP_EDITS=5000 cargo test --release -p wf-lsp --test it robustness::`.
 
 use crate::common;
 use wf_test_support::corpus;

@@ -4,7 +4,6 @@
 //! each handler's firing and failure paths, every join and error policy,
 //! the interviewers as `wfc run` uses them.
 
-use crate::common;
 use crate::common::dot;
 
 use std::path::PathBuf;

@@ -5,7 +5,6 @@
 //! auto`, or a `script:` backend), and through the `wf_vm` API where the
 //! row needs Rust (a custom handler, an interviewer).
 
-use crate::common;
 use crate::common::dot;
 
 use std::path::Path;
