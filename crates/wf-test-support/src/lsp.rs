@@ -1,26 +1,24 @@
-//! A scripted LSP client: runs the server in-process over in-memory pipes,
-//! speaks framed JSON-RPC to it, and normalises file URIs for snapshots.
+//! Language-server test sessions: a workspace written to a temporary
+//! directory, the `wf_lsp` server started in-process on it, and the one
+//! JSON-RPC [`Client`] of every language-server test (the same client
+//! drives `wfc lsp` over stdio in wfc's fixture sessions).
 
-#![allow(dead_code)] // each test file uses a subset
+mod client;
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
-/// How long to wait for any one message before failing the test.
-const TIMEOUT: Duration = Duration::from_secs(30);
+pub use client::{Client, canonical};
 
 /// A client session with a running server.
+///
+/// Its methods are `async` for the tests that drive it from a tokio
+/// runtime; they block on the client, which is fine because the server
+/// runs on a runtime of its own.
 pub struct Session {
     root: PathBuf,
-    writer: DuplexStream,
-    reader: BufReader<DuplexStream>,
-    next_id: i64,
-    /// Server-to-client messages read while waiting for something else.
-    pending: VecDeque<Value>,
+    client: Client,
     _dir: tempfile::TempDir,
 }
 
@@ -41,15 +39,9 @@ impl Session {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let (client_out, server_in) = tokio::io::duplex(1 << 20);
-        let (server_out, client_in) = tokio::io::duplex(1 << 20);
-        tokio::spawn(wf_lsp::serve(server_in, server_out));
         let mut session = Session {
             root,
-            writer: client_out,
-            reader: BufReader::new(client_in),
-            next_id: 0,
-            pending: VecDeque::new(),
+            client: Client::in_process(),
             _dir: dir,
         };
         let root_uri = session.uri("");
@@ -84,91 +76,34 @@ impl Session {
         std::fs::read_to_string(self.root.join(path)).unwrap()
     }
 
-    async fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
-        self.writer.write_all(frame.as_bytes()).await.unwrap();
-        self.writer.flush().await.unwrap();
-    }
-
-    async fn receive(&mut self) -> Value {
-        tokio::time::timeout(TIMEOUT, async {
-            let mut length = None;
-            loop {
-                let mut line = String::new();
-                let n = self.reader.read_line(&mut line).await.unwrap();
-                assert!(n > 0, "the server closed its output");
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(value) = line.strip_prefix("Content-Length: ") {
-                    length = Some(value.parse::<usize>().unwrap());
-                }
-            }
-            let mut body = vec![0; length.expect("Content-Length header")];
-            self.reader.read_exact(&mut body).await.unwrap();
-            serde_json::from_slice(&body).unwrap()
-        })
-        .await
-        .expect("no message from the server in time")
-    }
-
     /// Sends a notification.
     pub async fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
-            .await;
+        self.client.notify(method, params);
     }
 
     /// Sends a request and returns its result (or its error object, for
     /// a failed request).
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        loop {
-            let message = self.receive().await;
-            if message["id"] == json!(id) && message.get("method").is_none() {
-                return message
-                    .get("result")
-                    .cloned()
-                    .unwrap_or_else(|| json!({"error": message["error"]}));
-            }
-            self.pending.push_back(message);
-        }
+        let reply = self.client.request(method, params);
+        reply
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| json!({"error": reply["error"]}))
     }
 
     /// Waits for the next `publishDiagnostics` for `path` and returns its
     /// diagnostics.
     pub async fn diagnostics(&mut self, path: &str) -> Value {
         let uri = self.uri(path);
-        loop {
-            let position = self.pending.iter().position(|m| {
-                m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-            });
-            if let Some(i) = position {
-                let message = self.pending.remove(i).unwrap();
-                return message["params"]["diagnostics"].clone();
-            }
-            let message = self.receive().await;
-            self.pending.push_back(message);
-        }
+        self.client.next_publish(&uri)["params"]["diagnostics"].clone()
     }
 
     /// The last `publishDiagnostics` for `path` already received (all
     /// earlier ones are dropped).
     pub fn last_diagnostics(&mut self, path: &str) -> Option<Value> {
         let uri = self.uri(path);
-        let mut last = None;
-        self.pending.retain(|m| {
-            let hit = m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri;
-            if hit {
-                last = Some(m["params"]["diagnostics"].clone());
-            }
-            !hit
-        });
-        last
+        let last = self.client.take_publishes(&uri)?;
+        Some(last["params"]["diagnostics"].clone())
     }
 
     /// Opens a document with `text`.
@@ -230,10 +165,8 @@ impl Session {
 
     /// Shuts the server down: `shutdown` answers null, and after `exit`
     /// the server closes its output.
-    pub async fn shutdown(mut self) {
-        let result = self.request("shutdown", Value::Null).await;
-        assert_eq!(result, Value::Null);
-        self.notify("exit", Value::Null).await;
+    pub async fn shutdown(self) {
+        self.client.shutdown();
     }
 }
 

@@ -1,16 +1,19 @@
-//! A JSON-RPC client for `wfc lsp` over stdio: frames messages, pumps the
-//! server's output on a thread, answers the server's own requests
-//! (`client/registerCapability`, …) and keeps the last published
-//! diagnostics of every URI.
+//! The JSON-RPC client of every language-server test: frames messages,
+//! pumps the server's output on a thread, answers the server's own requests
+//! (`client/registerCapability`, …), keeps the notifications not yet taken
+//! and the last published diagnostics of every URI. The server is either
+//! `wf_lsp` in-process ([`Client::in_process`]) or a program over stdio
+//! ([`Client::spawn`], `wfc lsp`): the same client drives both.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// How long to wait for a reply before failing the session.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -19,12 +22,15 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 /// count as settled (the fixtures run with the debounce at 0 ms).
 const QUIET: Duration = Duration::from_millis(400);
 
-/// A running `wfc lsp` and what it has said.
+/// A running server and what it has said.
 pub struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
+    writer: Option<Box<dyn Write + Send>>,
     rx: Receiver<Value>,
     next_id: i64,
+    /// The server's notifications not taken yet, in order.
+    pending: VecDeque<Value>,
+    /// The server process, when it is one.
+    child: Option<Child>,
     /// The last diagnostics published for each URI.
     pub published: HashMap<String, Value>,
     /// Requests the server sent to the client, in order.
@@ -32,23 +38,72 @@ pub struct Client {
 }
 
 impl Client {
-    /// Starts `wfc lsp` in `dir`.
-    pub fn spawn(dir: &Path) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wfc"))
+    /// Starts `program lsp` in `dir` and speaks to it over its standard
+    /// input and output.
+    pub fn spawn(program: &Path, dir: &Path) -> Client {
+        let mut child = Command::new(program)
             .arg("lsp")
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("spawn wfc lsp");
-        let stdin = child.stdin.take();
+            .expect("spawn the language server");
+        let stdin = child.stdin.take().expect("stdin");
         let rx = pump(child.stdout.take().expect("stdout"));
+        Client::over(Box::new(stdin), rx, Some(child))
+    }
+
+    /// Starts `wf_lsp::serve` in-process, on a runtime of its own thread
+    /// (two workers, as `wfc lsp` runs it), over in-memory pipes.
+    pub fn in_process() -> Client {
+        let (to_server, mut outgoing) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+        let (from_server, incoming) = mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("tokio runtime");
+            runtime.block_on(async move {
+                let (mut client_out, server_in) = tokio::io::duplex(1 << 20);
+                let (server_out, mut client_in) = tokio::io::duplex(1 << 20);
+                // The client's bytes to the server; when the client is
+                // dropped, the server's input closes and `serve` returns.
+                tokio::spawn(async move {
+                    while let Some(bytes) = outgoing.recv().await {
+                        if client_out.write_all(&bytes).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+                // The server's bytes to the client's pump.
+                tokio::spawn(async move {
+                    let mut buffer = vec![0; 1 << 16];
+                    while let Ok(n @ 1..) = client_in.read(&mut buffer).await {
+                        if from_server.send(buffer[..n].to_vec()).is_err() {
+                            break;
+                        }
+                    }
+                });
+                wf_lsp::serve(server_in, server_out).await;
+            });
+        });
+        let reader = ChannelReader {
+            rx: incoming,
+            chunk: Vec::new(),
+            at: 0,
+        };
+        Client::over(Box::new(ChannelWriter(to_server)), pump(reader), None)
+    }
+
+    fn over(writer: Box<dyn Write + Send>, rx: Receiver<Value>, child: Option<Child>) -> Client {
         Client {
-            child,
-            stdin,
+            writer: Some(writer),
             rx,
             next_id: 0,
+            pending: VecDeque::new(),
+            child,
             published: HashMap::new(),
             server_requests: Vec::new(),
         }
@@ -56,9 +111,10 @@ impl Client {
 
     fn send(&mut self, message: &Value) {
         let body = message.to_string();
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write to wfc lsp");
-        stdin.flush().expect("flush");
+        let writer = self.writer.as_mut().expect("the client is open");
+        write!(writer, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .expect("write to the server");
+        writer.flush().expect("flush");
     }
 
     /// Sends a notification.
@@ -95,13 +151,40 @@ impl Client {
         }
     }
 
+    /// Takes the oldest `publishDiagnostics` notification for `uri` not
+    /// taken yet, waiting for one if need be.
+    pub fn next_publish(&mut self, uri: &str) -> Value {
+        loop {
+            let position = self.pending.iter().position(|m| is_publish(m, uri));
+            if let Some(i) = position {
+                return self.pending.remove(i).expect("a pending message");
+            }
+            self.recv(TIMEOUT)
+                .expect("no message from the server in time");
+        }
+    }
+
+    /// Takes every `publishDiagnostics` notification for `uri` already
+    /// received and not taken yet, and returns the last one.
+    pub fn take_publishes(&mut self, uri: &str) -> Option<Value> {
+        let mut last = None;
+        self.pending.retain(|m| {
+            let hit = is_publish(m, uri);
+            if hit {
+                last = Some(m.clone());
+            }
+            !hit
+        });
+        last
+    }
+
     /// The next message, handling the server's requests and publishes on
     /// the way; `None` after `wait` without one.
     fn recv(&mut self, wait: Duration) -> Option<Value> {
         let message = match self.rx.recv_timeout(wait) {
             Ok(message) => message,
             Err(RecvTimeoutError::Timeout) => return None,
-            Err(RecvTimeoutError::Disconnected) => panic!("wfc lsp closed its output"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
         };
         if let (Some(method), Some(id)) = (message.get("method"), message.get("id")) {
             // A request from the server: accept it.
@@ -113,45 +196,94 @@ impl Client {
             let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
             self.server_requests.push(message.clone());
             self.send(&reply);
-        } else if message["method"] == "textDocument/publishDiagnostics" {
-            let uri = message["params"]["uri"].as_str().unwrap_or("").to_string();
-            self.published
-                .insert(uri, message["params"]["diagnostics"].clone());
+        } else if message.get("method").is_some() {
+            if message["method"] == "textDocument/publishDiagnostics" {
+                let uri = message["params"]["uri"].as_str().unwrap_or("").to_string();
+                self.published
+                    .insert(uri, message["params"]["diagnostics"].clone());
+            }
+            self.pending.push_back(message.clone());
         }
         Some(message)
     }
 
-    /// Shuts the server down and checks that it exits cleanly.
+    /// Shuts the server down (`shutdown` must answer null, then `exit`);
+    /// a server process must then exit with status 0.
     pub fn shutdown(mut self) {
         let reply = self.request("shutdown", Value::Null);
         assert_eq!(reply["result"], Value::Null, "{reply}");
         self.notify("exit", Value::Null);
-        drop(self.stdin.take());
-        let status = self.child.wait().expect("wait for wfc lsp");
-        assert!(status.success(), "wfc lsp exited with {status}");
+        drop(self.writer.take());
+        if let Some(mut child) = self.child.take() {
+            let status = child.wait().expect("wait for the server");
+            assert!(status.success(), "the server exited with {status}");
+        }
     }
 }
 
 impl Drop for Client {
     fn drop(&mut self) {
-        // A failed session must not leave the server running.
-        if self.stdin.is_some() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        // A failed session must not leave a server process running (an
+        // in-process server stops when its input closes with the writer).
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }
 
+fn is_publish(message: &Value, uri: &str) -> bool {
+    message["method"] == "textDocument/publishDiagnostics" && message["params"]["uri"] == uri
+}
+
+/// The client's bytes, to the in-process server's runtime.
+struct ChannelWriter(tokio::sync::mpsc::UnboundedSender<Vec<u8>>);
+
+impl Write for ChannelWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .send(bytes.to_vec())
+            .map_err(|_| std::io::ErrorKind::BrokenPipe)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The in-process server's bytes, read as a stream by the pump.
+struct ChannelReader {
+    rx: Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.rx.recv() {
+                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.chunk.len() - self.at);
+        out[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// Reads framed messages into a channel.
-fn pump(stdout: std::process::ChildStdout) -> Receiver<Value> {
+fn pump(output: impl Read + Send + 'static) -> Receiver<Value> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let mut stdout = BufReader::new(stdout);
+        let mut output = BufReader::new(output);
         loop {
             let mut length = None;
             loop {
                 let mut line = String::new();
-                if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                if output.read_line(&mut line).unwrap_or(0) == 0 {
                     return;
                 }
                 let line = line.trim_end();
@@ -164,7 +296,7 @@ fn pump(stdout: std::process::ChildStdout) -> Receiver<Value> {
             }
             let Some(length) = length else { return };
             let mut body = vec![0; length];
-            if stdout.read_exact(&mut body).is_err() {
+            if output.read_exact(&mut body).is_err() {
                 return;
             }
             let Ok(message) = serde_json::from_slice(&body) else {

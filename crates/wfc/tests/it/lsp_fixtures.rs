@@ -7,7 +7,6 @@
 //!
 //! `WFC_LSP_FIXTURE=name` runs one session only.
 
-mod client;
 mod render;
 mod script;
 

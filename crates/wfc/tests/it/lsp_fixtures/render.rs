@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::client::canonical;
 use super::script::Session;
+use wf_test_support::lsp::canonical;
 
 /// The transcript text of the reply to `method`.
 pub fn reply(session: &Session, method: &str, params: &Value, reply: &Value) -> String {

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::client::{Client, canonical};
+use wf_test_support::lsp::{Client, canonical};
+
 use super::render;
 
 /// A cursor: the file it is in and its byte offset in the current text.
@@ -209,7 +210,7 @@ impl Session {
             .get("options")
             .cloned()
             .unwrap_or(json!({"debounceMs": 0}));
-        let mut client = Client::spawn(&self.root);
+        let mut client = Client::spawn(Path::new(env!("CARGO_BIN_EXE_wfc")), &self.root);
         let reply = client.request(
             "initialize",
             json!({"processId": null, "capabilities": capabilities,
