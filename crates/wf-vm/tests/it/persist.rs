@@ -74,6 +74,63 @@ fn uninterrupted(program: &IrProgram) -> (wf_vm::Report, RunDir) {
     (engine.run(&mut script(false)), dir)
 }
 
+/// A run of `program` persisted at a fresh directory `name`, stopped
+/// after `steps` steps with the engine dropped (no final snapshot), as a
+/// killed process leaves it: its path, a handle of its directory and the
+/// status `run_for` returned.
+fn stopped_run(
+    name: &str,
+    program: &IrProgram,
+    config: &EngineConfig,
+    agent: &mut ScriptAgent,
+    steps: u64,
+) -> (std::path::PathBuf, RunDir, RunStatus) {
+    let path = temp_dir(name);
+    let dir = RunDir::create(&path, program, &json!({})).unwrap();
+    let mut engine = Engine::new(program, WorkflowIdx(0), config.clone()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    engine.set_sleeper(Box::new(|_| {}));
+    let status = engine.run_for(agent, steps);
+    (path, dir, status)
+}
+
+/// Kills a run of `program` after `kill_after` steps (`torn`: with half
+/// a log line written after it), resumes it with the agent a new process
+/// would have (`agent()`, its answers to the first `kill_after` steps
+/// used up as the recorded steps replay) and runs it to its end. Returns
+/// the report, the step count the resume started from and the run's
+/// directory.
+fn kill_and_resume(
+    name: &str,
+    program: &IrProgram,
+    config: &EngineConfig,
+    kill_after: u64,
+    torn: bool,
+    agent: impl Fn() -> ScriptAgent,
+) -> (wf_vm::Report, u64, std::path::PathBuf) {
+    let (path, dir, status) = stopped_run(name, program, config, &mut agent(), kill_after);
+    assert_eq!(status, RunStatus::Yielded);
+    let log_path = dir.log_path();
+    // The lock goes with the last handle of the directory.
+    drop(dir);
+    if torn {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(log_path)
+            .unwrap();
+        f.write_all(br#"{"step":99,"input":"deci"#).unwrap();
+    }
+    let mut agent = agent();
+    let mut fresh = Engine::new(program, WorkflowIdx(0), config.clone()).unwrap();
+    fresh.set_sleeper(Box::new(|_| {}));
+    fresh.run_for(&mut agent, kill_after);
+    let mut engine = Engine::resume(program, RunDir::open(&path).unwrap(), config.clone()).unwrap();
+    engine.set_sleeper(Box::new(|_| {}));
+    let resumed_at = engine.steps();
+    (engine.run(&mut agent), resumed_at, path)
+}
+
 #[test]
 fn suspend_then_resume_matches_an_uninterrupted_run() {
     let program = program();
@@ -132,42 +189,21 @@ fn a_killed_run_resumes_from_snapshot_and_log_tail() {
     let (expected, straight) = uninterrupted(&program);
     for (kill_after, every) in (1..expected.steps).flat_map(|k| [(k, 0), (k, 2)]) {
         for torn in [false, true] {
-            let path = temp_dir("kill");
-            let dir = RunDir::create(&path, &program, &json!({})).unwrap();
             let config = EngineConfig {
                 snapshot_every: every,
                 ..EngineConfig::default()
             };
-            let mut engine = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
-            engine.persist_to(dir.clone()).unwrap();
-            let mut agent = script(false);
-            assert_eq!(engine.run_for(&mut agent, kill_after), RunStatus::Yielded);
             // "Killed": no final snapshot; maybe half a line written.
-            drop(engine);
-            let log_path = dir.log_path();
-            drop(dir);
-            if torn {
-                use std::io::Write;
-                let mut f = std::fs::OpenOptions::new()
-                    .append(true)
-                    .open(log_path)
-                    .unwrap();
-                f.write_all(br#"{"step":99,"input":"deci"#).unwrap();
-            }
-            // The agent lost its memory with the process: a fresh script,
-            // minus the answers already used (recorded steps replay).
-            let mut agent = script(false);
-            let mut fresh = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
-            fresh.run_for(&mut agent, kill_after);
-            let dir = RunDir::open(&path).unwrap();
-            let mut engine = Engine::resume(&program, dir.clone(), config).unwrap();
+            let (report, resumed_at, path) =
+                kill_and_resume("kill", &program, &config, kill_after, torn, || {
+                    script(false)
+                });
             assert_eq!(
-                engine.steps(),
-                kill_after,
+                resumed_at, kill_after,
                 "kill after {kill_after}, torn {torn}"
             );
-            let report = engine.run(&mut agent);
             assert_eq!(report.status, RunStatus::Completed);
+            let dir = RunDir::open(&path).unwrap();
             assert_eq!(report.blackboard, expected.blackboard);
             let (events, steps) = log_events(&dir);
             assert_eq!(events, log_events(&straight).0, "kill after {kill_after}");
@@ -181,12 +217,8 @@ fn a_killed_run_resumes_from_snapshot_and_log_tail() {
 #[test]
 fn corrupt_logs_and_foreign_snapshots_are_clear_errors() {
     let program = program();
-    let path = temp_dir("corrupt");
-    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
-    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
-    engine.persist_to(dir.clone()).unwrap();
-    engine.run_for(&mut script(false), 2);
-    drop(engine);
+    let config = EngineConfig::default();
+    let (path, dir, _) = stopped_run("corrupt", &program, &config, &mut script(false), 2);
     drop(dir);
     assert!(matches!(
         RunDir::create(&path, &program, &json!({})),
@@ -284,6 +316,11 @@ fn resume_tampered(
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     edit(&mut snap);
     std::fs::write(&file, snap.to_string()).unwrap();
+    resume(path, config)
+}
+
+/// Resumes the run at `path` and runs it to its end.
+fn resume(path: &std::path::Path, config: EngineConfig) -> Result<RunStatus, String> {
     let program = program();
     let dir = RunDir::open(path).unwrap();
     let mut engine = Engine::resume(&program, dir, config).map_err(|e| e.to_string())?;
@@ -366,14 +403,7 @@ fn tampered_snapshots_are_refused_naming_the_file_and_the_problem() {
     // Not JSON at all.
     let path = suspended_run("tamper-syntax");
     std::fs::write(path.join("snapshot.json"), "{").unwrap();
-    let err = Engine::resume(
-        &program(),
-        RunDir::open(&path).unwrap(),
-        EngineConfig::default(),
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    let err = resume(&path, EngineConfig::default()).unwrap_err();
     let want = format!(
         "`{}` line 1 is corrupt",
         path.join("snapshot.json").display()
@@ -427,16 +457,11 @@ fn tampered_logs_are_refused_naming_the_file_and_the_line() {
         ),
     ];
     for (edit, want) in cases {
-        let path = temp_dir("tamper-log");
-        let dir = RunDir::create(&path, &program, &json!({})).unwrap();
         let config = EngineConfig {
             snapshot_every: 0,
             ..EngineConfig::default()
         };
-        let mut engine = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
-        engine.persist_to(dir.clone()).unwrap();
-        engine.run_for(&mut script(false), 4);
-        drop(engine);
+        let (path, dir, _) = stopped_run("tamper-log", &program, &config, &mut script(false), 4);
         let text = std::fs::read_to_string(dir.log_path()).unwrap();
         let mut lines: Vec<String> = text.lines().map(String::from).collect();
         edit(&mut lines);
@@ -592,36 +617,18 @@ fn a_killed_run_resumes_a_callee_failure_at_every_step() {
         "{expected_events:#?}"
     );
     for (kill_after, every) in (1..expected.steps).flat_map(|k| [(k, 0), (k, 1)]) {
-        let path = temp_dir("callee-kill");
-        let dir = RunDir::create(&path, &program, &json!({})).unwrap();
         let config = EngineConfig {
             snapshot_every: every,
             ..EngineConfig::default()
         };
-        let mut engine = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
-        engine.persist_to(dir.clone()).unwrap();
-        engine.set_sleeper(Box::new(|_| {}));
-        assert_eq!(
-            engine.run_for(&mut script(), kill_after),
-            RunStatus::Yielded
-        );
-        drop(engine);
-        // The lock goes with the last handle of the directory.
-        drop(dir);
-        let mut agent = script();
-        let mut fresh = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
-        fresh.set_sleeper(Box::new(|_| {}));
-        fresh.run_for(&mut agent, kill_after);
-        let mut engine = Engine::resume(&program, RunDir::open(&path).unwrap(), config).unwrap();
-        engine.set_sleeper(Box::new(|_| {}));
-        let report = engine.run(&mut agent);
+        let (report, _, path) =
+            kill_and_resume("callee-kill", &program, &config, kill_after, false, script);
         assert_eq!(
             report.status,
             RunStatus::Completed,
             "kill after {kill_after}"
         );
         assert_eq!(report.failures.len(), expected.failures.len());
-        drop(engine);
         let dir = RunDir::open(&path).unwrap();
         assert_eq!(
             log_events(&dir).0,
