@@ -260,6 +260,23 @@ where
     }
 }
 
+/// `agent`, declaring itself instant (as `auto`, `rules` and `script` do):
+/// the engine does not time its decisions.
+pub struct InstantAgent<A>(pub A);
+
+impl<A: wf_vm::DecisionAgent> wf_vm::DecisionAgent for InstantAgent<A> {
+    fn decide(
+        &mut self,
+        ctx: &wf_vm::DecisionContext<'_>,
+    ) -> Result<wf_vm::Decision, wf_vm::AgentError> {
+        self.0.decide(ctx)
+    }
+
+    fn is_instant(&self) -> bool {
+        true
+    }
+}
+
 /// One event as a short line: `enter W/N`, `exit W/N status`, `edge ID`,
 /// `write W/N k=v …`, `push W`, `pop W`, `retry W/N #attempt`, `complete`,
 /// `suspend REASON`, `error REASON`.

@@ -142,26 +142,6 @@ fn a_step_budget_yields_and_continues() {
     assert_eq!(engine.steps(), 10);
 }
 
-/// An agent from a closure that declares itself instant (as `auto`,
-/// `rules` and `script` do): the engine does not time its decisions.
-struct Quick<F>(F);
-
-impl<F> wf_vm::DecisionAgent for Quick<F>
-where
-    F: FnMut(&wf_vm::DecisionContext<'_>) -> Result<wf_vm::Decision, wf_vm::AgentError>,
-{
-    fn decide(
-        &mut self,
-        ctx: &wf_vm::DecisionContext<'_>,
-    ) -> Result<wf_vm::Decision, wf_vm::AgentError> {
-        (self.0)(ctx)
-    }
-
-    fn is_instant(&self) -> bool {
-        true
-    }
-}
-
 /// A tool runner whose every command takes `.0` and succeeds, or fails
 /// at its timeout when that is shorter.
 struct SlowTool(Duration);
@@ -372,12 +352,12 @@ fn the_failure_trace_keeps_the_oldest_half_and_the_latest() {
     let program = p.build();
     let mut config = EngineConfig::default();
     config.sizes.max_failures = 100;
-    let mut agent = Quick(|ctx: &wf_vm::DecisionContext<'_>| {
+    let mut agent = InstantAgent(FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
         Ok(fail_with(
             format!("attempt {} broke", ctx.attempt),
             String::new(),
         ))
-    });
+    }));
     let (report, _) = run_collect(&program, config, &mut agent);
     let trace = &report.failures;
     assert!(trace.len() <= 100, "{} entries", trace.len());
@@ -473,8 +453,9 @@ fn backoff_sleeps_count_and_stop_at_the_wall_clock() {
     let mut config = EngineConfig::default();
     config.limits.wall_clock = Duration::from_millis(50);
     let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), config).unwrap();
-    let mut agent =
-        Quick(|_: &wf_vm::DecisionContext<'_>| Ok(fail_with("flaky".into(), String::new())));
+    let mut agent = InstantAgent(FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        Ok(fail_with("flaky".into(), String::new()))
+    }));
     let t = std::time::Instant::now();
     let report = engine.run(&mut agent);
     assert!(
