@@ -50,14 +50,25 @@ fn run_json(args: &[&str]) -> (Output, Value) {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
     let out = wfc(&all).output().unwrap();
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON summary ({e}); stdout: {}; stderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let json = common::summary(&out);
     (out, json)
+}
+
+/// `wfc RUN… --events FILE --format json` with FILE `name` in `dir`: the
+/// exit code, the summary without its timings, and the events written.
+fn run_untimed(dir: &Path, run: &[&str], name: &str) -> (Option<i32>, Value, String) {
+    let path = dir.join(name);
+    let with = [run, &["--events", path.to_str().unwrap()][..]].concat();
+    let (out, mut summary) = run_json(&with);
+    summary.as_object_mut().unwrap().remove("elapsed_ms");
+    for failure in summary["failures"].as_array_mut().unwrap() {
+        failure.as_object_mut().unwrap().remove("time_ms");
+    }
+    (
+        out.status.code(),
+        summary,
+        std::fs::read_to_string(path).unwrap(),
+    )
 }
 
 #[test]
@@ -531,20 +542,7 @@ fn runs_from_ir_equal_runs_from_source() {
         );
         let from_source = [&["run", *file][..], args].concat();
         let from_ir = [&["run", ir.to_str().unwrap()][..], args].concat();
-        let events = |run: &[&str], name: &str| {
-            let path = dir.join(name);
-            let with = [run, &["--events", path.to_str().unwrap()][..]].concat();
-            let (out, mut summary) = run_json(&with);
-            summary.as_object_mut().unwrap().remove("elapsed_ms");
-            for failure in summary["failures"].as_array_mut().unwrap() {
-                failure.as_object_mut().unwrap().remove("time_ms");
-            }
-            (
-                out.status.code(),
-                summary,
-                std::fs::read_to_string(path).unwrap(),
-            )
-        };
+        let events = |run: &[&str], name: &str| run_untimed(&dir, run, name);
         let a = events(&from_source, &format!("{i}-source.jsonl"));
         let b = events(&from_ir, &format!("{i}-ir.jsonl"));
         assert_eq!(a, b, "{file}");
@@ -594,20 +592,7 @@ fn runs_from_reflex_json_equal_runs_from_source() {
             String::from_utf8_lossy(&check.stdout),
             String::from_utf8_lossy(&check.stderr)
         );
-        let events = |run: &[&str], name: &str| {
-            let path = dir.join(name);
-            let with = [run, &["--events", path.to_str().unwrap()][..]].concat();
-            let (out, mut summary) = run_json(&with);
-            summary.as_object_mut().unwrap().remove("elapsed_ms");
-            for failure in summary["failures"].as_array_mut().unwrap() {
-                failure.as_object_mut().unwrap().remove("time_ms");
-            }
-            (
-                out.status.code(),
-                summary,
-                std::fs::read_to_string(path).unwrap(),
-            )
-        };
+        let events = |run: &[&str], name: &str| run_untimed(&dir, run, name);
         let a = events(
             &[&["run", *file][..], args].concat(),
             &format!("{i}-source.jsonl"),

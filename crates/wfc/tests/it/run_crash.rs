@@ -7,6 +7,8 @@
 
 use crate::common;
 
+use common::summary;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -60,15 +62,6 @@ fn log(dir: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-fn summary(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON summary ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 /// Complete lines in the step log so far.

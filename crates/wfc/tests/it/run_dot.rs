@@ -9,7 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::repo_root;
+use common::{repo_root, summary};
 use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
 use serde_json::Value;
 
@@ -70,15 +70,6 @@ fn run(test: &str, file: &str, agent: &str, extra: &[&str]) -> (Output, PathBuf,
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     (out, run_dir, events)
-}
-
-fn summary(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON summary ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 fn json(path: &Path) -> Value {

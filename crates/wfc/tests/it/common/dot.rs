@@ -79,13 +79,7 @@ pub fn run(file: &Path, args: &[&str]) -> (i32, Value) {
     all.extend_from_slice(args);
     all.extend(["--format", "json"]);
     let out = wfc(&all);
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON report ({e}); stdout: {}; stderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let report = crate::common::summary(&out);
     (out.status.code().unwrap_or(-1), report)
 }
 

@@ -5,6 +5,9 @@
 pub mod dot;
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
 
 /// The repository root, where `tests/`, `examples/` and `docs/` live.
 pub fn repo_root() -> PathBuf {
@@ -12,6 +15,18 @@ pub fn repo_root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .unwrap()
+}
+
+/// The JSON report or summary `wfc … --format json` printed; a failure
+/// shows what it printed instead, on both streams.
+pub fn summary(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}); stdout: {}; stderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
 }
 
 /// Every `.wf` file below `dir`, recursively, skipping `snapshots/`
@@ -33,6 +48,6 @@ pub fn files_with_extensions(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
         .collect()
 }
 
-use wf_test_support::corpus;
 #[allow(unused_imports)] // each test module uses its own subset
 pub use corpus::shared_corpus;
+use wf_test_support::corpus;
