@@ -201,11 +201,8 @@ fn diagnostic(rng: &mut Rng, sources: &Sources) -> Diagnostic {
 
 /// `f()`, or `None` if it panics, without printing the panic.
 fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    std::panic::set_hook(hook);
-    result.ok()
+    let _quiet = wf_test_support::panics::QuietPanics::on_this_thread();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
 }
 
 #[test]

@@ -131,8 +131,7 @@ fn mutated_files_never_panic_the_analysis() {
     assert!(files.len() > 50);
     // The panic hook would print every caught panic; keep the output to
     // the failures we report.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
+    let quiet = wf_test_support::panics::QuietPanics::on_this_thread();
     let mut failures = Vec::new();
     let mutations = mutations();
     for (index, path) in files.iter().enumerate() {
@@ -150,7 +149,7 @@ fn mutated_files_never_panic_the_analysis() {
             }
         }
     }
-    std::panic::set_hook(hook);
+    drop(quiet);
     assert!(
         failures.is_empty(),
         "the analysis panicked on mutated inputs:\n{}",
