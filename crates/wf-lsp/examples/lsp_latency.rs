@@ -16,8 +16,7 @@
 //! edit deletes it (the diagnostic is cleared), so every edit publishes.
 //! Prints the median, 90th and 99th percentiles and the maximum in ms.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+use wf_test_support::lsp as common;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //!
 //! The reference page is built from [`codes::ALL`] rather than written by
 //! hand so it cannot drift from what `wfc explain` prints; a test in
-//! `tests/docs.rs` fails when the committed file is stale.
+//! `tests/it/docs.rs` fails when the committed file is stale.
 
 use wf_diagnostics::codes::{self, Code};
 

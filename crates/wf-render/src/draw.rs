@@ -15,7 +15,7 @@
 //! a file other than the primary one whose header ariadne would place by
 //! reading a character offset as a byte offset after non-ASCII text.
 //!
-//! The differential tests (`tests/draw_differential.rs` here, and over
+//! The differential tests (`tests/it/draw_differential.rs` here, and over
 //! real diagnostics in `wfc`) hold this to ariadne byte for byte.
 
 mod line;

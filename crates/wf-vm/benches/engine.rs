@@ -3,8 +3,7 @@
 //! `cargo bench -p wf-vm --bench engine`; figures and how to read them are
 //! in `docs/performance.md`.
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+use wf_test_support::vm as common;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -114,7 +114,7 @@ pub fn directive(comment: &str) -> Option<&str> {
 /// entry node, a cycle in a `.wf` workflow, a key of an unknown type, a
 /// call to an unknown workflow, an engine attribute of the wrong type or
 /// out of range, a retry target that is not a node). They cannot be
-/// suppressed, inline or through `[lints]`. `crates/wfc/tests/check_files.rs`
+/// suppressed, inline or through `[lints]`. `crates/wfc/tests/it/check_files.rs`
 /// holds a sample of each that the compiler refuses.
 pub const COMPILE_BLOCKING: &[&Code] = &[
     &codes::DUPLICATE_WORKFLOW,

@@ -5,7 +5,7 @@
 //! on those picks the scanner, and each scanner is a tight loop over bytes
 //! (or `memchr` for the long ones: prompts, comments). This replaced a
 //! logos DFA, which stepped through a state per byte; the old DFA is kept
-//! as the reference of a differential test (`tests/lexer_reference.rs`).
+//! as the reference of a differential test (`tests/it/lexer_reference.rs`).
 //!
 //! All scanners stop on a character boundary: they only stop before an
 //! ASCII byte or at the end, and every byte of a non-ASCII character is

@@ -45,7 +45,7 @@ fn type_of(place: Place, key: &str) -> Option<Ty> {
         // `wfc run --agent llm`'s budgets (docs/llm.md).
         (Place::Graph, "max_tokens") => Ty::Int,
         (Place::Graph, "max_cost_usd") => Ty::Number,
-                (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles" | "max_visits") => {
+        (Place::Node, "max_retries" | "max_parallel" | "manager.max_cycles" | "max_visits") => {
             Ty::Int
         }
         (Place::Node, "goal_gate" | "auto_status" | "allow_partial") => Ty::Bool,

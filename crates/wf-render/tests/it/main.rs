@@ -1,0 +1,9 @@
+//! The integration tests of `wf-render`, one module per former test file, in
+//! one binary: linking a test executable costs more than compiling most
+//! of these modules, so each crate links one (`docs/testing.md`).
+//!
+//! `cargo test -p wf-render --test it MODULE::` runs one module's tests.
+
+mod docs;
+mod draw_differential;
+mod render;

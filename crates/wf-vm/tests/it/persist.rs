@@ -1,0 +1,681 @@
+//! Run directories: suspend → resume and killed → resume reach the same
+//! state as an uninterrupted run; torn log lines are dropped; nothing is
+//! logged twice.
+
+use crate::common;
+
+use common::*;
+use serde_json::json;
+use wf_ir::{IrProgram, Opcode, ValueType, WorkflowIdx};
+use wf_vm::agents::ScriptAgent;
+use wf_vm::{Engine, EngineConfig, PersistError, RunDir, RunStatus};
+
+/// A workflow with a call, writes and a human choice: enough state that a
+/// wrong resume would show.
+fn program() -> IrProgram {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["a", "sub", "ask"]);
+    p.node(main, "yes", Opcode::Exit);
+    p.node(main, "no", Opcode::Exit);
+    let e = p.edge(main, "ask", "yes");
+    p.label(main, e, "[Y] Yes");
+    let e = p.edge(main, "ask", "no");
+    p.label(main, e, "[N] No");
+    p.nm(main, "ask").op = Opcode::Human;
+    p.call(main, "sub", sub, &[("total", "sum")]);
+    p.writes(main, "a", "n", ValueType::Int);
+    p.chain(sub, &["s1", "s2", "s3"]);
+    p.writes(sub, "s2", "sum", ValueType::Int);
+    p.writes(main, "no", "verdict", ValueType::String);
+    p.build()
+}
+
+fn script(suspend: bool) -> ScriptAgent {
+    let mut ask = vec![json!("[N] No")];
+    if suspend {
+        ask.insert(0, json!({"type": "suspend", "reason": "awaiting a person"}));
+    }
+    ScriptAgent::from_json(&json!({
+        "fallback": "auto",
+        "nodes": {
+            "a": [{"type": "advance", "status": "success", "writes": [{"key": "n", "value": 4}]}],
+            "sub/s2": [{"type": "advance", "status": "success", "writes": [{"key": "sum", "value": 10}]}],
+            "ask": ask,
+        }
+    }))
+    .unwrap()
+}
+
+/// The log's events, without `engine:suspend`, and the steps in order.
+fn log_events(dir: &RunDir) -> (Vec<String>, Vec<u64>) {
+    let records = dir.read_log().unwrap();
+    let steps = records.iter().map(|(_, r)| r.step).collect();
+    let events = records
+        .iter()
+        .flat_map(|(_, r)| r.events.iter())
+        .map(|e| {
+            let mut e = e.clone();
+            e.as_object_mut().unwrap().remove("step");
+            e
+        })
+        .filter(|e| e["event"] != "engine:suspend")
+        .map(|e| e.to_string())
+        .collect();
+    (events, steps)
+}
+
+fn uninterrupted(program: &IrProgram) -> (wf_vm::Report, RunDir) {
+    let path = temp_dir("straight");
+    let dir = RunDir::create(&path, program, &json!({})).unwrap();
+    let mut engine = Engine::new(program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    (engine.run(&mut script(false)), dir)
+}
+
+/// A run of `program` persisted at a fresh directory `name`, stopped
+/// after `steps` steps with the engine dropped (no final snapshot), as a
+/// killed process leaves it: its path, a handle of its directory and the
+/// status `run_for` returned.
+fn stopped_run(
+    name: &str,
+    program: &IrProgram,
+    config: &EngineConfig,
+    agent: &mut ScriptAgent,
+    steps: u64,
+) -> (std::path::PathBuf, RunDir, RunStatus) {
+    let path = temp_dir(name);
+    let dir = RunDir::create(&path, program, &json!({})).unwrap();
+    let mut engine = Engine::new(program, WorkflowIdx(0), config.clone()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    engine.set_sleeper(Box::new(|_| {}));
+    let status = engine.run_for(agent, steps);
+    (path, dir, status)
+}
+
+/// Kills a run of `program` after `kill_after` steps (`torn`: with half
+/// a log line written after it), resumes it with the agent a new process
+/// would have (`agent()`, its answers to the first `kill_after` steps
+/// used up as the recorded steps replay) and runs it to its end. Returns
+/// the report, the step count the resume started from and the run's
+/// directory.
+fn kill_and_resume(
+    name: &str,
+    program: &IrProgram,
+    config: &EngineConfig,
+    kill_after: u64,
+    torn: bool,
+    agent: impl Fn() -> ScriptAgent,
+) -> (wf_vm::Report, u64, std::path::PathBuf) {
+    let (path, dir, status) = stopped_run(name, program, config, &mut agent(), kill_after);
+    assert_eq!(status, RunStatus::Yielded);
+    let log_path = dir.log_path();
+    // The lock goes with the last handle of the directory.
+    drop(dir);
+    if torn {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(log_path)
+            .unwrap();
+        f.write_all(br#"{"step":99,"input":"deci"#).unwrap();
+    }
+    let mut agent = agent();
+    let mut fresh = Engine::new(program, WorkflowIdx(0), config.clone()).unwrap();
+    fresh.set_sleeper(Box::new(|_| {}));
+    fresh.run_for(&mut agent, kill_after);
+    let mut engine = Engine::resume(program, RunDir::open(&path).unwrap(), config.clone()).unwrap();
+    engine.set_sleeper(Box::new(|_| {}));
+    let resumed_at = engine.steps();
+    (engine.run(&mut agent), resumed_at, path)
+}
+
+#[test]
+fn suspend_then_resume_matches_an_uninterrupted_run() {
+    let program = program();
+    let (expected, straight) = uninterrupted(&program);
+    assert_eq!(expected.status, RunStatus::Completed);
+    assert_eq!(
+        expected.blackboard,
+        json!({"n": 4, "total": 10, "verdict": "<verdict>"})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
+
+    let path = temp_dir("suspend");
+    let dir = RunDir::create(&path, &program, &json!({"agent": "script"})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir).unwrap();
+    let mut agent = script(true);
+    let first = engine.run(&mut agent);
+    assert_eq!(
+        first.status,
+        RunStatus::Suspended {
+            reason: "awaiting a person".into()
+        }
+    );
+    drop(engine);
+
+    let dir = RunDir::open(&path).unwrap();
+    assert_eq!(dir.meta().unwrap(), json!({"agent": "script"}));
+    let stored = dir.program().unwrap();
+    assert_eq!(stored, program);
+    let mut engine = Engine::resume(&stored, dir.clone(), EngineConfig::default()).unwrap();
+    assert_eq!(engine.status(), &first.status);
+    let resumed = engine.run(&mut agent);
+    assert_eq!(resumed.status, RunStatus::Completed);
+    assert_eq!(resumed.blackboard, expected.blackboard);
+    assert_eq!(
+        resumed.steps,
+        expected.steps + 1,
+        "the suspending step counts"
+    );
+    assert_eq!(log_events(&dir).0, log_events(&straight).0);
+    let steps = log_events(&dir).1;
+    assert_eq!(
+        steps,
+        (0..resumed.steps).collect::<Vec<_>>(),
+        "each step once"
+    );
+    let _ = std::fs::remove_dir_all(&path);
+    let _ = std::fs::remove_dir_all(straight.path());
+}
+
+#[test]
+fn a_killed_run_resumes_from_snapshot_and_log_tail() {
+    let program = program();
+    let (expected, straight) = uninterrupted(&program);
+    for (kill_after, every) in (1..expected.steps).flat_map(|k| [(k, 0), (k, 2)]) {
+        for torn in [false, true] {
+            let config = EngineConfig {
+                snapshot_every: every,
+                ..EngineConfig::default()
+            };
+            // "Killed": no final snapshot; maybe half a line written.
+            let (report, resumed_at, path) =
+                kill_and_resume("kill", &program, &config, kill_after, torn, || {
+                    script(false)
+                });
+            assert_eq!(
+                resumed_at, kill_after,
+                "kill after {kill_after}, torn {torn}"
+            );
+            assert_eq!(report.status, RunStatus::Completed);
+            let dir = RunDir::open(&path).unwrap();
+            assert_eq!(report.blackboard, expected.blackboard);
+            let (events, steps) = log_events(&dir);
+            assert_eq!(events, log_events(&straight).0, "kill after {kill_after}");
+            assert_eq!(steps, (0..report.steps).collect::<Vec<_>>());
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+    let _ = std::fs::remove_dir_all(straight.path());
+}
+
+#[test]
+fn corrupt_logs_and_foreign_snapshots_are_clear_errors() {
+    let program = program();
+    let config = EngineConfig::default();
+    let (path, dir, _) = stopped_run("corrupt", &program, &config, &mut script(false), 2);
+    drop(dir);
+    assert!(matches!(
+        RunDir::create(&path, &program, &json!({})),
+        Err(wf_vm::PersistError::AlreadyExists(_))
+    ));
+    let dir = RunDir::open(&path).unwrap();
+    let log = std::fs::read_to_string(dir.log_path()).unwrap();
+    std::fs::write(dir.log_path(), format!("garbage\n{log}")).unwrap();
+    let err = Engine::resume(&program, dir.clone(), EngineConfig::default())
+        .err()
+        .unwrap();
+    let shown = format!("`{}` line 1 is corrupt", dir.log_path().display());
+    assert!(err.to_string().contains(&shown), "{err}");
+    let mut other = program.clone();
+    other.workflows[0].nodes[0].id = other.workflows[0].nodes[1].id;
+    let other_name = other.strings.len();
+    other.strings.push("renamed".into());
+    other.workflows[0].name = wf_ir::StrId(other_name as u32);
+    std::fs::write(dir.log_path(), log).unwrap();
+    let err = Engine::resume(&other, dir, EngineConfig::default())
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("no workflow `main`"), "{err}");
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A run directory is locked while a `RunDir` of it lives: opening or
+/// creating it again fails with the holder's pid (`flock` locks belong to
+/// an open file, so a second open in one process conflicts as another
+/// process's would); a directory that does not exist says so.
+#[test]
+fn a_run_directory_is_locked_while_held_and_missing_ones_say_so() {
+    let program = program();
+    let path = temp_dir("lock");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    engine.run_for(&mut script(false), 2);
+    drop(dir);
+    let pid = std::process::id();
+    let in_use = format!(
+        "run directory {} is in use by process {pid}",
+        path.display()
+    );
+    let lock = std::fs::read_to_string(path.join("run.lock")).unwrap();
+    assert_eq!(lock, format!("{pid}\n"));
+    let errors = [
+        RunDir::open(&path).unwrap_err(),
+        RunDir::create(&path, &program, &json!({})).unwrap_err(),
+    ];
+    for err in errors {
+        assert!(matches!(err, PersistError::InUse { pid: Some(p), .. } if p == pid));
+        assert_eq!(err.to_string(), in_use);
+    }
+    // The engine held the last clone: the lock goes with it.
+    drop(engine);
+    let dir = RunDir::open(&path).unwrap();
+    drop(dir);
+
+    let missing = path.join("missing");
+    let err = RunDir::open(&missing).unwrap_err();
+    assert!(matches!(err, PersistError::NotFound(_)), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!("run directory {} does not exist", missing.display())
+    );
+    // A directory that holds no run is not given a lock file.
+    std::fs::create_dir_all(&missing).unwrap();
+    let err = RunDir::open(&missing).unwrap_err();
+    assert!(err.to_string().contains("not a run directory"), "{err}");
+    assert!(!missing.join("run.lock").exists());
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A run suspended at `ask`; returns its directory (not held).
+fn suspended_run(name: &str) -> std::path::PathBuf {
+    let program = program();
+    let path = temp_dir(name);
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir).unwrap();
+    let status = engine.run(&mut script(true)).status;
+    assert!(matches!(status, RunStatus::Suspended { .. }), "{status:?}");
+    path
+}
+
+/// Resumes the run at `path` after `edit` changed its snapshot.
+fn resume_tampered(
+    path: &std::path::Path,
+    config: EngineConfig,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> Result<RunStatus, String> {
+    let file = path.join("snapshot.json");
+    let mut snap: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    edit(&mut snap);
+    std::fs::write(&file, snap.to_string()).unwrap();
+    resume(path, config)
+}
+
+/// Resumes the run at `path` and runs it to its end.
+fn resume(path: &std::path::Path, config: EngineConfig) -> Result<RunStatus, String> {
+    let program = program();
+    let dir = RunDir::open(path).unwrap();
+    let mut engine = Engine::resume(&program, dir, config).map_err(|e| e.to_string())?;
+    Ok(engine.run(&mut script(false)).status)
+}
+
+/// A restored snapshot passes the checks of live writes, cannot raise the
+/// program's limits, and every problem names `snapshot.json`.
+#[test]
+fn tampered_snapshots_are_refused_naming_the_file_and_the_problem() {
+    let entry = |key: &str, value: serde_json::Value| json!({"key": key, "value": value, "node": "a", "step": 1});
+    let big = "x".repeat(1 << 20);
+    let small = EngineConfig {
+        limits: wf_vm::RunLimits {
+            max_write_bytes: 100,
+            max_blackboard_bytes: 150,
+            ..Default::default()
+        },
+        ..EngineConfig::default()
+    };
+    type Edit = Box<dyn FnOnce(&mut serde_json::Value)>;
+    let cases: Vec<(&str, EngineConfig, Edit, &str)> = vec![
+        (
+            "reserved key",
+            EngineConfig::default(),
+            Box::new(|s| s["frames"][0]["entries"][0]["key"] = json!("internal.admin")),
+            "frame 1 (workflow `main`): the entry `internal.admin` has a key reserved for the runtime",
+        ),
+        (
+            "oversized value, raised limit",
+            EngineConfig::default(),
+            Box::new(move |s| {
+                s["limits"]["max_write_bytes"] = json!(1u64 << 40);
+                s["frames"][0]["entries"][0]["value"] = json!(big);
+            }),
+            "the entry `n` is 1048578 bytes serialized, over the limit of 1048576 (max_write_bytes)",
+        ),
+        (
+            "total size",
+            small,
+            Box::new(move |s| {
+                let entries = s["frames"][0]["entries"].as_array_mut().unwrap();
+                entries.push(entry("x", json!("y".repeat(80))));
+                entries.push(entry("z", json!("y".repeat(80))));
+            }),
+            "its entries are over the blackboard's limit of 150 bytes (max_blackboard_bytes)",
+        ),
+        (
+            "declared type",
+            EngineConfig::default(),
+            Box::new(|s| s["frames"][0]["entries"][0]["value"] = json!("four")),
+            "the entry `n` is string but node `a` declares it `int`",
+        ),
+        (
+            "unknown node",
+            EngineConfig::default(),
+            Box::new(|s| s["frames"][0]["node"] = json!("ghost")),
+            "workflow `main` has no node `ghost`",
+        ),
+        (
+            "unknown field",
+            EngineConfig::default(),
+            Box::new(|s| s["admin"] = json!(true)),
+            "unknown field `admin`",
+        ),
+    ];
+    for (what, config, edit, want) in cases {
+        let path = suspended_run("tamper");
+        let err = match resume_tampered(&path, config, edit) {
+            Err(e) => e,
+            Ok(status) => panic!("{what}: resumed, then {status:?}"),
+        };
+        let file = path.join("snapshot.json");
+        assert!(
+            err.starts_with(&format!("`{}`", file.display())) && err.contains(want),
+            "{what}: {err}"
+        );
+        let _ = std::fs::remove_dir_all(&path);
+    }
+    // Not JSON at all.
+    let path = suspended_run("tamper-syntax");
+    std::fs::write(path.join("snapshot.json"), "{").unwrap();
+    let err = resume(&path, EngineConfig::default()).unwrap_err();
+    let want = format!(
+        "`{}` line 1 is corrupt",
+        path.join("snapshot.json").display()
+    );
+    assert!(err.starts_with(&want), "{err}");
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// Limits in a snapshot above the program's (here: the resuming
+/// configuration's) are lowered to them, not obeyed.
+#[test]
+fn a_snapshot_cannot_raise_the_limits() {
+    let path = suspended_run("limits");
+    let config = EngineConfig {
+        limits: wf_vm::RunLimits {
+            max_steps: 3,
+            ..Default::default()
+        },
+        ..EngineConfig::default()
+    };
+    let status = resume_tampered(&path, config, |s| {
+        assert!(s["step"].as_u64().unwrap() >= 3, "{s}");
+        s["limits"]["max_steps"] = json!(1_000_000_000u64);
+    })
+    .unwrap();
+    assert!(
+        failed_reason(&status).contains("limit of 3 steps"),
+        "{status:?}"
+    );
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// Log records that do not fit their snapshot are errors naming
+/// `log.jsonl` and the line.
+#[test]
+fn tampered_logs_are_refused_naming_the_file_and_the_line() {
+    let program = program();
+    type Edit = fn(&mut Vec<String>);
+    let cases: [(Edit, &str); 3] = [
+        (
+            |l| drop(l.remove(1)),
+            "line 2 is corrupt: it records step 2 where step 1 was expected",
+        ),
+        (
+            |l| l[2] = r#"{"step":2,"input":"engine","events":[]}"#.into(),
+            "line 3 is corrupt: the log records an engine step where the agent decides",
+        ),
+        (
+            |l| l[0] = "{\"step\":0}".into(),
+            "line 1 is corrupt: missing field `input`",
+        ),
+    ];
+    for (edit, want) in cases {
+        let config = EngineConfig {
+            snapshot_every: 0,
+            ..EngineConfig::default()
+        };
+        let (path, dir, _) = stopped_run("tamper-log", &program, &config, &mut script(false), 4);
+        let text = std::fs::read_to_string(dir.log_path()).unwrap();
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        edit(&mut lines);
+        std::fs::write(dir.log_path(), lines.join("\n") + "\n").unwrap();
+        let err = Engine::resume(&program, dir.clone(), config).err().unwrap();
+        let want = format!("`{}` {want}", dir.log_path().display());
+        assert!(err.to_string().starts_with(&want), "{err}");
+        drop(dir);
+        let _ = std::fs::remove_dir_all(&path);
+    }
+}
+
+/// A shared in-memory writer that can be told to fail like a full disk.
+#[derive(Clone, Default)]
+struct Buffer(std::rc::Rc<std::cell::RefCell<(Vec<u8>, bool)>>);
+
+impl std::io::Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut b = self.0.borrow_mut();
+        if b.1 {
+            return Err(std::io::ErrorKind::StorageFull.into());
+        }
+        b.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The log's events are the event stream, byte for byte: what a resumed
+/// run rewrites its `--events` file from.
+#[test]
+fn logged_events_are_the_event_stream() {
+    let program = program();
+    let path = temp_dir("events");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let out = Buffer::default();
+    engine.set_event_sink(Box::new(wf_vm::JsonLinesSink::new(out.clone())));
+    engine.persist_to(dir.clone()).unwrap();
+    assert_eq!(engine.run(&mut script(false)).status, RunStatus::Completed);
+    let streamed = out.0.borrow().0.clone();
+    assert!(streamed.len() > 500);
+    assert_eq!(
+        String::from_utf8(dir.logged_events().unwrap()).unwrap(),
+        String::from_utf8(streamed).unwrap()
+    );
+    drop(dir);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// An event sink that cannot write (a full disk) fails the run before its
+/// next step, as a logged step that a resume replays.
+#[test]
+fn a_failing_event_sink_fails_the_run() {
+    let program = program();
+    let path = temp_dir("sink-full");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let out = Buffer::default();
+    engine.set_event_sink(Box::new(wf_vm::JsonLinesSink::new(out.clone())));
+    engine.persist_to(dir.clone()).unwrap();
+    let mut agent = script(false);
+    engine.run_for(&mut agent, 2);
+    out.0.borrow_mut().1 = true;
+    let report = engine.run(&mut agent);
+    assert_eq!(
+        failed_reason(&report.status),
+        "could not write an event: no storage space"
+    );
+    assert_eq!(
+        report.steps, 4,
+        "one step writes and fails, the next ends the run"
+    );
+    drop(engine);
+    let records = dir.read_log().unwrap();
+    let last = &records.last().unwrap().1;
+    assert_eq!(serde_json::to_value(&last.input).unwrap()["input"], "abort");
+    drop(dir);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// The final snapshot failing (a full disk) does not turn a completed run
+/// into a failed one: the log holds the end, and a resume finds it.
+#[test]
+fn a_failed_final_snapshot_leaves_the_run_completed() {
+    let program = program();
+    let path = temp_dir("final-snapshot");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let config = EngineConfig {
+        snapshot_every: 0,
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
+    engine.persist_to(dir).unwrap();
+    // The temporary snapshot cannot be created: writing it fails.
+    std::fs::create_dir(path.join("snapshot.json.tmp")).unwrap();
+    let report = engine.run(&mut script(false));
+    assert_eq!(report.status, RunStatus::Completed);
+    let warning = engine.persist_warning().unwrap();
+    assert!(
+        warning.starts_with("could not write the final snapshot"),
+        "{warning}"
+    );
+    drop(engine);
+    std::fs::remove_dir(path.join("snapshot.json.tmp")).unwrap();
+    let engine = Engine::resume(&program, RunDir::open(&path).unwrap(), config).unwrap();
+    assert_eq!(engine.status(), &RunStatus::Completed);
+    assert_eq!(engine.steps(), report.steps);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A callee that fails, a retried call and a retry-target jump: state
+/// carried between steps (the callee's failure waiting at the call node,
+/// the failure entry) survives a kill at every step.
+#[test]
+fn a_killed_run_resumes_a_callee_failure_at_every_step() {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["a", "sub", "ok"]);
+    p.node(main, "handled", Opcode::Exit);
+    p.call(main, "sub", sub, &[]);
+    let handled = p.n(main, "handled");
+    let call = p.nm(main, "sub");
+    call.engine.retries = Some(1);
+    call.engine.retry_target = Some(handled);
+    p.chain(sub, &["s1", "s2"]);
+    let program = p.build();
+    let script = || {
+        ScriptAgent::from_json(&json!({
+            "fallback": "auto",
+            "nodes": {"sub/s1": [
+                {"type": "advance", "status": "fail", "failure_reason": "one"},
+                {"type": "advance", "status": "fail", "failure_reason": "two"}
+            ]}
+        }))
+        .unwrap()
+    };
+    let straight_path = temp_dir("callee-straight");
+    let straight = RunDir::create(&straight_path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(straight.clone()).unwrap();
+    engine.set_sleeper(Box::new(|_| {}));
+    let expected = engine.run(&mut script());
+    assert_eq!(expected.status, RunStatus::Completed);
+    let (expected_events, _) = log_events(&straight);
+    assert!(
+        expected_events
+            .iter()
+            .any(|e| e.contains("\"node:enter\"") && e.contains("\"handled\"")),
+        "{expected_events:#?}"
+    );
+    for (kill_after, every) in (1..expected.steps).flat_map(|k| [(k, 0), (k, 1)]) {
+        let config = EngineConfig {
+            snapshot_every: every,
+            ..EngineConfig::default()
+        };
+        let (report, _, path) =
+            kill_and_resume("callee-kill", &program, &config, kill_after, false, script);
+        assert_eq!(
+            report.status,
+            RunStatus::Completed,
+            "kill after {kill_after}"
+        );
+        assert_eq!(report.failures.len(), expected.failures.len());
+        let dir = RunDir::open(&path).unwrap();
+        assert_eq!(
+            log_events(&dir).0,
+            expected_events,
+            "kill after {kill_after}"
+        );
+        let _ = std::fs::remove_dir_all(&path);
+    }
+    let _ = std::fs::remove_dir_all(&straight_path);
+}
+
+/// Issue 15.5: a decision that timed out is logged with its kind of
+/// failure, so a run replayed from its log reports `limit` as the live
+/// run did (not the `node` failure the logged decision alone would say).
+#[test]
+fn a_replayed_timeout_keeps_its_kind_of_failure() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["a", "b"]);
+    p.nm(w, "a").engine.timeout_ms = Some(1);
+    let program = p.build();
+    let path = temp_dir("timeout-kind");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    // The snapshot at the start: resuming from it replays every step.
+    let first = std::fs::read(path.join("snapshot.json")).unwrap();
+    let mut slow = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Ok(advance(None, &[]))
+    });
+    let live = engine.run(&mut slow);
+    assert!(
+        failed_reason(&live.status).contains("timed out"),
+        "{live:?}"
+    );
+    assert_eq!(live.kind, Some(wf_vm::FailureKind::Limit));
+    drop(engine);
+    drop(dir);
+    std::fs::write(path.join("snapshot.json"), first).unwrap();
+    let dir = RunDir::open(&path).unwrap();
+    let replayed = Engine::resume(&program, dir, EngineConfig::default())
+        .unwrap()
+        .report();
+    assert_eq!(replayed.status, live.status);
+    assert_eq!(replayed.kind, Some(wf_vm::FailureKind::Limit));
+    let kinds = |r: &wf_vm::Report| r.failures.iter().map(|f| f.kind).collect::<Vec<_>>();
+    assert_eq!(kinds(&replayed), kinds(&live));
+    let _ = std::fs::remove_dir_all(&path);
+}

@@ -1,0 +1,53 @@
+//! Helpers shared by the integration tests of `wfc`.
+
+#![allow(dead_code)] // each test module uses its own subset
+
+pub mod dot;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+/// The repository root, where `tests/`, `examples/` and `docs/` live.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The JSON report or summary `wfc … --format json` printed; a failure
+/// shows what it printed instead, on both streams.
+pub fn summary(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}); stdout: {}; stderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Every `.wf` file below `dir`, recursively, skipping `snapshots/`
+/// directories, in sorted order.
+pub fn wf_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extensions(dir, &["wf"])
+}
+
+/// Every file under `dir` (recursively, skipping `snapshots/`) whose
+/// extension is one of `extensions`, sorted.
+pub fn files_with_extensions(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    corpus::files_under(dir, extensions)
+        .into_iter()
+        .filter(|path| {
+            !path
+                .strip_prefix(dir)
+                .is_ok_and(|p| p.components().any(|c| c.as_os_str() == "snapshots"))
+        })
+        .collect()
+}
+
+#[allow(unused_imports)] // each test module uses its own subset
+pub use corpus::shared_corpus;
+use wf_test_support::corpus;

@@ -1,0 +1,26 @@
+//! The integration tests of `wfc`, one module per former test file, in
+//! one binary: linking a test executable costs more than compiling most
+//! of these modules, so each crate links one (`docs/testing.md`).
+//!
+//! `cargo test -p wfc --test it MODULE::` runs one module's tests.
+
+mod common;
+
+mod attractor_corpus;
+mod attractor_handlers;
+mod attractor_parity;
+mod build;
+mod check_files;
+mod cli;
+mod docs_examples;
+mod explanations;
+mod fmt;
+mod graph;
+mod human_fast;
+mod lsp;
+mod lsp_fixtures;
+mod robustness;
+mod run;
+mod run_crash;
+mod run_dot;
+mod run_dot_corpus;
