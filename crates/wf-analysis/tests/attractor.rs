@@ -1,18 +1,15 @@
 //! The Attractor lint rules (spec section 7.2) and typo checks, one case
-//! firing and one not per rule, on `.dot` pipelines lowered by `wf-dot`.
-//! (Until `.dot` is wired into the database, these call the front end and
-//! [`wf_analysis::check_program`] directly.)
+//! firing and one not per rule, on `.dot` pipelines checked as `wfc check`
+//! checks them (through the database).
 
-use wf_diagnostics::{Diagnostic, Family, FileId, Severity, codes};
+use wf_diagnostics::{Diagnostic, Family, Severity, Sources, codes};
 
 /// Every diagnostic of a pipeline: the front end's (annotated with their
 /// rule ids) and the checks'.
 fn check(src: &str) -> Vec<Diagnostic> {
-    let lowered = wf_dot::parse_and_lower(src, FileId(0));
-    let mut out = lowered.diagnostics;
-    out.iter_mut().for_each(wf_analysis::attractor::annotate);
-    out.extend(wf_analysis::check_program(&lowered.program));
-    out
+    let mut sources = Sources::new();
+    sources.add("pipeline.dot", src);
+    wf_analysis::check_sources(&sources)
 }
 
 /// The diagnostics of `code` in `src`.

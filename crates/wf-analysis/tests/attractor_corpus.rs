@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use wf_diagnostics::{FileId, Severity};
+use wf_diagnostics::Severity;
 
 #[path = "../../../tests/support/corpus.rs"]
 mod corpus;
@@ -24,13 +24,8 @@ fn corpus_summary() {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue; // not UTF-8: the front end's concern, not the checks'
         };
-        let lowered = wf_dot::parse_and_lower(&text, FileId(0));
-        let mut diagnostics = lowered.diagnostics.clone();
-        diagnostics
-            .iter_mut()
-            .for_each(wf_analysis::attractor::annotate);
-        diagnostics.extend(wf_analysis::check_program(&lowered.program));
         let rel = path.strip_prefix(&dir).unwrap().display().to_string();
+        let (_, diagnostics) = diagnose(&text);
         if diagnostics.iter().all(|d| d.severity == Severity::Info) {
             clean += 1;
         }
@@ -88,14 +83,13 @@ fn corpus_summary() {
 }
 
 /// Every diagnostic of a pipeline's text, as `corpus_summary` computes them.
+/// Each file is checked alone, as a project of its own, through the
+/// database.
 fn diagnose(text: &str) -> (wf_model::Program, Vec<wf_diagnostics::Diagnostic>) {
-    let lowered = wf_dot::parse_and_lower(text, FileId(0));
-    let mut diagnostics = lowered.diagnostics.clone();
-    diagnostics
-        .iter_mut()
-        .for_each(wf_analysis::attractor::annotate);
-    diagnostics.extend(wf_analysis::check_program(&lowered.program));
-    (lowered.program, diagnostics)
+    let mut sources = wf_diagnostics::Sources::new();
+    sources.add("pipeline.dot", text);
+    let analysis = wf_analysis::analyze_sources(&sources);
+    (analysis.program, analysis.diagnostics)
 }
 
 /// `text` with `range` replaced by `by`.

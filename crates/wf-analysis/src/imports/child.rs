@@ -12,45 +12,19 @@
 //! language server) check them; `wfc run` applies the same rules again
 //! when a manager node starts its child (the IR may come from elsewhere).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{Value, Workflow};
 
-use super::{ImportDecl, LoadFailure, PathProblem, display, is_inside, normalize};
-
-/// The extensions of the files a child pipeline may name.
-pub const PIPELINE_EXTENSIONS: [&str; 3] = ["dot", "fabro", "gv"];
+use super::{ImportDecl, LoadFailure, PathProblem, display};
+// The rule itself lives below the analysis: `wfc run` applies it again
+// when a manager node starts its child.
+pub use wf_paths::{PIPELINE_EXTENSIONS, resolve_child as resolve};
 
 /// The attributes naming a manager node's child pipeline, in the order
 /// they are read.
 pub const CHILD_ATTRIBUTES: [&str; 2] = ["stack.child_dotfile", "stack.child_workflow"];
-
-/// Resolves the child pipeline `literal` named in the pipeline at
-/// `pipeline` against the project `root` (both normalised, in the same
-/// space): [`super::resolve`]'s rules, with a pipeline extension instead
-/// of `.wf`. Leading and trailing spaces are not part of the path (the
-/// run time trims them too).
-pub fn resolve(pipeline: &Path, literal: &str, root: &Path) -> Result<PathBuf, PathProblem> {
-    let literal = literal.trim();
-    if literal.is_empty() {
-        return Err(PathProblem::Empty);
-    }
-    let written = Path::new(literal);
-    if written.is_absolute() || written.has_root() || literal.starts_with('/') {
-        return Err(PathProblem::Absolute);
-    }
-    let dir = pipeline.parent().unwrap_or(Path::new(""));
-    let resolved = normalize(&dir.join(written));
-    if !is_inside(&resolved, root) {
-        return Err(PathProblem::EscapesRoot);
-    }
-    let extension = written.extension().and_then(|e| e.to_str());
-    if !extension.is_some_and(|e| PIPELINE_EXTENSIONS.contains(&e)) {
-        return Err(PathProblem::NotWf);
-    }
-    Ok(resolved)
-}
 
 /// The child pipelines the manager nodes of `workflow` name, as imports:
 /// one per distinct attribute (a graph attribute shared by several

@@ -1,7 +1,7 @@
 //! `wfc check` on an IR file (`wfc build`'s output): verified with the
 //! loader `wfc run` uses, and reported as WF0011 when refused, instead of
 //! being read as a broken Reflex workflow (the other JSON `wfc check`
-//! reads). The analysis cannot do this itself: `wf-ir` depends on it.
+//! reads).
 
 use wf_diagnostics::{Diagnostic, FileId, Sources, Span, codes};
 
