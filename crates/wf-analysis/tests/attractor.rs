@@ -408,16 +408,7 @@ fn fixes_in_the_database_keep_only_dot_edits() {
     let src = pipeline(
         "  review [prompt=\"r\"]\n  start -> a -> exit\n  a -> review\n  a -> reveiw [condition=\"outcome=sucess\"]\n  a -> exit [condition=\"context.approved=true\"]\n  a -> exit [condition=\"context.approved!=true && context.aproved!=skip\"]\n  a -> exit [condition=\"context.n>\\\"3\\\"\"]",
     );
-    // Outside the database, WF0401 offers to drop the quotes, in `.wf`
-    // syntax (`3` for `"3"`; here the quotes are escaped in DOT).
-    assert!(
-        with_code(&src, "WF0401")[0].fix.is_some(),
-        "{:#?}",
-        with_code(&src, "WF0401")
-    );
-    let mut sources = wf_diagnostics::Sources::new();
-    sources.add("p.dot".to_string(), src.clone());
-    let found = wf_analysis::check_sources(&sources);
+    let found = check(&src);
     let fix_of = |code: &str| {
         let d = found
             .iter()
@@ -433,7 +424,7 @@ fn fixes_in_the_database_keep_only_dot_edits() {
     let rename = fix_of("WF0105").expect("WF0105 keeps its rename");
     assert_eq!(&src[rename.location.span.range()], "reveiw");
     assert_eq!(rename.replacement, "review");
-    // WF0401's unquoting is `.wf` syntax: dropped here.
+    // WF0401's unquoting (`3` for `"3"`) is `.wf` syntax: dropped here.
     assert!(fix_of("WF0401").is_none());
 }
 
