@@ -10,7 +10,9 @@
 //! Arguments: the IR file, then optionally the workflow to run (default:
 //! the first) and `key=value` inputs (the value is JSON, or else taken as a
 //! string). Prints the run's report as JSON; exits 0 when the run
-//! completed, 1 when it did not, 2 on bad input.
+//! completed, 1 when it did not, 2 on bad input. No tool runner is set
+//! (`Engine::set_tool_runner`), so tool nodes fail and the run follows
+//! their failure routes.
 
 use std::process::ExitCode;
 
