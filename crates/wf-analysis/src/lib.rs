@@ -5,14 +5,15 @@
 //! project and computes everything as salsa queries (parse → lower → names
 //! and imports → per-workflow graph facts → checks → diagnostics), so an
 //! edit re-runs only what depends on it (see `docs/architecture.md`).
-//! [`check_sources`] wraps it for one-shot checks. A `call` sees the
-//! workflows of its own file and of the files that file imports
-//! ([`imports`]); workflow names are unique across the project.
+//! [`check_sources`] and [`analyze_sources`] wrap it for one-shot checks of
+//! in-memory files. A `call` sees the workflows of its own file and of the
+//! files that file imports ([`imports`]); workflow names are unique across
+//! the project. There is no other pipeline: every caller (CLI, language
+//! server, tests) checks through the database.
 //!
 //! Checks register in two places: [`check_workflow`] for checks of one
 //! workflow alone (memoized per workflow), and, for checks that look across
-//! calls, [`check_program_wide`] (a program without a database) plus a
-//! per-workflow query over span-free summaries of the callees in
+//! calls, a per-workflow query over span-free summaries of the callees in
 //! `db::flow` (the database never builds the whole program).
 
 pub mod attractor;
@@ -39,32 +40,14 @@ use wf_syntax::Parsed;
 pub use db::Database;
 use graph::GraphFacts;
 
-/// The outcome of checking a set of files.
+/// The outcome of checking a set of in-memory files ([`analyze_sources`]).
 #[derive(Debug, Clone)]
 pub struct Analysis {
-    /// The lowered program.
+    /// The program, as [`Database::program`] builds it: files in path
+    /// order, child pipelines left out.
     pub program: Program,
-    /// Every diagnostic (syntax, names, graph), sorted by [`sort_diagnostics`].
+    /// Every diagnostic, sorted as [`Database::diagnostics`] sorts them.
     pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Checks parsed files together as one program: their parse diagnostics,
-/// then lowering and every check, sorted deterministically. Without paths,
-/// imports cannot be resolved: all workflows form one namespace (see
-/// [`check_program`]). [`check_sources`] and [`Database`] resolve imports.
-pub fn check_files(files: &[(FileId, &Parsed)]) -> Analysis {
-    let mut diagnostics: Vec<Diagnostic> = files
-        .iter()
-        .flat_map(|(_, parsed)| parsed.diagnostics.iter().cloned())
-        .collect();
-    let lowered = lower::lower_parsed(files);
-    diagnostics.extend(lowered.diagnostics);
-    diagnostics.extend(check_program(&lowered.program));
-    sort_diagnostics(&mut diagnostics);
-    Analysis {
-        program: lowered.program,
-        diagnostics,
-    }
 }
 
 /// Checks in-memory sources as one project through a [`Database`]: imports
@@ -73,21 +56,13 @@ pub fn check_files(files: &[(FileId, &Parsed)]) -> Analysis {
 /// suppression comments apply. Returns the sorted diagnostics, whose file
 /// ids are those of `sources`.
 pub fn check_sources(sources: &Sources) -> Vec<Diagnostic> {
-    db::check_sources(sources)
+    db::analyze_sources(sources).diagnostics
 }
 
-/// Runs every model-level check on a lowered program, whatever format it
-/// came from, treating it as one namespace (no imports). Unsorted. The
-/// database runs the same checks per workflow ([`check_workflow`] and
-/// `db::flow`), with import-aware names checks and call resolution.
-pub fn check_program(program: &Program) -> Vec<Diagnostic> {
-    let mut out = names::duplicate_workflows(program);
-    out.extend(names::unknown_workflows(program));
-    out.extend(check_program_wide(program));
-    for workflow in &program.workflows {
-        out.extend(check_workflow(workflow, &graph::analyze(workflow)));
-    }
-    out
+/// [`check_sources`], also returning the checked program (for callers that
+/// go on to compile or run it).
+pub fn analyze_sources(sources: &Sources) -> Analysis {
+    db::analyze_sources(sources)
 }
 
 /// Every check of one workflow alone, given its graph facts (computed by
@@ -103,15 +78,6 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic
     out.extend(guards::check_workflow(workflow, &facts.adjacency));
     attractor::check_workflow(workflow, facts, &mut out);
     out
-}
-
-/// The checks across calls (data flow between a caller and its callees,
-/// recursion) over a whole program treated as one namespace. A check added
-/// here must also be added to the database's per-workflow queries
-/// (`db::flow`), which run it from span-free callee summaries; prefer
-/// [`check_workflow`] for checks of one workflow alone.
-pub fn check_program_wide(program: &Program) -> Vec<Diagnostic> {
-    dataflow::check_program(program)
 }
 
 /// Applies the `// wfc: allow(...)` comments of every file (see

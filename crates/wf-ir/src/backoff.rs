@@ -33,10 +33,27 @@ impl Backoff {
     }
 }
 
+/// A backoff preset of Attractor's section 3.6 (docs/ir.md lists them).
+pub fn backoff_preset(name: &str) -> Option<Backoff> {
+    let (initial_delay_ms, factor, jitter) = match name {
+        "none" => return Some(Backoff::NONE),
+        "standard" => (200, 2.0, true),
+        "aggressive" => (500, 2.0, true),
+        "linear" => (500, 1.0, true),
+        "patient" => (2_000, 3.0, true),
+        _ => return None,
+    };
+    Some(Backoff {
+        initial_delay_ms,
+        factor,
+        max_delay_ms: Backoff::DEFAULT.max_delay_ms,
+        jitter,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::backoff_preset;
 
     #[test]
     fn presets_give_attractors_delays() {

@@ -1,8 +1,8 @@
 //! IR files (`wfc build`'s output) that are read, by `wfc check` or the
 //! language server: verified with the loader `wfc run` uses, and reported
 //! as WF0011 when refused, instead of being read as a broken Reflex
-//! workflow (the other JSON the analysis reads). The analysis cannot do
-//! this itself: `wf-ir` depends on it.
+//! workflow (the other JSON the analysis reads). (The analysis could now do
+//! this itself, since `wf-ir` no longer depends on it.)
 
 use wf_diagnostics::{Diagnostic, FileId, Sources, Span, codes};
 

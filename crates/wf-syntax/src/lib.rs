@@ -14,7 +14,6 @@ mod errors;
 mod groups;
 pub mod lexer;
 mod parser;
-pub mod shell;
 mod strings;
 pub mod template;
 pub mod token;

@@ -6,6 +6,10 @@
 //! node that is not a `call` being entered. `docs/runtime.md` is the
 //! reference for the semantics, events, limits and the run directory.
 //!
+//! It links no front end: only `wf-ir` (the IR types and the verifying
+//! loader) and the two rules it shares with the checker (`wf-shell`,
+//! `wf-paths`). `examples/run_ir.rs` runs an IR file with a custom agent.
+//!
 //! # Running a workflow
 //!
 //! ```no_run

@@ -9,14 +9,14 @@
 //! A tool `command` is never expanded as text: [`shell_command`] passes each
 //! value to `sh` in an environment variable and writes a reference to it
 //! where the interpolation was, quoted for the shell context it lands in
-//! ([`wf_syntax::shell`]). The script therefore does not depend on the
+//! ([`wf_shell`]). The script therefore does not depend on the
 //! values, and a value can never become shell syntax. A key with no value
 //! in scope, a context no reference can be written in, and a value `sh`
 //! cannot hold (a NUL character) each fail the node before anything runs.
 
 use serde_json::{Map, Value};
 use wf_ir::{IrProgram, Part, Template};
-use wf_syntax::shell::{self, Piece, Refusal};
+use wf_shell::{self as shell, Piece, Refusal};
 
 use crate::agent::BlackboardView;
 
@@ -83,7 +83,7 @@ impl std::fmt::Display for CommandError {
                 "the command interpolates `{key}` {} (error[{}]); wfc passes values to \
                  commands as variables and cannot refer to one there: {}",
                 why.place(),
-                why.code().code,
+                why.code(),
                 why.help(key)
             ),
             CommandError::Nul(key) => write!(

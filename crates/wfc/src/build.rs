@@ -114,7 +114,7 @@ pub fn run(args: BuildArgs) -> u8 {
     }
     let (text, what) = match args.emit {
         Emit::Reflex => return reflex::write(&model, &args.output, sources.len()),
-        Emit::Ir => match wf_ir::compile_with(&model, &sources) {
+        Emit::Ir => match wf_compile::compile_with(&model, &sources) {
             Ok(program) => (
                 wf_ir::to_json(&program),
                 plural(program.workflows.len(), "workflow"),

@@ -2,16 +2,17 @@
 //! `wfc run` cannot pass a value into.
 //!
 //! The runtime passes each value in an environment variable and writes a
-//! reference to it where the interpolation was ([`wf_syntax::shell`]);
+//! reference to it where the interpolation was ([`wf_shell`]);
 //! this check runs the same classification on the command's source text, so
 //! every command the runtime would refuse is reported before the run. It
 //! reads the syntax tree (the model keeps strings decoded, where an
 //! interpolation and an escaped `\$key` look alike) and is linear in the
 //! size of the commands.
 
+use wf_diagnostics::codes::{self, Code};
 use wf_diagnostics::{Diagnostic, FileId};
+use wf_shell::{self as shell, Piece, Refusal, Slot};
 use wf_syntax::ast;
-use wf_syntax::shell::{self, Piece, Slot};
 use wf_syntax::template::{TemplatePart, template};
 
 /// The diagnostics for every `tool` node's `command` in `tree`, whose source
@@ -65,7 +66,7 @@ fn command(literal: &ast::StrLit, file: FileId, text: &str, out: &mut Vec<Diagno
         let key = &at.key.text;
         out.push(
             Diagnostic::new(
-                why.code(),
+                refusal_code(why),
                 format!(
                     "`{key}` cannot be passed to the command here: it is {}",
                     why.place()
@@ -82,9 +83,40 @@ fn command(literal: &ast::StrLit, file: FileId, text: &str, out: &mut Vec<Diagno
     }
 }
 
+/// The registered code of a refusal. `wf-shell` names it by its code,
+/// since it does not link the registry; a name it could not find would be
+/// a bug that `every_refusal_has_a_registered_code` catches.
+fn refusal_code(why: Refusal) -> &'static Code {
+    codes::lookup(why.code()).unwrap_or(&codes::UNTRACKED_INTERPOLATION)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_refusal_has_a_registered_code() {
+        for why in Refusal::ALL {
+            let code = codes::lookup(why.code());
+            assert!(
+                code.is_some_and(|c| c.name.ends_with("-interpolation")),
+                "{why:?} names {}, not an interpolation code",
+                why.code()
+            );
+        }
+        assert_eq!(
+            refusal_code(Refusal::Comment).name,
+            "unexpanded-interpolation"
+        );
+        assert_eq!(
+            refusal_code(Refusal::Evaluated).name,
+            "evaluated-interpolation"
+        );
+        assert_eq!(
+            refusal_code(Refusal::Backquote).name,
+            "untracked-interpolation"
+        );
+    }
 
     /// `(code, source text at the span)` of each diagnostic for `source`.
     fn found(source: &str) -> Vec<(&'static str, String)> {

@@ -39,9 +39,9 @@ mod witness;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use wf_diagnostics::Diagnostic;
-use wf_model::{NodeId, Program, Workflow};
+use wf_model::{NodeId, Workflow};
 
-use crate::graph::{self, GraphFacts};
+use crate::graph::GraphFacts;
 
 pub use flow::{FlowResult, analyze, writes_key, written_keys};
 pub use types::{TYPES, compatible};
@@ -217,76 +217,6 @@ pub fn check_calls<'a>(
     }
     out.extend(contracts::return_maps(workflow, &callee, &callee_model));
     out.extend(types::check_calls(workflow, &callee, &callee_model));
-    out
-}
-
-/// The checks of this family that need other workflows, over a whole
-/// program treated as one namespace (the first workflow of a name is the
-/// one calls invoke): WF0301 to WF0304, WF0306 across calls and WF0308.
-/// (Run [`check_workflow`] on every workflow as well for the rest of the
-/// family.) The database runs the same checks per workflow, resolving
-/// calls through imports (see `db::flow`).
-pub fn check_program(program: &Program) -> Vec<Diagnostic> {
-    let facts: Vec<GraphFacts> = program.workflows.iter().map(graph::analyze).collect();
-    check_program_with_facts(program, &facts)
-}
-
-/// [`check_program`] with the graph facts of every workflow already
-/// computed (`facts[i]` for `program.workflows[i]`).
-pub fn check_program_with_facts(program: &Program, facts: &[GraphFacts]) -> Vec<Diagnostic> {
-    // The first workflow of each name is the one calls invoke.
-    let mut index: HashMap<&str, usize> = HashMap::default();
-    for (i, w) in program.workflows.iter().enumerate() {
-        index.entry(w.name.as_str()).or_insert(i);
-    }
-    let callee_of = |w: &Workflow, v: NodeId| {
-        let call = w.node(v).call.as_ref()?;
-        index.get(call.workflow.as_str()).copied()
-    };
-    // Keys each workflow's callers take from it through return maps.
-    let mut requested: Vec<Vec<&str>> = vec![Vec::new(); program.workflows.len()];
-    for w in &program.workflows {
-        for call in w.nodes.iter().filter_map(|n| n.call.as_ref()) {
-            if let Some(&c) = index.get(call.workflow.as_str()) {
-                requested[c].extend(call.return_map.iter().map(|e| e.child.as_str()));
-            }
-        }
-    }
-    for keys in &mut requested {
-        keys.sort_unstable();
-        keys.dedup();
-    }
-    let interfaces: Vec<Interface> = program.workflows.iter().map(interface).collect();
-    let flows: Vec<FlowFacts> = program
-        .workflows
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let needs = |v| callee_of(w, v).map(|c| interfaces[c].need_keys.as_slice());
-            flow_facts(w, &facts[i], needs, &requested[i])
-        })
-        .collect();
-    let guarantees: Vec<Guarantees> = program
-        .workflows
-        .iter()
-        .enumerate()
-        .map(|(i, w)| guarantees(w, &flows[i], &requested[i]))
-        .collect();
-    let mut out = Vec::new();
-    for (i, w) in program.workflows.iter().enumerate() {
-        out.extend(check_calls(
-            w,
-            &flows[i],
-            |v| {
-                callee_of(w, v).map(|c| CalleeView {
-                    interface: &interfaces[c],
-                    guarantees: &guarantees[c],
-                })
-            },
-            |v| callee_of(w, v).map(|c| &program.workflows[c]),
-        ));
-    }
-    out.extend(recursion::never_completing(program, facts, &index));
     out
 }
 

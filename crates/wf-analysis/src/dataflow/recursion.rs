@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 
 use wf_diagnostics::{Diagnostic, codes};
-use wf_model::{NodeId, Program, Workflow};
+use wf_model::{NodeId, Workflow};
 
 use crate::graph::GraphFacts;
 
@@ -135,72 +135,6 @@ pub fn diagnostic(
     diagnostic.with_help(
         "give the recursion a way out: a path from the entry to a terminal that does not recurse, for example a guarded edge to an `exit` node",
     )
-}
-
-/// WF0308 for the whole program, treated as one namespace. `facts[i]` are
-/// the graph facts of `program.workflows[i]`; `index` maps names to their
-/// first workflow, the one calls invoke.
-pub fn never_completing(
-    program: &Program,
-    facts: &[GraphFacts],
-    index: &HashMap<&str, usize>,
-) -> Vec<Diagnostic> {
-    let n = program.workflows.len();
-    let callee_of = |w: usize, v: NodeId| {
-        let call = program.workflows[w].node(v).call.as_ref()?;
-        index.get(call.workflow.as_str()).copied()
-    };
-    // Reachable call nodes per workflow.
-    let mut calls: Vec<Vec<(NodeId, usize)>> = vec![Vec::new(); n];
-    for (w, sites) in calls.iter_mut().enumerate() {
-        let Some(reachable) = &facts[w].reachable else {
-            continue;
-        };
-        for v in program.workflows[w].node_ids() {
-            if let Some(c) = reachable[v.index()].then(|| callee_of(w, v)).flatten() {
-                sites.push((v, c));
-            }
-        }
-    }
-    if calls.iter().all(Vec::is_empty) {
-        return Vec::new();
-    }
-    let completable = completable(&calls, |w, completable| {
-        can_complete(
-            &program.workflows[w],
-            &facts[w],
-            |v| callee_of(w, v),
-            completable,
-        )
-    });
-
-    let mut out = Vec::new();
-    for w in 0..n {
-        if completable[w] || index.get(program.workflows[w].name.as_str()) != Some(&w) {
-            continue;
-        }
-        let workflow = &program.workflows[w];
-        if !has_terminal(workflow, &facts[w]) {
-            continue; // WF0204 (no terminal) already says it cannot complete.
-        }
-        let Some(chain) = recursive_chain(&calls, &completable, w) else {
-            continue;
-        };
-        let chain: Vec<(String, String)> = chain
-            .iter()
-            .map(|&(cw, v)| {
-                let caller = &program.workflows[cw];
-                (caller.name.clone(), caller.node(v).name.clone())
-            })
-            .collect();
-        let blocking: Vec<(NodeId, String)> = calls[w]
-            .iter()
-            .filter(|&&(_, c)| !completable[c])
-            .map(|&(v, c)| (v, program.workflows[c].name.clone()))
-            .collect();
-        out.push(diagnostic(workflow, &chain, &blocking));
-    }
-    out
 }
 
 /// The shortest chain of calls to non-completing workflows that leads from

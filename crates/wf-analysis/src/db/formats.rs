@@ -93,7 +93,7 @@ pub fn lower_dot(file: FileId, text: &str) -> LoweredFile {
 /// workflows it invokes, and the JSON and schema diagnostics. A wfc IR
 /// file (`"format": "wfc-ir"`, written by `wfc build`) is not Reflex and
 /// lowers to nothing here: `wfc check` verifies it with `wf-ir`'s loader
-/// (WF0011), which depends on this crate and so cannot be called from it.
+/// (WF0011).
 pub fn lower_reflex(file: FileId, text: &str) -> LoweredFile {
     if text.contains("wfc-ir") && wf_reflex::is_ir_file(text) {
         return LoweredFile {

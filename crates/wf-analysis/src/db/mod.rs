@@ -19,7 +19,7 @@
 //! (in a 50 MB project, a few hundred milliseconds);
 //! [`Database::open_for_editing`] pays that when a file is opened instead.
 //!
-//! [`Database`] is the handle the CLI and, later, the language server use:
+//! [`Database`] is the handle the CLI and the language server use:
 //! set file texts, let it load imports through a loader callback, read
 //! diagnostics. The analysis never reads the file system itself, so every
 //! query stays a pure function of the inputs. For concurrent reads (a
@@ -723,9 +723,9 @@ fn shown_import(db: &dyn salsa::Database, file: SourceFile, literal: &str) -> St
 }
 
 /// Checks in-memory sources as one project whose root is their deepest
-/// common directory. Imports resolve among the sources only (nothing is
-/// read from disk); a missing one is WF0107.
-pub(crate) fn check_sources(sources: &Sources) -> Vec<Diagnostic> {
+/// common directory, and builds its program. Imports resolve among the
+/// sources only (nothing is read from disk); a missing one is WF0107.
+pub(crate) fn analyze_sources(sources: &Sources) -> crate::Analysis {
     let paths: Vec<PathBuf> = sources
         .iter()
         .map(|(_, f)| imports::normalize(Path::new(&f.path)))
@@ -735,5 +735,8 @@ pub(crate) fn check_sources(sources: &Sources) -> Vec<Diagnostic> {
         let added = db.add(path, file.path.clone(), file.text.clone());
         debug_assert_eq!(added, id);
     }
-    db.diagnostics()
+    crate::Analysis {
+        diagnostics: db.diagnostics(),
+        program: db.program(),
+    }
 }

@@ -12,42 +12,17 @@
 //! language server) check them; `wfc run` applies the same rules again
 //! when a manager node starts its child (the IR may come from elsewhere).
 
-use std::path::{Path, PathBuf};
-
 use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{Value, Workflow};
 
-use super::{ImportDecl, LoadFailure, PathNouns, PathProblem, display, is_inside, normalize};
+use super::{ImportDecl, LoadFailure, PathNouns, display};
+// The rule itself lives below the analysis: `wfc run` applies it again
+// when a manager node starts its child.
+pub use wf_paths::{PIPELINE_EXTENSIONS, resolve_child as resolve};
 
 /// The attributes naming a manager node's child pipeline, in the order
 /// they are read.
 pub const CHILD_ATTRIBUTES: [&str; 2] = ["stack.child_dotfile", "stack.child_workflow"];
-
-/// Resolves the child pipeline `literal` named in the pipeline at
-/// `pipeline` against the project `root` (both normalised, in the same
-/// space): [`super::resolve`]'s rules, with a pipeline extension instead
-/// of `.wf`. Leading and trailing spaces are not part of the path (the
-/// run time trims them too).
-pub fn resolve(pipeline: &Path, literal: &str, root: &Path) -> Result<PathBuf, PathProblem> {
-    let literal = literal.trim();
-    if literal.is_empty() {
-        return Err(PathProblem::Empty);
-    }
-    let written = Path::new(literal);
-    if written.is_absolute() || written.has_root() || literal.starts_with('/') {
-        return Err(PathProblem::Absolute);
-    }
-    let dir = pipeline.parent().unwrap_or(Path::new(""));
-    let resolved = normalize(&dir.join(written));
-    if !is_inside(&resolved, root) {
-        return Err(PathProblem::EscapesRoot);
-    }
-    // A child pipeline is a DOT file: `.dot`, `.fabro` or `.gv`.
-    if wf_model::SourceFormat::of_path(written) != Some(wf_model::SourceFormat::Dot) {
-        return Err(PathProblem::NotWf);
-    }
-    Ok(resolved)
-}
 
 /// The child pipelines the manager nodes of `workflow` name, as imports:
 /// one per distinct attribute (a graph attribute shared by several
@@ -136,5 +111,21 @@ pub fn load_problem(child: &ImportDecl, failure: &LoadFailure, shown: &str) -> D
         .with_primary_label(format!("`{shown}` links outside the project"))
         .with_note(format!("the link resolves to `{}`", display(target)))
         .with_help("copy the pipeline into the project, or move `wf.toml` up to a directory that contains the target"),
+    }
+}
+
+#[cfg(test)]
+mod extension_table_tests {
+    /// `wf-paths` keeps its own list of pipeline extensions (the runtime
+    /// links it without the model); it must be exactly the DOT rows of the
+    /// one extension table.
+    #[test]
+    fn pipeline_extensions_are_the_dot_rows_of_the_extension_table() {
+        let dot: Vec<&str> = wf_model::EXTENSIONS
+            .iter()
+            .filter(|e| e.format == wf_model::SourceFormat::Dot)
+            .map(|e| e.extension)
+            .collect();
+        assert_eq!(dot, super::PIPELINE_EXTENSIONS);
     }
 }

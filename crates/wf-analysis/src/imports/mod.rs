@@ -21,9 +21,11 @@ pub mod child;
 #[cfg(test)]
 mod tests;
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use wf_diagnostics::{Code, Diagnostic, FileSpan, codes};
+// The lexical path rules, shared with the runtime (child pipelines).
+pub use wf_paths::{PathProblem, is_inside, normalize};
 
 /// An `import` item of one file, as written.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -34,19 +36,6 @@ pub struct ImportDecl {
     pub span: FileSpan,
     /// `as name`, when given.
     pub alias: Option<String>,
-}
-
-/// Why an import path is rejected before looking for the file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum PathProblem {
-    /// The path is absolute (`/x.wf`, `C:\x.wf`).
-    Absolute,
-    /// Its `..` segments climb above the project root.
-    EscapesRoot,
-    /// It does not end in `.wf`.
-    NotWf,
-    /// It is empty.
-    Empty,
 }
 
 /// Why a well-formed import path could not be loaded; supplied by the loader
@@ -62,60 +51,6 @@ pub enum LoadFailure {
     OutsideRoot(PathBuf),
     /// The file exists but cannot be read (permissions, not UTF-8, …).
     Unreadable(String),
-}
-
-/// Lexically normalises a path: drops `.` components and cancels `name/..`
-/// pairs. Leading `..` that cannot be cancelled are kept.
-pub fn normalize(path: &Path) -> PathBuf {
-    // Most paths are normal already (a directory walk gives such paths);
-    // collecting components costs several thousand instructions a path,
-    // on the sequential part of loading a project.
-    if is_normal(path) {
-        return path.to_path_buf();
-    }
-    normalize_components(path)
-}
-
-/// Whether [`normalize`] would return `path` unchanged: no `.` or `..`
-/// component, no empty one (`a//b`, a trailing `/`). Unix separators only;
-/// elsewhere every path takes the general way.
-fn is_normal(path: &Path) -> bool {
-    if !cfg!(unix) {
-        return false;
-    }
-    path.as_os_str()
-        .as_encoded_bytes()
-        .split(|&b| b == b'/')
-        .enumerate()
-        .all(|(i, part)| (i == 0 || !part.is_empty()) && part != b"." && part != b"..")
-}
-
-fn normalize_components(path: &Path) -> PathBuf {
-    let mut out: Vec<Component<'_>> = Vec::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => match out.last() {
-                Some(Component::Normal(_)) => {
-                    out.pop();
-                }
-                // `/..` is `/`.
-                Some(Component::RootDir | Component::Prefix(_)) => {}
-                _ => out.push(component),
-            },
-            other => out.push(other),
-        }
-    }
-    out.iter().collect()
-}
-
-/// Whether `path` (normalised) lies inside `root` (normalised). A relative
-/// root `""` contains every relative path that does not start with `..`.
-pub fn is_inside(path: &Path, root: &Path) -> bool {
-    path.starts_with(root)
-        && !path
-            .strip_prefix(root)
-            .is_ok_and(|rest| rest.components().next() == Some(Component::ParentDir))
 }
 
 /// Resolves an import literal written in the file at `importer` against the

@@ -1,17 +1,15 @@
-//! References to things that do not exist: WF0103 unknown entry, WF0104
-//! unknown workflow, WF0105 undeclared node that looks like a typo.
+//! References to things that do not exist within one workflow: WF0103
+//! unknown entry, WF0105 undeclared node that looks like a typo. (WF0104,
+//! an unknown callee, depends on imports: `db::names`.)
 
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::BTreeSet;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, TextEdit, codes};
-use wf_model::{NodeId, Program, SourceFormat, Workflow};
+use wf_model::{NodeId, SourceFormat, Workflow};
 
 use crate::suggest::{SuggestionIndex, name_source_text};
-use crate::text::{code, join_truncated};
+use crate::text::code;
 
-/// How many known workflows a WF0104 message lists before `and N more`.
-const MAX_LISTED_WORKFLOWS: usize = 8;
 /// How many further mentions of an undeclared name get their own label.
 const MAX_MENTION_LABELS: usize = 8;
 
@@ -57,42 +55,6 @@ pub fn unknown_entry(workflow: &Workflow) -> Option<Diagnostic> {
             diagnostic.with_help("set `entry` to one of the workflow's nodes, or declare the node")
         }
     })
-}
-
-/// WF0104: a `call` node whose callee is not a workflow of the program.
-/// The message lists the known workflows; a close one is suggested with a fix.
-pub fn unknown_workflows(program: &Program) -> Vec<Diagnostic> {
-    let known: BTreeSet<&str> = program.workflows.iter().map(|w| w.name.as_str()).collect();
-    let listed = join_truncated(known.iter().map(|n| n.to_string()), MAX_LISTED_WORKFLOWS);
-    let mut index = SuggestionIndex::new(known.iter().copied());
-    let mut out = Vec::new();
-    for workflow in &program.workflows {
-        for node in &workflow.nodes {
-            let Some(call) = &node.call else { continue };
-            if known.contains(call.workflow.as_str()) {
-                continue;
-            }
-            let diagnostic = Diagnostic::new(
-                &codes::UNKNOWN_WORKFLOW,
-                format!(
-                    "unknown workflow `{}` (known workflows: {listed})",
-                    call.workflow
-                ),
-                call.workflow_span,
-            )
-            .with_primary_label(format!("no workflow named `{}`", call.workflow));
-            out.push(match index.suggest(&call.workflow) {
-                Some(suggestion) => diagnostic
-                    .with_help(format!("did you mean `{suggestion}`?"))
-                    .with_fix(rename_fix([call.workflow_span], suggestion)),
-                None => diagnostic.with_help(format!(
-                    "define `workflow {} {{ … }}` in one of the files checked together, or call a known workflow",
-                    name_source_text(&call.workflow)
-                )),
-            });
-        }
-    }
-    out
 }
 
 /// WF0105: an implicit node (named only in edges) whose name is close to a

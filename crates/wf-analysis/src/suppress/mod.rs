@@ -110,7 +110,7 @@ pub fn directive(comment: &str) -> Option<&str> {
 }
 
 /// The errors `wfc build` cannot compile past: each stands for a
-/// `CompileError` of `wf-ir`'s compiler (a duplicate workflow name, no
+/// `CompileError` of the compiler, `wf-compile` (a duplicate workflow name, no
 /// entry node, a cycle in a `.wf` workflow, a key of an unknown type, a
 /// call to an unknown workflow, an engine attribute of the wrong type or
 /// out of range, a retry target that is not a node). They cannot be

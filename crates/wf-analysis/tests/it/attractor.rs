@@ -1,18 +1,15 @@
 //! The Attractor lint rules (spec section 7.2) and typo checks, one case
-//! firing and one not per rule, on `.dot` pipelines lowered by `wf-dot`.
-//! (Until `.dot` is wired into the database, these call the front end and
-//! [`wf_analysis::check_program`] directly.)
+//! firing and one not per rule, on `.dot` pipelines checked as `wfc check`
+//! checks them (through the database).
 
-use wf_diagnostics::{Diagnostic, Family, FileId, Severity, codes};
+use wf_diagnostics::{Diagnostic, Family, Severity, Sources, codes};
 
 /// Every diagnostic of a pipeline: the front end's (annotated with their
 /// rule ids) and the checks'.
 fn check(src: &str) -> Vec<Diagnostic> {
-    let lowered = wf_dot::parse_and_lower(src, FileId(0));
-    let mut out = lowered.diagnostics;
-    out.iter_mut().for_each(wf_analysis::attractor::annotate);
-    out.extend(wf_analysis::check_program(&lowered.program));
-    out
+    let mut sources = Sources::new();
+    sources.add("pipeline.dot", src);
+    wf_analysis::check_sources(&sources)
 }
 
 /// The diagnostics of `code` in `src`.
@@ -411,16 +408,7 @@ fn fixes_in_the_database_keep_only_dot_edits() {
     let src = pipeline(
         "  review [prompt=\"r\"]\n  start -> a -> exit\n  a -> review\n  a -> reveiw [condition=\"outcome=sucess\"]\n  a -> exit [condition=\"context.approved=true\"]\n  a -> exit [condition=\"context.approved!=true && context.aproved!=skip\"]\n  a -> exit [condition=\"context.n>\\\"3\\\"\"]",
     );
-    // Outside the database, WF0401 offers to drop the quotes, in `.wf`
-    // syntax (`3` for `"3"`; here the quotes are escaped in DOT).
-    assert!(
-        with_code(&src, "WF0401")[0].fix.is_some(),
-        "{:#?}",
-        with_code(&src, "WF0401")
-    );
-    let mut sources = wf_diagnostics::Sources::new();
-    sources.add("p.dot".to_string(), src.clone());
-    let found = wf_analysis::check_sources(&sources);
+    let found = check(&src);
     let fix_of = |code: &str| {
         let d = found
             .iter()
@@ -436,7 +424,7 @@ fn fixes_in_the_database_keep_only_dot_edits() {
     let rename = fix_of("WF0105").expect("WF0105 keeps its rename");
     assert_eq!(&src[rename.location.span.range()], "reveiw");
     assert_eq!(rename.replacement, "review");
-    // WF0401's unquoting is `.wf` syntax: dropped here.
+    // WF0401's unquoting (`3` for `"3"`) is `.wf` syntax: dropped here.
     assert!(fix_of("WF0401").is_none());
 }
 

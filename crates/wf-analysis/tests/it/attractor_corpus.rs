@@ -3,8 +3,11 @@
 //! code, so the real-world effect of a check is visible in review.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
-use wf_diagnostics::{FileId, Severity};
+use wf_analysis::imports::LoadFailure;
+
+use wf_diagnostics::Severity;
 
 use wf_test_support::corpus;
 
@@ -23,13 +26,8 @@ fn corpus_summary() {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue; // not UTF-8: the front end's concern, not the checks'
         };
-        let lowered = wf_dot::parse_and_lower(&text, FileId(0));
-        let mut diagnostics = lowered.diagnostics.clone();
-        diagnostics
-            .iter_mut()
-            .for_each(wf_analysis::attractor::annotate);
-        diagnostics.extend(wf_analysis::check_program(&lowered.program));
         let rel = path.strip_prefix(&dir).unwrap().display().to_string();
+        let (_, diagnostics) = diagnose(&dir, path, &text);
         if diagnostics.iter().all(|d| d.severity == Severity::Info) {
             clean += 1;
         }
@@ -86,15 +84,34 @@ fn corpus_summary() {
     insta::assert_snapshot!("corpus_summary", summary);
 }
 
-/// Every diagnostic of a pipeline's text, as `corpus_summary` computes them.
-fn diagnose(text: &str) -> (wf_model::Program, Vec<wf_diagnostics::Diagnostic>) {
-    let lowered = wf_dot::parse_and_lower(text, FileId(0));
-    let mut diagnostics = lowered.diagnostics.clone();
-    diagnostics
-        .iter_mut()
-        .for_each(wf_analysis::attractor::annotate);
-    diagnostics.extend(wf_analysis::check_program(&lowered.program));
-    (lowered.program, diagnostics)
+/// Every diagnostic of a pipeline's text, as `corpus_summary` computes them:
+/// `wfc check`'s, through the database, with the corpus folder as the
+/// project root and the child pipelines the file names loaded from disk
+/// (`text` stands at `path`, which may hold another text). Only the file's
+/// own diagnostics: its children are corpus files checked on their own.
+fn diagnose(
+    root: &Path,
+    path: &Path,
+    text: &str,
+) -> (wf_model::Program, Vec<wf_diagnostics::Diagnostic>) {
+    let mut db = wf_analysis::Database::new(root);
+    db.set_one_shot();
+    let shown = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let id = db.set_file(path, shown, text);
+    db.load_imports(|child| {
+        let text = std::fs::read_to_string(child).map_err(|_| LoadFailure::NotFound)?;
+        Ok((child.display().to_string(), text))
+    });
+    let diagnostics = db
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.primary.location.file == id)
+        .collect();
+    (db.program(), diagnostics)
 }
 
 /// `text` with `range` replaced by `by`.
@@ -132,7 +149,7 @@ fn seeded_bugs_are_detected() {
     let mut tally: BTreeMap<&str, (usize, usize, Vec<String>)> = BTreeMap::new();
     let mut record = |class, mutated: Option<(String, usize)>, code: &str, rel: &str| {
         let Some((text, at)) = mutated else { return };
-        let (_, found) = diagnose(&text);
+        let (_, found) = diagnose(&dir, &dir.join(rel), &text);
         let hit = found.iter().any(|d| {
             let span = d.primary.location.span;
             d.code.code == code && (span.start as usize..=span.end as usize).contains(&at)
@@ -150,7 +167,7 @@ fn seeded_bugs_are_detected() {
             continue;
         };
         let rel = path.strip_prefix(&dir).unwrap().display().to_string();
-        let (program, found) = diagnose(&text);
+        let (program, found) = diagnose(&dir, &path, &text);
         if found.iter().any(|d| d.severity == Severity::Error) {
             continue; // seeded bugs are measured on valid pipelines only
         }

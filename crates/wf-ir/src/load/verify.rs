@@ -7,7 +7,7 @@ use crate::types::{
     FORMAT, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx, Opcode, Part, StrId, Template, VERSION,
 };
 
-/// Verifies a program that did not come from [`crate::compile`] (or did,
+/// Verifies a program that did not come from `wf_compile::compile` (or did,
 /// but was stored): everything [`super::load`] checks after parsing. Runs in
 /// O(size of the program), plus the cost of compiling `matches` patterns.
 pub fn verify(program: &IrProgram) -> Result<(), LoadError> {

@@ -268,7 +268,7 @@ fn repeated_edges_are_numbered() {
     again.label = Some("second".into());
     w.edges.push(again.clone());
     w.edges.push(again);
-    let p = wf_ir::compile(&model).unwrap();
+    let p = wf_compile::compile(&model).unwrap();
     let ids: Vec<&str> = p.workflows[0].edges.iter().map(|e| p.str(e.id)).collect();
     assert_eq!(ids, ["start->a", "start->a#2", "start->a#3", "a->done"]);
     load(&to_json(&p)).unwrap();
@@ -291,20 +291,20 @@ fn models_the_ir_cannot_hold_are_refused() {
     let mut back = w.edges[1].clone();
     std::mem::swap(&mut back.from, &mut back.to);
     w.edges.push(back);
-    let err = wf_ir::compile(&model).unwrap_err();
+    let err = wf_compile::compile(&model).unwrap_err();
     assert!(err.message.contains("cycle (a -> done -> a)"), "{err}");
     assert!(err.to_string().starts_with("in workflow `C`: "), "{err}");
 
     let mut model = support::model("workflow D { start -> done }");
     let twin = model.workflows[0].clone();
     model.workflows.push(twin);
-    let err = wf_ir::compile(&model).unwrap_err();
+    let err = wf_compile::compile(&model).unwrap_err();
     assert!(err.message.contains("defined more than once"), "{err}");
 
     let mut model = support::model("workflow E { start -> done }");
     let span = model.workflows[0].name_span;
     model.workflows[0].entry = Some(("nowhere".into(), span));
-    let err = wf_ir::compile(&model).unwrap_err();
+    let err = wf_compile::compile(&model).unwrap_err();
     assert!(err.message.contains("no entry node"), "{err}");
 }
 
@@ -325,7 +325,7 @@ fn deep_guards_compile_and_verify() {
         };
     }
     guard.expr = expr;
-    let p = wf_ir::compile(&model).unwrap();
+    let p = wf_compile::compile(&model).unwrap();
     let code = p.workflows[0].edges[0].guard.as_ref().unwrap();
     assert_eq!(code.len(), 1 + 2_500 + 2 * 2_500);
     load(&to_json(&p)).unwrap();
@@ -394,7 +394,7 @@ fn count_errors_say_whole_number_like_the_checker() {
         .find(|n| !n.attributes.is_empty())
         .unwrap();
     node.attributes[0].value = wf_model::Value::Int(-1);
-    let err = wf_ir::compile(&model).unwrap_err();
+    let err = wf_compile::compile(&model).unwrap_err();
     assert!(
         err.message
             .contains("`retries` must be a whole number of at least 0"),

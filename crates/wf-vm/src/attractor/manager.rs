@@ -374,20 +374,20 @@ impl Handler for ManagerLoop {
 }
 
 /// The file the child pipeline path `written` names, by the rules of
-/// imports (`wf_analysis::imports::child`): relative to the parent
+/// imports (`wf_paths`, which `wfc check` applies too): relative to the parent
 /// pipeline's directory, not absolute, inside the project root (also once
 /// symbolic links are resolved), and a `.dot`, `.fabro` or `.gv` file.
 /// Nothing else is ever handed to the loader, so no other file is read,
 /// let alone quoted in a diagnostic. The error says why, with the code
 /// `wfc check` reports.
 fn confine(kit: &Kit, written: &str) -> Result<PathBuf, String> {
-    use wf_analysis::imports::{self, PathProblem, child};
+    use wf_paths::{PathProblem, normalize, resolve_child};
     let cwd = std::env::current_dir().unwrap_or_default();
-    let absolute = |p: &Path| imports::normalize(&cwd.join(p));
+    let absolute = |p: &Path| normalize(&cwd.join(p));
     let base = absolute(kit.base_dir.as_deref().unwrap_or(Path::new("")));
     let root = absolute(kit.root.as_deref().unwrap_or(&base));
     // `resolve` takes the naming file; only its directory matters.
-    let path = child::resolve(&base.join("pipeline.dot"), written, &root).map_err(|p| match p {
+    let path = resolve_child(&base.join("pipeline.dot"), written, &root).map_err(|p| match p {
         PathProblem::Absolute => "absolute paths are not allowed (WF0108)".to_owned(),
         PathProblem::EscapesRoot => {
             format!("it leaves the project root `{}` (WF0108)", root.display())

@@ -114,7 +114,7 @@ fn commands_that_cannot_be_built_say_why() {
     let err = shell_command(&program, &t, &view(&["x"])).unwrap_err();
     assert_eq!(
         err,
-        CommandError::Refused("k0".into(), wf_syntax::shell::Refusal::Backquote)
+        CommandError::Refused("k0".into(), wf_shell::Refusal::Backquote)
     );
     assert_eq!(
         err.to_string(),

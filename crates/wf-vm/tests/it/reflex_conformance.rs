@@ -28,7 +28,7 @@ fn program(dir: &Path) -> wf_ir::IrProgram {
         assert!(errors.is_empty(), "{name}: {errors:#?}");
         workflows.extend(parsed.workflows);
     }
-    wf_ir::compile(&wf_model::Program { workflows }).expect("the fixtures compile")
+    wf_compile::compile(&wf_model::Program { workflows }).expect("the fixtures compile")
 }
 
 fn expected_events(name: &str) -> Vec<String> {
@@ -102,7 +102,7 @@ fn an_edge_chosen_before_the_writes_is_taken() {
         "{:#?}",
         parsed.diagnostics
     );
-    let program = wf_ir::compile(&wf_model::Program {
+    let program = wf_compile::compile(&wf_model::Program {
         workflows: parsed.workflows,
     })
     .expect("compiles");

@@ -1,15 +1,16 @@
-//! `.wf` source → `wf_ir::compile` → engine, end to end.
+//! `.wf` source → the checker → `wf_compile::compile` → engine, end to end.
 
 use crate::common;
 
 use serde_json::json;
-use wf_diagnostics::{FileId, Severity};
+use wf_diagnostics::{Severity, Sources};
 use wf_vm::agents::{AutoAgent, ScriptAgent};
 use wf_vm::{CollectSink, DecisionAgent, Engine, EngineConfig, Report, RunStatus};
 
 fn compile(src: &str) -> wf_ir::IrProgram {
-    let parsed = wf_syntax::parse(src, FileId(0));
-    let analysis = wf_analysis::check_files(&[(FileId(0), &parsed)]);
+    let mut sources = Sources::new();
+    sources.add("test.wf", src);
+    let analysis = wf_analysis::analyze_sources(&sources);
     let errors: Vec<_> = analysis
         .diagnostics
         .iter()
@@ -17,7 +18,7 @@ fn compile(src: &str) -> wf_ir::IrProgram {
         .map(|d| format!("{}: {}", d.code.code, d.message))
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
-    wf_ir::compile(&analysis.program).expect("compiles")
+    wf_compile::compile(&analysis.program).expect("compiles")
 }
 
 fn run(

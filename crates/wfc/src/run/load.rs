@@ -125,7 +125,7 @@ fn compile_source(path: &Path) -> Result<Loaded, LoadFailure> {
     let model = db.program();
     // The file given was the database's first; its imports come after.
     let file = wf_diagnostics::FileId(0);
-    let program = wf_ir::compile_with(&model, &db.sources())
+    let program = wf_compile::compile_with(&model, &db.sources())
         .map_err(|e| LoadFailure(format!("error: cannot compile `{}`: {e}", path.display())))?;
     let own = model
         .workflows

@@ -407,7 +407,7 @@ fn unchecked(text: &str) -> wf_ir::IrProgram {
     };
     let mut sources = wf_diagnostics::Sources::new();
     sources.add("unchecked.dot", text);
-    wf_ir::compile_with(&program, &sources).unwrap()
+    wf_compile::compile_with(&program, &sources).unwrap()
 }
 
 #[test]

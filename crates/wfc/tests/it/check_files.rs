@@ -244,7 +244,7 @@ fn check_and_compile(name: &str, text: &str) -> (Vec<Diagnostic>, Result<(), Str
     let mut db = wf_analysis::Database::new("");
     db.set_file(name, name, text);
     let diagnostics = db.diagnostics();
-    let compiled = wf_ir::compile_with(&db.program(), &db.sources())
+    let compiled = wf_compile::compile_with(&db.program(), &db.sources())
         .map(drop)
         .map_err(|e| e.to_string());
     (diagnostics, compiled)

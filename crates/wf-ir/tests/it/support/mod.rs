@@ -2,14 +2,16 @@
 
 #![allow(dead_code)] // each test module uses its own subset
 
-use wf_diagnostics::{FileId, Severity};
+use wf_diagnostics::Severity;
 use wf_ir::IrProgram;
 use wf_model::Program;
 
-/// Lowers and checks one `.wf` source, asserting it has no errors.
+/// Checks one `.wf` source as a project of its own, asserting it has no
+/// errors, and returns its model.
 pub fn model(src: &str) -> Program {
-    let parsed = wf_syntax::parse(src, FileId(0));
-    let analysis = wf_analysis::check_files(&[(FileId(0), &parsed)]);
+    let mut sources = wf_diagnostics::Sources::new();
+    sources.add("test.wf".to_string(), src.to_string());
+    let analysis = wf_analysis::analyze_sources(&sources);
     let errors: Vec<_> = analysis
         .diagnostics
         .iter()
@@ -24,7 +26,7 @@ pub fn model(src: &str) -> Program {
 pub fn compile(src: &str) -> IrProgram {
     let mut sources = wf_diagnostics::Sources::new();
     sources.add("test.wf".to_string(), src.to_string());
-    wf_ir::compile_with(&model(src), &sources).expect("compiles")
+    wf_compile::compile_with(&model(src), &sources).expect("compiles")
 }
 
 /// A small program with a guard, a call and every kind of index.

@@ -10,7 +10,7 @@ use wf_model::{Attribute, ReadDecl, Value};
 use wf_syntax::template::{TemplatePart, template};
 
 use super::{CompileError, Cx};
-use crate::types::{Part, Template};
+use wf_ir::{Part, Template};
 
 impl Cx<'_> {
     /// The template of a string attribute, when it has interpolations.

@@ -12,7 +12,7 @@ use wf_diagnostics::FileSpan;
 use wf_model::{BinOp, Expr, SourceFormat, Value};
 
 use super::{CompileError, Cx};
-use crate::types::{CmpOp, Const, Insn};
+use wf_ir::{CmpOp, Const, Insn};
 
 /// One pending piece of work of the iterative walk.
 enum Task<'e> {

@@ -18,8 +18,10 @@
 //! variable, where a backslash or `$` would change how the reference reads,
 //! where quoting rules are not tracked, and where bash evaluates a value as
 //! code (arithmetic and `[[ … ]]`).
-
-use wf_diagnostics::codes::{self, Code};
+//!
+//! The checker (`wf-analysis`, which reports refusals as diagnostics) and
+//! the runtime (`wf-vm`, which writes the references) share this crate; it
+//! depends on nothing, so the runtime links no front end for it.
 
 /// A piece of a command: literal script text, or an interpolation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,15 +65,28 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// The diagnostic code that reports it.
-    pub fn code(self) -> &'static Code {
+    /// Every refusal.
+    pub const ALL: [Refusal; 7] = [
+        Refusal::Comment,
+        Refusal::QuotedHereDoc,
+        Refusal::HereDocDelimiter,
+        Refusal::Escaped,
+        Refusal::Backquote,
+        Refusal::Untracked,
+        Refusal::Evaluated,
+    ];
+
+    /// The code of the diagnostic that reports it (`WF0511` to `WF0513`,
+    /// registered in `wf_diagnostics::codes`, which this crate does not
+    /// link).
+    pub fn code(self) -> &'static str {
         match self {
-            Refusal::Comment | Refusal::QuotedHereDoc => &codes::UNEXPANDED_INTERPOLATION,
-            Refusal::Evaluated => &codes::EVALUATED_INTERPOLATION,
+            Refusal::Comment | Refusal::QuotedHereDoc => "WF0511",
+            Refusal::Evaluated => "WF0513",
             Refusal::HereDocDelimiter
             | Refusal::Escaped
             | Refusal::Backquote
-            | Refusal::Untracked => &codes::UNTRACKED_INTERPOLATION,
+            | Refusal::Untracked => "WF0512",
         }
     }
 

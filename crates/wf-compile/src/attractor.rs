@@ -4,7 +4,7 @@
 use wf_model::{Node, Value};
 
 use super::{CompileError, Cx};
-use crate::types::{IrNode, Opcode};
+use wf_ir::{IrNode, Opcode};
 
 /// A tool node's command: Attractor's `tool_command` (fabro writes
 /// `script`) becomes the engine's `command` when `command` is not set.

@@ -16,9 +16,9 @@ use wf_model::{Attribute, Edge, Node, Value};
 
 use super::values::to_json;
 use super::{CompileError, Cx};
-use crate::types::{Backoff, EngineAttrs, Limits, NodeIdx, StrId, Template};
+use wf_ir::{Backoff, EngineAttrs, Limits, NodeIdx, StrId, Template, backoff_preset};
 
-/// The workflow-level fields of an [`crate::IrWorkflow`].
+/// The workflow-level fields of an [`wf_ir::IrWorkflow`].
 pub struct Header {
     pub goal: Option<StrId>,
     pub label: Option<StrId>,
@@ -27,24 +27,6 @@ pub struct Header {
     pub fallback_retry_target: Option<NodeIdx>,
     pub spec: Map<String, Json>,
     pub templates: BTreeMap<String, Template>,
-}
-
-/// A backoff preset of Attractor's section 3.6 (docs/ir.md lists them).
-pub fn backoff_preset(name: &str) -> Option<Backoff> {
-    let (initial_delay_ms, factor, jitter) = match name {
-        "none" => return Some(Backoff::NONE),
-        "standard" => (200, 2.0, true),
-        "aggressive" => (500, 2.0, true),
-        "linear" => (500, 1.0, true),
-        "patient" => (2_000, 3.0, true),
-        _ => return None,
-    };
-    Some(Backoff {
-        initial_delay_ms,
-        factor,
-        max_delay_ms: Backoff::DEFAULT.max_delay_ms,
-        jitter,
-    })
 }
 
 /// Attributes under their main key, first occurrence only, in order.

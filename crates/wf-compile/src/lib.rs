@@ -1,4 +1,5 @@
-//! Lowering a checked [`Program`] to an [`IrProgram`].
+//! `wf-compile`: lowering a checked [`Program`] to an [`IrProgram`] (the
+//! IR types, JSON form and verifying loader are `wf-ir`'s).
 //!
 //! The input is expected to be free of errors (`wfc build` refuses
 //! otherwise), but nothing here assumes it: a model the checker would
@@ -24,13 +25,11 @@ use std::fmt;
 use wf_diagnostics::{FileSpan, Sources};
 use wf_model::{Edge, Node, NodeId, NodeKind, Program, SourceFormat, Workflow};
 
-use crate::types::{
+use strings::Interner;
+use wf_ir::{
     Dialect, EdgeRange, FORMAT, IrCall, IrEdge, IrNode, IrProgram, IrWorkflow, KeyType, NodeIdx,
     Opcode, ReadKey, ReturnMapping, VERSION, ValueType, WorkflowIdx,
 };
-use strings::Interner;
-
-pub use attrs::backoff_preset;
 
 /// Why a program could not be compiled.
 #[derive(Debug, Clone, PartialEq)]
@@ -330,7 +329,7 @@ impl<'a> Cx<'a> {
         id
     }
 
-    fn edge(&mut self, edge: &Edge, id: crate::types::StrId) -> Result<IrEdge, CompileError> {
+    fn edge(&mut self, edge: &Edge, id: wf_ir::StrId) -> Result<IrEdge, CompileError> {
         let attrs::EdgeParts {
             label,
             weight,

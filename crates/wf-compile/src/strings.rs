@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::types::StrId;
+use wf_ir::StrId;
 
 /// Interns strings into the program's string table.
 #[derive(Debug, Default)]
