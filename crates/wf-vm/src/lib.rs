@@ -75,4 +75,4 @@ pub use failure::{FailureKind, RunFailure};
 pub use persist::{LogRecord, PersistError, RunDir};
 pub use report::{Entries, FailureRecord, Report, RunStatus};
 pub use select::normalize_label;
-pub use tools::ProcessToolRunner;
+pub use tools::{ProcessToolRunner, SimulatedToolRunner};

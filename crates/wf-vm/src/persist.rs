@@ -2,7 +2,7 @@
 //!
 //! A run directory holds:
 //!
-//! - `program.json` — the IR program being run (written once);
+//! - `program.json` — the IR program being run (written once, compact JSON);
 //! - `meta.json` — what the embedder needs to resume (the CLI stores the
 //!   workflow, the agent, …; opaque to the engine);
 //! - `log.jsonl` — one record per step, appended and handed to the OS
@@ -177,7 +177,12 @@ impl RunDir {
         {
             return Err(PersistError::AlreadyExists(dir.path));
         }
-        dir.write_atomic(PROGRAM, wf_ir::to_json(program).as_bytes())?;
+        // Compact: pretty-printing made it 198 MB for a 200 k-node chain.
+        // `program()` reads either form, so older pretty files still load.
+        let mut text = serde_json::to_vec(program)
+            .expect("IR types serialise without fallible parts (string keys, finite floats)");
+        text.push(b'\n');
+        dir.write_atomic(PROGRAM, &text)?;
         let meta = serde_json::to_vec_pretty(meta).expect("JSON serialises");
         dir.write_atomic(META, &meta)?;
         Ok(dir)

@@ -24,11 +24,13 @@
 //! abandoned after a short grace period instead of hanging the run.
 
 mod process;
+mod simulate;
 
 pub use process::end_children_on_termination_signals;
 pub(crate) use process::{
     Capture, GroupRecord, captured_text, deadline_after, kill_group, own_process_group, wait_until,
 };
+pub use simulate::SimulatedToolRunner;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};

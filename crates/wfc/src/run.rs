@@ -16,7 +16,10 @@ use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use wf_ir::IrProgram;
 use wf_vm::contract;
-use wf_vm::{Engine, EngineConfig, PersistError, ProcessToolRunner, Report, RunDir, RunStatus};
+use wf_vm::{
+    Engine, EngineConfig, PersistError, ProcessToolRunner, Report, RunDir, RunStatus,
+    SimulatedToolRunner,
+};
 
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
 use agent::{AgentOptions, AgentSpec};
@@ -44,6 +47,28 @@ pub enum ProgressChoice {
     Always,
     /// Never.
     Never,
+}
+
+/// What `tool` nodes do (`--tools`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolMode {
+    /// Run their commands (`sh -c`, in the current directory).
+    Run,
+    /// Run nothing: each succeeds with placeholder outputs (a dry run).
+    Simulate,
+    /// Run nothing: each fails with a refusal.
+    Refuse,
+}
+
+impl ToolMode {
+    /// The mode's name, as `--tools` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolMode::Run => "run",
+            ToolMode::Simulate => "simulate",
+            ToolMode::Refuse => "refuse",
+        }
+    }
 }
 
 /// Arguments of `wfc run`.
@@ -93,11 +118,16 @@ pub struct RunArgs {
     /// speaks the `exec:` agent protocol; see docs/attractor.md.
     #[arg(long = "handler", value_name = "TYPE=exec:COMMAND")]
     handlers: Vec<String>,
-    /// Run the commands of `tool` nodes (otherwise a tool node fails with
-    /// a refusal). They run through `sh -c` in the current directory. A
-    /// resumed run runs them only when the resuming command says so.
-    #[arg(long)]
+    /// Run the commands of `tool` nodes: the same as `--tools run`.
+    #[arg(long, conflicts_with = "tools")]
     allow_tools: bool,
+    /// What `tool` nodes do: run their commands (through `sh -c` in the
+    /// current directory), simulate them (succeed with placeholder
+    /// outputs, running nothing) or refuse them (fail). Default: simulate
+    /// with `--agent auto` (a dry run), else refuse. A resumed run takes
+    /// the mode from the resuming command line only.
+    #[arg(long, value_enum, value_name = "MODE")]
+    tools: Option<ToolMode>,
     /// Make the run durable in DIR (created; must not hold a run): a step
     /// log and snapshots, so the run can be resumed after a suspension or
     /// a crash.
@@ -227,7 +257,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
                 "source": file.display().to_string(),
                 "workflow": program.str(program.workflows[root.0 as usize].name),
                 "agent": agent.to_string(),
-                "allow_tools": args.allow_tools,
+                "allow_tools": tool_mode(args, &agent) == ToolMode::Run,
+                "tools": tool_mode(args, &agent).name(),
             });
             (program, meta, None)
         }
@@ -247,8 +278,12 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     // The agent and the tool permission come from this command line only:
     // a run directory is data, and must not choose what runs.
     let spec = agent_spec.unwrap_or_else(|| default_agent.clone());
+    let tools = tool_mode(args, &spec);
     if dir.is_some() {
-        note_trust_changes(&meta, &spec, &default_agent, args.allow_tools);
+        note_trust_changes(&meta, &spec, &default_agent, tools);
+    }
+    if tools == ToolMode::Simulate && args.tools.is_none() && has_tool_nodes(&program) {
+        eprintln!("note: tool nodes are simulated (--tools simulate); run them with --allow-tools");
     }
     let run_dir = args.run_dir.as_ref().or(args.resume.as_ref());
     let files = run_dir
@@ -271,10 +306,13 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         llm: llm.clone().map(|setup| (setup, files.clone())),
     };
     let resumed = dir.is_some();
-    let allowed = args.allow_tools;
     // One runner for the pipeline, its parallel branches and child pipelines.
-    let pipeline_tools =
-        (pipeline && allowed).then(|| attractor::shared_tools(args.tool_output_limit));
+    let pipeline_tools = match tools {
+        _ if !pipeline => None,
+        ToolMode::Run => Some(attractor::shared_tools(args.tool_output_limit)),
+        ToolMode::Simulate => Some(attractor::simulated_tools()),
+        ToolMode::Refuse => None,
+    };
     let mut agent = if pipeline {
         let human = attractor::Humans {
             interviewer: args.interviewer.as_deref(),
@@ -326,11 +364,13 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             pipeline_tools.as_ref(),
             files.clone(),
         ));
-    } else if allowed {
+    } else if tools == ToolMode::Run {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         engine.set_tool_runner(Box::new(
             ProcessToolRunner::new(cwd).with_max_output_bytes(args.tool_output_limit),
         ));
+    } else if tools == ToolMode::Simulate {
+        engine.set_tool_runner(Box::new(SimulatedToolRunner::new()));
     }
     let report = engine.run(agent.as_mut());
     let persist_warning = engine.persist_warning().map(str::to_owned);
@@ -367,6 +407,26 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         return Ok(EXIT_FINDINGS);
     }
     Ok(status)
+}
+
+/// The tool mode of this command line: `--tools`, `--allow-tools` (run),
+/// else simulate under the `auto` agent (a dry run) and refuse otherwise.
+fn tool_mode(args: &RunArgs, agent: &AgentSpec) -> ToolMode {
+    match args.tools {
+        Some(mode) => mode,
+        None if args.allow_tools => ToolMode::Run,
+        None if *agent == AgentSpec::Auto => ToolMode::Simulate,
+        None => ToolMode::Refuse,
+    }
+}
+
+/// Whether any workflow of `program` has a `tool` node (the simulation
+/// note is said only when it matters).
+fn has_tool_nodes(program: &IrProgram) -> bool {
+    program
+        .workflows
+        .iter()
+        .any(|w| w.nodes.iter().any(|n| n.op == wf_ir::Opcode::Tool))
 }
 
 /// A new engine: inputs set, and made durable (and the directory locked)

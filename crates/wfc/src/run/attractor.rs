@@ -193,6 +193,12 @@ pub fn shared_tools(output_limit: usize) -> SharedTools {
     ))
 }
 
+/// The runner of `--tools simulate`: no command runs, each tool node
+/// succeeds with placeholder outputs.
+pub fn simulated_tools() -> SharedTools {
+    Rc::new(RefCell::new(wf_vm::SimulatedToolRunner::new()))
+}
+
 /// The tool runner of a pipeline run: refuses every tool without `tools`
 /// (no `--allow-tools`), and adds `tool.output` and `status.json`.
 pub fn tool_runner(tools: Option<&SharedTools>, files: Option<RunFiles>) -> Box<dyn ToolRunner> {

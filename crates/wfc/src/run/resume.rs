@@ -3,11 +3,13 @@
 
 use serde_json::Value;
 
+use super::ToolMode;
 use super::agent::AgentSpec;
 
 /// On resume: says when the agent or the tool permission differs from
 /// what the run started with (`meta.json`), which is not used.
-pub fn note_trust_changes(meta: &Value, spec: &AgentSpec, default: &AgentSpec, allow_tools: bool) {
+pub fn note_trust_changes(meta: &Value, spec: &AgentSpec, default: &AgentSpec, tools: ToolMode) {
+    let allow_tools = tools == ToolMode::Run;
     let now = spec.to_string();
     // No agent stored: the run started with the default.
     let started = meta["agent"]
@@ -20,7 +22,12 @@ pub fn note_trust_changes(meta: &Value, spec: &AgentSpec, default: &AgentSpec, a
     }
     match (meta["allow_tools"].as_bool() == Some(true), allow_tools) {
         (true, false) => eprintln!(
-            "note: the run started with `--allow-tools`; its tool nodes are refused now unless you pass `--allow-tools` again"
+            "note: the run started with `--allow-tools`; its tool nodes are {} now unless you pass `--allow-tools` again",
+            if tools == ToolMode::Simulate {
+                "simulated"
+            } else {
+                "refused"
+            }
         ),
         (false, true) => {
             eprintln!("note: the run started without `--allow-tools`; its tool nodes run now")
