@@ -349,7 +349,10 @@ fn tools_run_only_when_allowed() {
         "tools_allowed",
         wfc(&["run", "tests/run/tools.wf", "--allow-tools"])
     );
-    run_snapshot!("tools_refused", wfc(&["run", "tests/run/tools.wf"]));
+    run_snapshot!(
+        "tools_refused",
+        wfc(&["run", "tests/run/tools.wf", "--tools", "refuse"])
+    );
 }
 
 /// `${key}` in a tool command reaches it as a variable (a value with
@@ -759,7 +762,7 @@ fn resume_takes_the_agent_and_tools_from_the_command_line() {
     );
     std::fs::write(&meta_path, saved).unwrap();
 
-    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
+    let out = wfc(&["run", "--resume", r, "--agent", "auto", "--tools", "refuse"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1037,7 +1040,14 @@ fn max_steps_reports_the_steps_that_ran() {
 fn a_long_repeated_failure_is_shown_once_and_short() {
     run_snapshot!(
         "long_tool_failure",
-        wfc(&["run", "tests/run/long_tool.wf", "--agent", "auto"])
+        wfc(&[
+            "run",
+            "tests/run/long_tool.wf",
+            "--agent",
+            "auto",
+            "--tools",
+            "refuse"
+        ])
     );
 }
 
@@ -1081,7 +1091,7 @@ fn each_failure_kind_is_in_the_report_and_the_events() {
         ("limit", vec!["examples/hello.wf", "--max-steps", "1"]),
         ("limit", vec![&timeout, "--step-delay-ms", "50"]),
         ("agent", vec![&fork, "--agent", "rules"]),
-        ("tool", vec!["tests/run/tools.wf"]),
+        ("tool", vec!["tests/run/tools.wf", "--tools", "refuse"]),
         ("contract", vec![&needs]),
         ("guard", vec![&gate, "--set", "ok=yes"]),
         (
@@ -1166,6 +1176,8 @@ fn the_progress_line_of_a_failure_names_its_code() {
         "tests/run/tools.wf",
         "--agent",
         "auto",
+        "--tools",
+        "refuse",
         "--progress",
         "always",
     ])
@@ -1195,4 +1207,97 @@ fn a_node_the_runtime_fails_does_not_follow_the_agents_edge() {
             "rules"
         ])
     );
+}
+
+/// Issue 17.7: under `--agent auto` (the default for `.wf`) tool nodes are
+/// simulated, saying so once: each succeeds, runs nothing, and writes a
+/// placeholder output and a placeholder of its declared type for each key
+/// it declares. `--tools simulate` given explicitly needs no note; any
+/// other agent still refuses tools unless told; `--allow-tools` is
+/// `--tools run` and cannot be combined with `--tools`.
+#[test]
+fn tool_nodes_are_simulated_under_the_auto_agent() {
+    run_snapshot!("tools_simulated", wfc(&["run", "tests/run/tools.wf"]));
+    let dir = scratch("tools-simulated");
+    std::fs::create_dir_all(&dir).unwrap();
+    let marker = dir.join("RAN");
+    let file = dir.join("decl.wf");
+    std::fs::write(
+        &file,
+        format!(
+            "workflow Decl {{\n  tool count {{\n    command = \"touch {}\"\n    writes lines: int, tags: list, label: string, ok: bool\n  }}\n  exit done\n  start -> count -> done\n}}\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (out, report) = run_json(&["run", f, "--agent", "auto", "--tools", "simulate"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!marker.exists(), "a simulated tool ran");
+    assert!(!stderr.contains("simulated"), "{stderr}");
+    let board = &report["blackboard"];
+    assert_eq!(board["lines"], 0, "{report}");
+    assert_eq!(board["tags"], serde_json::json!([]), "{report}");
+    assert_eq!(board["label"], "<label>", "{report}");
+    assert_eq!(board["ok"], true, "{report}");
+    assert_eq!(board["count.exit_code"], 0, "{report}");
+    let stdout = board["count.stdout"].as_str().unwrap();
+    assert!(
+        stdout.contains("simulated") && stdout.contains("touch"),
+        "{stdout}"
+    );
+    // Another agent refuses tools unless told.
+    let (out, report) = run_json(&["run", f, "--agent", "rules"]);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert_eq!(report["kind"], "tool", "{report}");
+    let both = wfc(&["run", f, "--allow-tools", "--tools", "refuse"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&both.stderr).contains("cannot be used with"),
+        "{both:?}"
+    );
+    assert!(!marker.exists(), "a tool ran");
+}
+
+/// Issue 17.10: `program.json` is compact (one line: it was pretty, 198 MB
+/// for a 200 k-node chain), and a run directory with a pretty
+/// `program.json` (written by an older wfc) still resumes.
+#[test]
+fn program_json_is_compact_and_old_pretty_ones_resume() {
+    let dir = scratch("compact-program");
+    std::fs::create_dir_all(&dir).unwrap();
+    let workflow = dir.join("gate.wf");
+    std::fs::write(
+        &workflow,
+        "workflow Gate {\n  human review \"Go?\"\n  exit done\n  start -> review\n  review -> done \"[G] Go\"\n}\n",
+    )
+    .unwrap();
+    let script = dir.join("suspend.json");
+    std::fs::write(
+        &script,
+        r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "wait"}]}}"#,
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let (w, r) = (workflow.to_str().unwrap(), run.to_str().unwrap());
+    let agent = format!("script:{}", script.display());
+    let out = wfc(&["run", w, "--agent", &agent, "--run-dir", r])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let path = run.join("program.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), 1, "not compact: {text}");
+    assert!(text.ends_with("}\n") && !text.contains("\n "), "{text}");
+    // An older wfc wrote it pretty-printed: it still loads.
+    let program: Value = serde_json::from_str(&text).unwrap();
+    let pretty = serde_json::to_string_pretty(&program).unwrap();
+    assert!(pretty.contains("\n  "));
+    std::fs::write(&path, pretty).unwrap();
+    let (out, report) = run_json(&["run", "--resume", r, "--agent", "auto"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(report["at"]["node"], "done", "{report}");
 }

@@ -201,7 +201,12 @@ fn tools_run_in_parallel_branches_and_child_pipelines() {
         let status = json(&run_dir.join(format!("{id}/status.json")));
         assert_eq!(status["notes"], format!("Tool completed: echo from-{id}"));
     }
-    let (out, _, _) = run("tools_par_refused", "tools_parallel.dot", "auto", &[]);
+    let (out, _, _) = run(
+        "tools_par_refused",
+        "tools_parallel.dot",
+        "auto",
+        &["--tools", "refuse"],
+    );
     let s = summary(&out);
     assert_eq!(s["status"], "failed", "{s}");
     let refused = s["blackboard"]["parallel.results"][0]["failure_reason"].as_str();
@@ -219,7 +224,12 @@ fn tools_run_in_parallel_branches_and_child_pipelines() {
     let greet = json(&run_dir.join("manager/child/greet/status.json"));
     assert_eq!(greet["outcome"], "success");
     assert_eq!(greet["context_updates"]["tool.output"], "from-the-child\n");
-    let (out, _, _) = run("tools_mgr_refused", "tools_manager.dot", "auto", &[]);
+    let (out, _, _) = run(
+        "tools_mgr_refused",
+        "tools_manager.dot",
+        "auto",
+        &["--tools", "refuse"],
+    );
     let s = summary(&out);
     assert!(
         s["reason"]
@@ -252,7 +262,12 @@ fn parallel_branches_inherit_what_is_left_of_the_limits() {
 
 #[test]
 fn tool_handler_without_allow_tools_fails_with_the_refusal() {
-    let (out, run_dir, _) = run("tool_refused", "handlers.dot", "auto", &[]);
+    let (out, run_dir, _) = run(
+        "tool_refused",
+        "handlers.dot",
+        "auto",
+        &["--tools", "refuse"],
+    );
     assert_eq!(out.status.code(), Some(1));
     let greet = json(&run_dir.join("greet/status.json"));
     assert_eq!(greet["outcome"], "fail");
@@ -1402,4 +1417,43 @@ fn llm_budget_from_the_graph_attribute_suspends_the_run() {
         "{s}"
     );
     assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+/// Issue 17.7: under `--agent auto` a pipeline's tool nodes are simulated
+/// (said once on standard error): the node succeeds without running its
+/// command, `tool.output` says it was simulated, and `status.json` says so.
+/// Parallel branches and child pipelines simulate too.
+#[test]
+fn tool_nodes_are_simulated_in_a_dry_run() {
+    let (out, run_dir, _) = run("tool_simulated", "handlers.dot", "auto", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let note = "note: tool nodes are simulated (--tools simulate); run them with --allow-tools\n";
+    assert_eq!(stderr.matches(note).count(), 1, "{stderr}");
+    let greet = json(&run_dir.join("greet/status.json"));
+    assert_eq!(greet["outcome"], "success", "{greet}");
+    assert!(
+        greet["notes"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tool simulated: "),
+        "{greet}"
+    );
+    let output = greet["context_updates"]["tool.output"].as_str().unwrap();
+    assert!(
+        output.starts_with("[wfc: simulated (--tools simulate): `"),
+        "{output}"
+    );
+
+    let (out, _, _) = run("tools_par_simulated", "tools_parallel.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    for r in s["blackboard"]["parallel.results"].as_array().unwrap() {
+        assert_eq!(r["outcome"], "success", "{r}");
+        let output = r["context_updates"]["tool.output"].as_str().unwrap();
+        assert!(output.contains("simulated"), "{r}");
+    }
+    let (out, _, _) = run("tools_mgr_simulated", "tools_manager.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["stack.child.status"], "completed", "{s}");
 }
