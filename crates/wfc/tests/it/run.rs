@@ -1301,3 +1301,55 @@ fn program_json_is_compact_and_old_pretty_ones_resume() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(report["at"]["node"], "done", "{report}");
 }
+
+/// Issue 17.7: the tool mode of a resumed run comes from the resuming
+/// command line: a run started with `--allow-tools` and resumed with
+/// `--agent auto` alone simulates its tools (and says so), running nothing.
+#[test]
+fn a_resumed_run_takes_the_tool_mode_from_the_command_line() {
+    let dir = scratch("resume-tool-mode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let marker = dir.join("TOOL_RAN");
+    let workflow = dir.join("gate.wf");
+    std::fs::write(
+        &workflow,
+        format!(
+            "workflow Gate {{\n  human review \"Go?\"\n  tool mark {{ command = \"touch {}\" }}\n  exit done\n  start -> review\n  review -> mark \"[G] Go\"\n  mark -> done\n}}\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let script = dir.join("suspend.json");
+    std::fs::write(
+        &script,
+        r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "wait"}]}}"#,
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let (w, r) = (workflow.to_str().unwrap(), run.to_str().unwrap());
+    let agent = format!("script:{}", script.display());
+    let out = wfc(&["run", w, "--agent", &agent, "--allow-tools", "--run-dir", r])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["tools"], "run", "{meta}");
+    let out = wfc(&["run", "--resume", r, "--agent", "auto"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!marker.exists(), "a simulated tool ran");
+    assert!(
+        stderr.contains("note: the run started with `--allow-tools`; its tool nodes are simulated now unless you pass `--allow-tools` again\n"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr
+            .matches("note: tool nodes are simulated (--tools simulate)")
+            .count(),
+        1,
+        "{stderr}"
+    );
+}
