@@ -67,8 +67,8 @@ pub use agent::{
 pub use blackboard::{Blackboard, EntryRef, Source};
 pub use config::{EngineConfig, RunLimits, SizeLimits};
 pub use engine::{
-    Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot,
-    SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
+    Divergence, Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot,
+    Replay, SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
 };
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
 pub use failure::{FailureKind, RunFailure};
