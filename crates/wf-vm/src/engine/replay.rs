@@ -171,20 +171,28 @@ fn state_difference(recorded: &Snapshot, replayed: &Snapshot) -> Option<Divergen
     let (a, b) = (untimed(recorded), untimed(replayed));
     let (path, x, y) = first_difference(&a, &b, String::new())?;
     Some(Divergence {
-        step: recorded.step,
+        step: recorded.step.saturating_sub(1),
         line: None,
-        what: format!("the state `snapshot.json` holds, at `{path}`"),
+        what: format!(
+            "the state `snapshot.json` holds after {} steps, at `{path}`",
+            recorded.step
+        ),
         recorded: x.map(shown),
         replayed: y.map(shown),
     })
 }
 
-/// A snapshot as JSON without its times: the run's active time and the
-/// time each callee was pushed at.
+/// A snapshot as JSON without its times: the run's active time, the
+/// time each callee was pushed at and the clock time of each failure.
 fn untimed(snap: &Snapshot) -> Value {
     let mut v = serde_json::to_value(snap).expect("snapshots serialise");
     if let Some(o) = v.as_object_mut() {
         o.remove("elapsed_ms");
+    }
+    if let Some(failures) = v.get_mut("failures").and_then(Value::as_array_mut) {
+        for f in failures.iter_mut().filter_map(Value::as_object_mut) {
+            f.remove("time_ms");
+        }
     }
     if let Some(frames) = v.get_mut("frames").and_then(Value::as_array_mut) {
         for f in frames {
