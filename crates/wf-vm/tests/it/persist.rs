@@ -679,3 +679,46 @@ fn a_replayed_timeout_keeps_its_kind_of_failure() {
     assert_eq!(kinds(&replayed), kinds(&live));
     let _ = std::fs::remove_dir_all(&path);
 }
+
+/// Issue 17.4: `Engine::replay` re-applies a run's log from `start.json`
+/// through a read-only handle: while the run still holds its lock (no
+/// lock is taken), with a torn last line left in place (not cut, not
+/// read), and a completed run with a call is checked against its final
+/// snapshot.
+#[test]
+fn replay_reads_a_held_run_without_changing_it() {
+    let program = program();
+    let config = EngineConfig::default();
+    let (path, held, status) = stopped_run("replay-held", &program, &config, &mut script(false), 4);
+    assert_eq!(status, RunStatus::Yielded);
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(held.log_path())
+            .unwrap();
+        f.write_all(br#"{"step":4,"input":"deci"#).unwrap();
+    }
+    let log_before = std::fs::read(held.log_path()).unwrap();
+    let dir = RunDir::open_read_only(&path).unwrap();
+    let replay = Engine::replay(&program, &dir).unwrap();
+    assert_eq!(replay.divergence, None);
+    assert_eq!(replay.steps, 4);
+    // Only the first snapshot exists: the state is checked at step 0.
+    assert_eq!(replay.state_checked_at, Some(0));
+    assert_eq!(std::fs::read(held.log_path()).unwrap(), log_before);
+    let snap = dir.read_snapshot().unwrap();
+    assert!(matches!(
+        dir.write_snapshot(&snap),
+        Err(PersistError::Io { .. })
+    ));
+    drop(held);
+    let _ = std::fs::remove_dir_all(&path);
+
+    let (report, straight) = uninterrupted(&program);
+    let dir = RunDir::open_read_only(straight.path()).unwrap();
+    let replay = Engine::replay(&program, &dir).unwrap();
+    assert_eq!(replay.divergence, None);
+    assert_eq!(replay.steps, report.steps);
+    assert_eq!(replay.state_checked_at, Some(report.steps));
+}
