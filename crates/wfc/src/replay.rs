@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use wf_ir::IrProgram;
-use wf_vm::{Engine, PersistError, Replay, RunDir};
+use wf_vm::{Engine, EngineError, PersistError, Replay, RunDir};
 
 use crate::run::load;
 use crate::{EXIT_CLEAN, EXIT_FINDINGS, EXIT_TROUBLE};
@@ -64,9 +64,16 @@ fn execute(args: &ReplayArgs) -> Result<u8, String> {
         }
         Some(file) => load::load(file).map_err(|e| e.0)?.program,
     };
-    let replay = Engine::replay(&program, &dir).map_err(|e| match &args.against {
-        Some(file) => cannot(&format!("the run does not fit `{}`: {e}", file.display())),
-        None => cannot(&e),
+    let replay = Engine::replay(&program, &dir).map_err(|e| match (e, &args.against) {
+        (EngineError::Snapshot(m), Some(file)) => cannot(&format!(
+            "the state the run started from does not fit `{}`: {m}",
+            file.display()
+        )),
+        (EngineError::Snapshot(m), None) => cannot(&format!(
+            "`{}` is corrupt: {m}",
+            args.dir.join("start.json").display()
+        )),
+        (e, _) => cannot(&e),
     })?;
     Ok(report(&replay, args))
 }

@@ -53,12 +53,13 @@ impl<'p> Engine<'p> {
     /// backoff is slept), and compares each step's events with the ones
     /// the log recorded, and the state at `snapshot.json`'s step with that
     /// snapshot (but for the times it holds). `Err`: the directory cannot
-    /// be read, or its start does not fit `program`.
+    /// be read ([`EngineError::Persist`]), or its start does not fit
+    /// `program` ([`EngineError::Snapshot`]).
     pub fn replay(program: &'p IrProgram, dir: &RunDir) -> Result<Replay, EngineError> {
         let start_path = dir.path().join("start.json");
         let start = dir.read_start()?.ok_or_else(|| {
             EngineError::Persist(PersistError::Corrupt {
-                path: start_path.clone(),
+                path: start_path,
                 line: None,
                 message: "it is missing: the run was started by a wfc without replay, \
                           and cannot be replayed"
@@ -69,15 +70,9 @@ impl<'p> Engine<'p> {
         // holds at least the snapshot's steps even while the run goes on.
         let last = dir.read_snapshot()?;
         let records = dir.read_log()?;
-        let mut engine =
-            Engine::restore(program, &start, EngineConfig::default()).map_err(|e| match e {
-                EngineError::Snapshot(message) => EngineError::Persist(PersistError::Corrupt {
-                    path: start_path,
-                    line: None,
-                    message,
-                }),
-                other => other,
-            })?;
+        // `Snapshot`: the start does not fit `program` (a changed workflow
+        // may have lost what the run started with).
+        let mut engine = Engine::restore(program, &start, EngineConfig::default())?;
         // A resume with a lower `--max-steps` lowered the run's limit.
         engine.limits.max_steps = engine.limits.max_steps.min(last.limits.max_steps);
         engine.set_sleeper(Box::new(|_| {}));

@@ -1374,6 +1374,15 @@ fn replay_against_a_changed_workflow_names_where_it_parts() {
         err.contains(r#""to":"review""#) && err.contains(r#""to":"rejected""#),
         "{err}"
     );
+    // A file without the run's workflow is not a changed one: exit 2.
+    let (code, _, err) = replay(&[d, "--against", "examples/hello.wf"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.ends_with(
+            "the state the run started from does not fit `examples/hello.wf`: no workflow `Approve`\n"
+        ),
+        "{err}"
+    );
 }
 
 /// Every durable run of the fixtures (`.wf` examples and tests, `.dot`
