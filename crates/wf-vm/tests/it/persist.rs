@@ -722,3 +722,46 @@ fn replay_reads_a_held_run_without_changing_it() {
     assert_eq!(replay.steps, report.steps);
     assert_eq!(replay.state_checked_at, Some(report.steps));
 }
+
+/// A run suspended inside a callee with a budget of its own: the snapshot
+/// records the active time the callee was pushed at, which a replay (that
+/// takes no time) cannot reproduce; the replay still verifies.
+#[test]
+fn replay_ignores_the_time_a_budgeted_callee_was_pushed_at() {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["a", "sub", "done"]);
+    p.call(main, "sub", sub, &[]);
+    p.chain(sub, &["s1", "s2"]);
+    p.w(sub).limits.max_steps = Some(100);
+    let program = p.build();
+    let path = temp_dir("replay-pushed");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    // A slow first decision: the callee is pushed after some active time.
+    let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+        match program.str(ctx.node.id) {
+            "a" => std::thread::sleep(std::time::Duration::from_millis(30)),
+            "s2" => {
+                return Ok(wf_vm::Decision::Suspend {
+                    reason: "wait".into(),
+                });
+            }
+            _ => {}
+        }
+        Ok(advance(None, &[]))
+    });
+    let report = engine.run(&mut agent);
+    assert!(matches!(report.status, RunStatus::Suspended { .. }));
+    let snap = dir.read_snapshot().unwrap();
+    let pushed = snap.frames[1].pushed.expect("the callee has a budget");
+    assert!(pushed[1] >= 30, "{pushed:?}");
+    let replay = Engine::replay(&program, &RunDir::open_read_only(&path).unwrap()).unwrap();
+    assert_eq!(replay.divergence, None);
+    assert_eq!(replay.state_checked_at, Some(report.steps));
+    drop(engine);
+    drop(dir);
+    let _ = std::fs::remove_dir_all(&path);
+}
