@@ -37,6 +37,21 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Verifying a run from its log (`wfc replay`: no agent, no tool, nothing
+//! written):
+//!
+//! ```no_run
+//! # use wf_vm::{Engine, RunDir};
+//! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = RunDir::open_read_only("run")?;
+//! let program = dir.program()?;
+//! let replay = Engine::replay(&program, &dir)?;
+//! if let Some(d) = &replay.divergence {
+//!     println!("step {}: {}", d.step, d.what);
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! [`Engine::run`] runs to completion, suspension or failure;
 //! [`Engine::run_for`] runs a step budget and returns
 //! [`RunStatus::Yielded`] when the run could go on; [`Engine::step`] runs one
@@ -67,8 +82,8 @@ pub use agent::{
 pub use blackboard::{Blackboard, EntryRef, Source};
 pub use config::{EngineConfig, RunLimits, SizeLimits};
 pub use engine::{
-    Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot,
-    SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
+    Divergence, Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot,
+    Replay, SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
 };
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
 pub use failure::{FailureKind, RunFailure};

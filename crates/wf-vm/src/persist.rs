@@ -11,6 +11,9 @@
 //! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
 //!   (temporary file, fsync, rename, fsync of the directory) at the start,
 //!   at suspension, at the end and every N steps;
+//! - `start.json` — the state the run started from (a [`Snapshot`] at
+//!   step 0, inputs included), written once: `wfc replay` re-runs the log
+//!   from it;
 //! - `run.lock` — the pid of the process that holds the directory: a
 //!   [`RunDir`] holds an exclusive OS lock (`flock`) on it while any clone
 //!   of it lives, so two processes never run one directory at once.
@@ -142,13 +145,15 @@ pub struct LogRecord {
 pub struct RunDir {
     path: PathBuf,
     /// The locked `run.lock`: the lock lasts as long as the open file.
-    _lock: Arc<File>,
+    /// `None`: opened read-only ([`RunDir::open_read_only`]).
+    lock: Option<Arc<File>>,
 }
 
 const SNAPSHOT: &str = "snapshot.json";
 const LOG: &str = "log.jsonl";
 const PROGRAM: &str = "program.json";
 const META: &str = "meta.json";
+const START: &str = "start.json";
 /// The lock file. Not a name an Attractor stage folder can take by
 /// accident: plain DOT ids have no `.`.
 pub const LOCK_FILE: &str = "run.lock";
@@ -166,7 +171,7 @@ impl RunDir {
         let path = path.into();
         fs::create_dir_all(&path).map_err(io_err(&path, "create the run directory"))?;
         let dir = RunDir {
-            _lock: lock(&path)?,
+            lock: Some(lock(&path)?),
             path,
         };
         // `program.json` and `meta.json` count too: a process killed before
@@ -209,7 +214,7 @@ impl RunDir {
             return Err(not_a_run(path.join(SNAPSHOT)));
         }
         let dir = RunDir {
-            _lock: lock(&path)?,
+            lock: Some(lock(&path)?),
             path,
         };
         let snap = dir.file(SNAPSHOT);
@@ -217,6 +222,30 @@ impl RunDir {
             return Err(not_a_run(snap));
         }
         Ok(dir)
+    }
+
+    /// Opens an existing run directory to read it, without its lock and
+    /// without writing anything (`wfc replay`): a run in progress is seen
+    /// up to its last complete log line, and a torn last line is ignored
+    /// rather than cut off. Writing through it fails.
+    pub fn open_read_only(path: impl Into<PathBuf>) -> Result<Self, PersistError> {
+        let path = path.into();
+        if !path.is_dir() {
+            if path.exists() {
+                let error = io::Error::from(io::ErrorKind::NotADirectory);
+                return Err(io_err(&path, "open the run directory")(error));
+            }
+            return Err(PersistError::NotFound(path));
+        }
+        let snap = path.join(SNAPSHOT);
+        if !snap.exists() {
+            return Err(PersistError::Corrupt {
+                path: snap,
+                line: None,
+                message: "there is no snapshot: this is not a run directory".into(),
+            });
+        }
+        Ok(RunDir { path, lock: None })
     }
 
     /// The directory.
@@ -270,6 +299,36 @@ impl RunDir {
         self.read_json(SNAPSHOT)
     }
 
+    /// The state the run started from (`start.json`); `None` for a run
+    /// directory written before it existed.
+    pub fn read_start(&self) -> Result<Option<Snapshot>, PersistError> {
+        if !self.file(START).exists() {
+            return Ok(None);
+        }
+        self.read_json(START).map(Some)
+    }
+
+    /// Writes `start.json` (once, with the first snapshot).
+    pub(crate) fn write_start(&self, snap: &Snapshot) -> Result<(), PersistError> {
+        let bytes = serde_json::to_vec(snap).expect("snapshots serialise");
+        self.write_atomic(START, &bytes)
+    }
+
+    /// An error for a write through a read-only handle.
+    fn check_writable(&self, path: &Path) -> Result<(), PersistError> {
+        match self.lock {
+            Some(_) => Ok(()),
+            None => Err(PersistError::Io {
+                path: path.to_owned(),
+                what: "write",
+                error: io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the run directory was opened read-only",
+                ),
+            }),
+        }
+    }
+
     /// Replaces the snapshot atomically.
     pub fn write_snapshot(&self, snap: &Snapshot) -> Result<(), PersistError> {
         let bytes = serde_json::to_vec(snap).expect("snapshots serialise");
@@ -278,6 +337,7 @@ impl RunDir {
 
     fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), PersistError> {
         let path = self.file(name);
+        self.check_writable(&path)?;
         let tmp = self.file(&format!("{name}.tmp"));
         let mut f = File::create(&tmp).map_err(io_err(&tmp, "create"))?;
         f.write_all(bytes).map_err(io_err(&tmp, "write"))?;
@@ -295,6 +355,7 @@ impl RunDir {
     /// Opens the log for appending.
     pub(crate) fn open_log(&self) -> Result<RunLog, PersistError> {
         let path = self.file(LOG);
+        self.check_writable(&path)?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -309,7 +370,8 @@ impl RunDir {
         })
     }
 
-    /// Every log record; a torn last line is cut off the file first.
+    /// Every log record; a torn last line is cut off the file first (left
+    /// alone, and not read, through a read-only handle).
     pub fn read_log(&self) -> Result<Vec<(usize, LogRecord)>, PersistError> {
         let path = self.file(LOG);
         let bytes = match fs::read(&path) {
@@ -318,7 +380,7 @@ impl RunDir {
             Err(e) => return Err(io_err(&path, "read")(e)),
         };
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if complete < bytes.len() {
+        if complete < bytes.len() && self.lock.is_some() {
             let f = OpenOptions::new()
                 .write(true)
                 .open(&path)

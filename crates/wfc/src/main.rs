@@ -11,6 +11,7 @@ mod fmt;
 mod graph;
 mod inputs;
 mod lsp;
+mod replay;
 mod run;
 
 use std::process::ExitCode;
@@ -52,6 +53,8 @@ enum Command {
     Lsp(lsp::LspArgs),
     /// Run a workflow with a decision agent (exit 0 completed, 1 failed, 3 suspended).
     Run(run::RunArgs),
+    /// Replay a run directory's recorded decisions and verify the same trace (exit 0 identical, 1 diverged).
+    Replay(replay::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Command::Graph(args) => graph::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Run(args) => run::run(args),
+        Command::Replay(args) => replay::run(args),
     };
     ExitCode::from(status)
 }

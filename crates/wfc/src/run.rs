@@ -4,7 +4,7 @@ mod agent;
 mod attractor;
 mod events;
 mod llm;
-mod load;
+pub(crate) mod load;
 mod output;
 mod resume;
 

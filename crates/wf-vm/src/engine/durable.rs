@@ -6,7 +6,7 @@ use wf_ir::IrProgram;
 use super::{Engine, EngineError, step};
 use crate::config::EngineConfig;
 use crate::failure::FailureKind;
-use crate::persist::{PersistError, RunDir};
+use crate::persist::{LogRecord, PersistError, RunDir};
 use crate::report::RunStatus;
 
 impl<'p> Engine<'p> {
@@ -14,6 +14,8 @@ impl<'p> Engine<'p> {
     /// snapshot now, then appends one log record per step.
     pub fn persist_to(&mut self, dir: RunDir) -> Result<(), EngineError> {
         let snap = self.snapshot();
+        // `start.json` first: a run that has a snapshot has its start.
+        dir.write_start(&snap)?;
         dir.write_snapshot(&snap)?;
         self.out.log = Some(dir.open_log()?);
         Ok(())
@@ -48,33 +50,36 @@ impl<'p> Engine<'p> {
         };
         engine.out.replaying = true;
         for (line, record) in records {
-            if record.step != engine.step {
-                return Err(corrupt(
-                    line,
-                    format!(
-                        "it records step {} where step {} was expected (the snapshot holds {} steps)",
-                        record.step, engine.step, snap.step
-                    ),
-                ));
-            }
-            if engine.status.is_final() {
-                return Err(corrupt(
-                    line,
-                    "it records a step after the run ended".into(),
-                ));
-            }
-            if matches!(engine.status, RunStatus::Suspended { .. }) {
-                engine.status = RunStatus::Running;
-            }
             engine
-                .do_step(step::Source::Replay(record.input))
-                .map_err(|f| corrupt(line, f.message))?;
-            engine.check_step_budget();
-            engine.step += 1;
+                .reapply(record, snap.step)
+                .map_err(|m| corrupt(line, m))?;
         }
         engine.out.replaying = false;
         engine.out.log = Some(dir.open_log()?);
         Ok(engine)
+    }
+
+    /// Re-applies one logged step (resume, replay): `Err` says why the
+    /// record does not fit the state (`from`: the step the state was
+    /// restored at, for the message).
+    pub(super) fn reapply(&mut self, record: LogRecord, from: u64) -> Result<(), String> {
+        if record.step != self.step {
+            return Err(format!(
+                "it records step {} where step {} was expected (the snapshot holds {from} steps)",
+                record.step, self.step
+            ));
+        }
+        if self.status.is_final() {
+            return Err("it records a step after the run ended".into());
+        }
+        if matches!(self.status, RunStatus::Suspended { .. }) {
+            self.status = RunStatus::Running;
+        }
+        self.do_step(step::Source::Replay(record.input))
+            .map_err(|f| f.message)?;
+        self.check_step_budget();
+        self.step += 1;
+        Ok(())
     }
 
     /// A problem with the run directory that did not change the run's

@@ -5,6 +5,7 @@ mod apply;
 mod budget;
 mod complete;
 mod durable;
+mod replay;
 mod restart;
 mod screen;
 mod snapshot;
@@ -31,6 +32,7 @@ use crate::persist::{PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
 
+pub use replay::{Divergence, Replay};
 pub(crate) use screen::long_key;
 pub use snapshot::{
     EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot, SNAPSHOT_FORMAT, Snapshot,

@@ -679,3 +679,89 @@ fn a_replayed_timeout_keeps_its_kind_of_failure() {
     assert_eq!(kinds(&replayed), kinds(&live));
     let _ = std::fs::remove_dir_all(&path);
 }
+
+/// Issue 17.4: `Engine::replay` re-applies a run's log from `start.json`
+/// through a read-only handle: while the run still holds its lock (no
+/// lock is taken), with a torn last line left in place (not cut, not
+/// read), and a completed run with a call is checked against its final
+/// snapshot.
+#[test]
+fn replay_reads_a_held_run_without_changing_it() {
+    let program = program();
+    let config = EngineConfig::default();
+    let (path, held, status) = stopped_run("replay-held", &program, &config, &mut script(false), 4);
+    assert_eq!(status, RunStatus::Yielded);
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(held.log_path())
+            .unwrap();
+        f.write_all(br#"{"step":4,"input":"deci"#).unwrap();
+    }
+    let log_before = std::fs::read(held.log_path()).unwrap();
+    let dir = RunDir::open_read_only(&path).unwrap();
+    let replay = Engine::replay(&program, &dir).unwrap();
+    assert_eq!(replay.divergence, None);
+    assert_eq!(replay.steps, 4);
+    // Only the first snapshot exists: the state is checked at step 0.
+    assert_eq!(replay.state_checked_at, Some(0));
+    assert_eq!(std::fs::read(held.log_path()).unwrap(), log_before);
+    let snap = dir.read_snapshot().unwrap();
+    assert!(matches!(
+        dir.write_snapshot(&snap),
+        Err(PersistError::Io { .. })
+    ));
+    drop(held);
+    let _ = std::fs::remove_dir_all(&path);
+
+    let (report, straight) = uninterrupted(&program);
+    let dir = RunDir::open_read_only(straight.path()).unwrap();
+    let replay = Engine::replay(&program, &dir).unwrap();
+    assert_eq!(replay.divergence, None);
+    assert_eq!(replay.steps, report.steps);
+    assert_eq!(replay.state_checked_at, Some(report.steps));
+}
+
+/// A run suspended inside a callee with a budget of its own: the snapshot
+/// records the active time the callee was pushed at, which a replay (that
+/// takes no time) cannot reproduce; the replay still verifies.
+#[test]
+fn replay_ignores_the_time_a_budgeted_callee_was_pushed_at() {
+    let mut p = Prog::new();
+    let main = p.wf("main");
+    let sub = p.wf("sub");
+    p.chain(main, &["a", "sub", "done"]);
+    p.call(main, "sub", sub, &[]);
+    p.chain(sub, &["s1", "s2"]);
+    p.w(sub).limits.max_steps = Some(100);
+    let program = p.build();
+    let path = temp_dir("replay-pushed");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    // A slow first decision: the callee is pushed after some active time.
+    let mut agent = FnAgent(|ctx: &wf_vm::DecisionContext<'_>| {
+        match program.str(ctx.node.id) {
+            "a" => std::thread::sleep(std::time::Duration::from_millis(30)),
+            "s2" => {
+                return Ok(wf_vm::Decision::Suspend {
+                    reason: "wait".into(),
+                });
+            }
+            _ => {}
+        }
+        Ok(advance(None, &[]))
+    });
+    let report = engine.run(&mut agent);
+    assert!(matches!(report.status, RunStatus::Suspended { .. }));
+    let snap = dir.read_snapshot().unwrap();
+    let pushed = snap.frames[1].pushed.expect("the callee has a budget");
+    assert!(pushed[1] >= 30, "{pushed:?}");
+    let replay = Engine::replay(&program, &RunDir::open_read_only(&path).unwrap()).unwrap();
+    assert_eq!(replay.divergence, None);
+    assert_eq!(replay.state_checked_at, Some(report.steps));
+    drop(engine);
+    drop(dir);
+    let _ = std::fs::remove_dir_all(&path);
+}

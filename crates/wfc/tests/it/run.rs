@@ -1353,3 +1353,228 @@ fn a_resumed_run_takes_the_tool_mode_from_the_command_line() {
         "{stderr}"
     );
 }
+
+/// `wfc replay ARGS…` (issue 17.4): the exit status, stdout and stderr.
+fn replay(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = wfc(&[&["replay"][..], args].concat()).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// Every file of a run directory, with its bytes.
+fn dir_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// A suspended run, then the same run resumed to completion, replay
+/// identically from their recorded decisions (no agent given), and the
+/// replay leaves the run directory as it was, lock file included.
+#[test]
+fn replay_verifies_suspended_and_completed_runs_and_writes_nothing() {
+    let dir = scratch("replay-suspend");
+    let d = dir.to_str().unwrap();
+    let suspend = [
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/suspend.json",
+        "--run-dir",
+        d,
+    ];
+    assert_eq!(wfc(&suspend).output().unwrap().status.code(), Some(3));
+    let before = dir_files(&dir);
+    assert!(before.contains_key("start.json"), "{:?}", before.keys());
+    assert_eq!(
+        replay(&[d]),
+        (
+            Some(0),
+            "replayed 3 steps: identical\n".into(),
+            String::new()
+        )
+    );
+    assert!(
+        dir_files(&dir) == before,
+        "the replay changed the run directory"
+    );
+    let resume = [
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+    ];
+    assert_eq!(wfc(&resume).output().unwrap().status.code(), Some(0));
+    assert_eq!(
+        replay(&[d]),
+        (
+            Some(0),
+            "replayed 6 steps: identical\n".into(),
+            String::new()
+        )
+    );
+    // The same decisions against the same source replay identically too.
+    let (code, out, err) = replay(&[d, "--against", "tests/run/approve.wf"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "replayed 6 steps against `tests/run/approve.wf`: identical\n"
+    );
+}
+
+/// A changed recorded write, a changed final state, a missing start and a
+/// missing directory: the first divergence is named (exit 1), a directory
+/// that cannot be replayed is an error (exit 2).
+#[test]
+fn replay_names_the_first_divergence() {
+    let dir = scratch("replay-tampered");
+    let d = dir.to_str().unwrap();
+    let run = [
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/approve.json",
+        "--run-dir",
+        d,
+    ];
+    assert_eq!(wfc(&run).output().unwrap().status.code(), Some(0));
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let forged = log.replacen(
+        r#""writes":[{"key":"plan","value":"<plan>"}],"edge""#,
+        r#""writes":[{"key":"plan","value":"forged"}],"edge""#,
+        1,
+    );
+    assert_ne!(forged, log);
+    std::fs::write(dir.join("log.jsonl"), &forged).unwrap();
+    let (code, out, err) = replay(&[d]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "error: the replay diverges at step 1 (log.jsonl line 2): event 3 of the step\n  \
+         recorded: {\"depth\":1,\"event\":\"blackboard:write\",\"node\":\"plan\",\"step\":1,\"workflow\":\"Approve\",\"writes\":[{\"key\":\"plan\",\"value\":\"<plan>\"}]}\n  \
+         replayed: {\"depth\":1,\"event\":\"blackboard:write\",\"node\":\"plan\",\"step\":1,\"workflow\":\"Approve\",\"writes\":[{\"key\":\"plan\",\"value\":\"forged\"}]}\n\
+         note: the 1 step before it replayed identically\n"
+    );
+    std::fs::write(dir.join("log.jsonl"), &log).unwrap();
+
+    // The final state is checked too.
+    let snap = std::fs::read_to_string(dir.join("snapshot.json")).unwrap();
+    let changed = snap.replacen(r#""value":"<plan>""#, r#""value":"other""#, 1);
+    assert_ne!(changed, snap);
+    std::fs::write(dir.join("snapshot.json"), &changed).unwrap();
+    let (code, _, err) = replay(&[d]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with(
+            "error: the replay diverges at step 4: the state `snapshot.json` holds after 5 steps, at `frames[0].entries[0].value`\n  recorded: \"other\"\n  replayed: \"<plan>\"\n"
+        ),
+        "{err}"
+    );
+    std::fs::write(dir.join("snapshot.json"), &snap).unwrap();
+    assert_eq!(replay(&[d]).0, Some(0));
+
+    std::fs::remove_file(dir.join("start.json")).unwrap();
+    let (code, _, err) = replay(&[d]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(
+            "start.json` is corrupt: it is missing: the run was started by a wfc without replay"
+        ),
+        "{err}"
+    );
+    let gone = dir.join("gone");
+    let (code, _, err) = replay(&[gone.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("error: run directory ") && err.ends_with("gone does not exist\n"),
+        "{err}"
+    );
+}
+
+/// `--against`: the recorded decisions against a changed workflow stop
+/// where the two part (the approval's label changed: its edge is no
+/// longer taken).
+#[test]
+fn replay_against_a_changed_workflow_names_where_it_parts() {
+    let dir = scratch("replay-against");
+    let d = dir.to_str().unwrap();
+    let run = [
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/approve.json",
+        "--run-dir",
+        d,
+    ];
+    assert_eq!(wfc(&run).output().unwrap().status.code(), Some(0));
+    let source = std::fs::read_to_string(repo_root().join("tests/run/approve.wf")).unwrap();
+    let changed = dir.with_extension("wf");
+    std::fs::write(
+        &changed,
+        source.replace("plan -> review", "plan -> rejected"),
+    )
+    .unwrap();
+    let (code, out, err) = replay(&[d, "--against", changed.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        err.contains("diverges at step 1 (log.jsonl line 2): event 2 of the step"),
+        "{err}"
+    );
+    assert!(
+        err.contains(r#""to":"review""#) && err.contains(r#""to":"rejected""#),
+        "{err}"
+    );
+    // A file without the run's workflow is not a changed one: exit 2.
+    let (code, _, err) = replay(&[d, "--against", "examples/hello.wf"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.ends_with(
+            "the state the run started from does not fit `examples/hello.wf`: no workflow `Approve`\n"
+        ),
+        "{err}"
+    );
+}
+
+/// Every durable run of the fixtures (`.wf` examples and tests, `.dot`
+/// pipelines; completed, failed and suspended) replays identically.
+#[test]
+fn every_fixture_run_replays_identically() {
+    let base = scratch("replay-all");
+    let root = repo_root();
+    let mut files = common::wf_files(&root.join("examples"));
+    files.extend(common::wf_files(&root.join("tests/run")));
+    files.extend(common::files_with_extensions(
+        &root.join("tests/run/dot"),
+        &["dot"],
+    ));
+    let mut replayed = 0;
+    for (i, file) in files.iter().enumerate() {
+        // Slow tools would only make the test slow; their refusal replays.
+        let dir = base.join(i.to_string());
+        let out = wfc(&[
+            "run",
+            file.to_str().unwrap(),
+            "--run-dir",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+        if !dir.join("snapshot.json").exists() {
+            // Files that do not check clean never start a run.
+            assert_eq!(out.status.code(), Some(2), "{}", file.display());
+            continue;
+        }
+        let (code, stdout, stderr) = replay(&[dir.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{}: {stderr}", file.display());
+        assert!(stdout.ends_with(": identical\n"), "{stdout}");
+        replayed += 1;
+    }
+    assert!(replayed >= 40, "only {replayed} runs replayed");
+}

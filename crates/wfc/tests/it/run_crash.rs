@@ -216,6 +216,7 @@ fn crash_loop(
             stderr: std::fs::read(&err_path).unwrap(),
         };
         if out.status.code() == Some(0) {
+            assert_replays(&dir);
             break out;
         }
         panic!(
@@ -466,4 +467,19 @@ fn a_second_process_is_refused_while_a_run_holds_its_directory() {
         .map(|r| r["step"].as_u64().unwrap())
         .collect();
     assert_eq!(steps, (0..40).collect::<Vec<_>>(), "each step once");
+}
+
+/// `wfc replay` of a run resumed after kills verifies (issue 17.4): the
+/// log's decisions, re-applied from the start, give the logged events and
+/// the final snapshot.
+fn assert_replays(dir: &Path) {
+    let out = wfc(&["replay", dir.to_str().unwrap()]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.ends_with(" steps: identical\n"), "{stdout}");
 }
