@@ -1196,3 +1196,150 @@ fn a_node_the_runtime_fails_does_not_follow_the_agents_edge() {
         ])
     );
 }
+
+/// An `exec:` agent that crashes (exits) at its first request while
+/// `marker` does not exist, creating it; from then on it answers
+/// `success` at every node.
+fn crashing_once_agent(marker: &Path) -> String {
+    format!(
+        "exec:{HELLO}read -r line; \
+         if [ ! -e '{m}' ]; then touch '{m}'; exit 1; fi; \
+         while :; do {ID}echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         read -r line || exit 0; done",
+        m = marker.display()
+    )
+}
+
+/// Issue 17.1: an agent error suspends a durable run (exit 3) with the
+/// error recorded and a hint, and `--resume` asks the agent again at the
+/// same node: the run then completes as an uninterrupted one does.
+#[test]
+fn an_agent_crash_suspends_a_durable_run_and_resume_tries_again() {
+    let dir = scratch("agent-crash-suspends");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let run = [
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+    ];
+    let (out, summary) = run_json(&run);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{summary}\n{stderr}");
+    assert_eq!(summary["status"], "suspended", "{summary}");
+    assert_eq!(summary["at"]["node"], "start", "{summary}");
+    let reason = summary["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the agent failed at node `start` of workflow `Hello`: "),
+        "{reason}"
+    );
+    // The error is recorded in the failure trace, with its kind.
+    let failures = summary["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{summary}");
+    assert_eq!(failures[0]["code"], "WF0902", "{summary}");
+    assert_eq!(failures[0]["reason"], reason, "{summary}");
+    assert!(
+        stderr.contains("hint: the run suspended on an agent error (WF0902 agent-failed): the agent failed at node `start`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("`wfc run --resume {d}` tries the step again")),
+        "{stderr}"
+    );
+    // The run directory holds a suspended run, and the log records it.
+    let snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("snapshot.json")).unwrap()).unwrap();
+    assert_eq!(snapshot["status"]["status"], "suspended", "{snapshot}");
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    assert!(log.contains(r#""input":"agent_error""#), "{log}");
+    assert!(log.contains(r#""suspended":true"#), "{log}");
+
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    assert_eq!(resumed["at"]["node"], "done", "{resumed}");
+    let (_, straight) = run_json(&["run", "examples/hello.wf", "--agent", &agent]);
+    assert_eq!(resumed["blackboard"], straight["blackboard"]);
+    // The suspending step is in the log once, the retried one after it.
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let steps: Vec<u64> = log
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["step"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(steps, (0..steps.len() as u64).collect::<Vec<_>>(), "{log}");
+}
+
+/// Issue 17.1: `--on-error fail` keeps the old behaviour in a durable run:
+/// the agent's crash fails it (exit 1).
+#[test]
+fn on_error_fail_fails_a_durable_run_on_an_agent_crash() {
+    let dir = scratch("agent-crash-fails");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let (out, summary) = run_json(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+        "--on-error",
+        "fail",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{summary}");
+    assert_eq!(summary["status"], "failed", "{summary}");
+    assert_eq!(summary["code"], "WF0902", "{summary}");
+    // A failed run stays failed: resuming it runs nothing.
+    let (out, again) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(1), "{again}");
+    assert_eq!(again["steps"], summary["steps"], "{again}");
+}
+
+/// Issue 17.1: an agent slower than its timeout suspends a durable run,
+/// as a crash does; `--on-error suspend` without a run directory is a
+/// usage error, since nothing could resume the run.
+#[test]
+fn an_agent_timeout_suspends_and_suspend_needs_a_run_dir() {
+    let dir = scratch("agent-timeout-suspends");
+    let d = dir.to_str().unwrap();
+    let (out, summary) = run_json(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        "exec:sleep 30",
+        "--agent-timeout",
+        "300ms",
+        "--run-dir",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{summary}");
+    assert_eq!(summary["failures"][0]["code"], "WF0902", "{summary}");
+    let out = wfc(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        "auto",
+        "--on-error",
+        "suspend",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --on-error suspend needs a run directory: a run without one cannot be resumed\n  \
+         help: add --run-dir DIR, or use --on-error fail\n"
+    );
+}
