@@ -142,7 +142,8 @@ pub struct LogRecord {
 pub struct RunDir {
     path: PathBuf,
     /// The locked `run.lock`: the lock lasts as long as the open file.
-    _lock: Arc<File>,
+    /// `None` for a directory opened to read only ([`RunDir::inspect`]).
+    _lock: Option<Arc<File>>,
 }
 
 const SNAPSHOT: &str = "snapshot.json";
@@ -166,7 +167,7 @@ impl RunDir {
         let path = path.into();
         fs::create_dir_all(&path).map_err(io_err(&path, "create the run directory"))?;
         let dir = RunDir {
-            _lock: lock(&path)?,
+            _lock: Some(lock(&path)?),
             path,
         };
         // `program.json` and `meta.json` count too: a process killed before
@@ -204,7 +205,7 @@ impl RunDir {
             return Err(not_a_run(path.join(SNAPSHOT)));
         }
         let dir = RunDir {
-            _lock: lock(&path)?,
+            _lock: Some(lock(&path)?),
             path,
         };
         let snap = dir.file(SNAPSHOT);
@@ -212,6 +213,50 @@ impl RunDir {
             return Err(not_a_run(snap));
         }
         Ok(dir)
+    }
+
+    /// Opens an existing run directory to read it only (`wfc status`):
+    /// no lock is taken, so a run in progress goes on undisturbed; its
+    /// holder, if any, is [`RunDir::holder`]. Reading the log leaves a torn
+    /// last line in place (a live run may be writing it), and writing
+    /// through it is an error.
+    pub fn inspect(path: impl Into<PathBuf>) -> Result<Self, PersistError> {
+        let path = path.into();
+        if !path.is_dir() {
+            if path.exists() {
+                let error = io::Error::from(io::ErrorKind::NotADirectory);
+                return Err(io_err(&path, "open the run directory")(error));
+            }
+            return Err(PersistError::NotFound(path));
+        }
+        let snap = path.join(SNAPSHOT);
+        if !snap.exists() {
+            return Err(PersistError::Corrupt {
+                path: snap,
+                line: None,
+                message: "there is no snapshot: this is not a run directory".into(),
+            });
+        }
+        Ok(RunDir { _lock: None, path })
+    }
+
+    /// Whether another process holds the directory's lock: `Some(pid)`
+    /// (the pid its lock file records, when readable) while a run is in
+    /// progress there, `None` when it is free. Only probes the lock.
+    pub fn holder(&self) -> Result<Option<Option<u32>>, PersistError> {
+        lock::holder(&self.path)
+    }
+
+    fn read_only(&self) -> Result<(), PersistError> {
+        match self._lock {
+            Some(_) => Ok(()),
+            None => Err(io_err(&self.path, "write to the run directory")(
+                io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "it was opened to read only",
+                ),
+            )),
+        }
     }
 
     /// The directory.
@@ -272,6 +317,7 @@ impl RunDir {
     }
 
     fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), PersistError> {
+        self.read_only()?;
         let path = self.file(name);
         let tmp = self.file(&format!("{name}.tmp"));
         let mut f = File::create(&tmp).map_err(io_err(&tmp, "create"))?;
@@ -289,6 +335,7 @@ impl RunDir {
 
     /// Opens the log for appending.
     pub(crate) fn open_log(&self) -> Result<RunLog, PersistError> {
+        self.read_only()?;
         let path = self.file(LOG);
         let file = OpenOptions::new()
             .create(true)
@@ -313,7 +360,7 @@ impl RunDir {
             Err(e) => return Err(io_err(&path, "read")(e)),
         };
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if complete < bytes.len() {
+        if complete < bytes.len() && self._lock.is_some() {
             let f = OpenOptions::new()
                 .write(true)
                 .open(&path)

@@ -12,6 +12,7 @@ mod graph;
 mod inputs;
 mod lsp;
 mod run;
+mod status;
 
 use std::process::ExitCode;
 
@@ -52,6 +53,8 @@ enum Command {
     Lsp(lsp::LspArgs),
     /// Run a workflow with a decision agent (exit 0 completed, 1 failed, 3 suspended).
     Run(run::RunArgs),
+    /// Print a durable run's state, position, error and pending questions, from its run directory.
+    Status(status::StatusArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Command::Graph(args) => graph::run(args),
         Command::Lsp(args) => lsp::run(args),
         Command::Run(args) => run::run(args),
+        Command::Status(args) => status::run(args),
     };
     ExitCode::from(status)
 }

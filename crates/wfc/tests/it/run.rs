@@ -1343,3 +1343,128 @@ fn an_agent_timeout_suspends_and_suspend_needs_a_run_dir() {
          help: add --run-dir DIR, or use --on-error fail\n"
     );
 }
+
+/// Issue 17.1: `wfc status` of a run suspended at a `human` node: its
+/// state, position, steps and the question it waits on, in text and JSON.
+#[test]
+fn status_shows_a_suspended_run_and_its_question() {
+    let dir = scratch("status-suspended");
+    let d = dir.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/suspend.json",
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    run_snapshot!("status_suspended", wfc(&["status", d]));
+    run_snapshot!(
+        "status_suspended_json",
+        wfc(&["status", d, "--format", "json"])
+    );
+    // Reading it took no lock: the run resumes.
+    let (out, resumed) = run_json(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    run_snapshot!("status_completed", wfc(&["status", d]));
+}
+
+/// Issue 17.1: `wfc status` names the agent error that suspended a run.
+#[test]
+fn status_names_the_error_that_suspended_a_run() {
+    let dir = scratch("status-error");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let out = wfc(&["status", d, "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state["state"], "suspended", "{state}");
+    assert_eq!(state["error"]["code"], "WF0902", "{state}");
+    assert_eq!(state["error"]["node"], "start", "{state}");
+    assert_eq!(state["questions"], Value::Array(vec![]), "{state}");
+    let out = wfc(&["status", d]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "error: agent (WF0902 agent-failed): the agent failed at node `start` of workflow `Hello`: "
+        ),
+        "{text}"
+    );
+}
+
+/// Issue 17.1: a run in progress is reported as running, in use by its
+/// process, and `wfc status` does not disturb it.
+#[test]
+fn status_of_a_run_in_progress_names_its_process() {
+    let dir = scratch("status-in-use");
+    let d = dir.to_str().unwrap();
+    let mut child = wfc(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        "exec:sleep 30",
+        "--agent-timeout",
+        "20s",
+        "--run-dir",
+        d,
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    // The run has started once its first snapshot is there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !dir.join("snapshot.json").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = wfc(&["status", d, "--format", "json"]).output().unwrap();
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(out.status.code(), Some(0), "{state}");
+    assert_eq!(state["state"], "running", "{state}");
+    assert_eq!(state["in_use_by"], child.id(), "{state}");
+    // Killed, the run is interrupted, and the lock is free again.
+    let out = wfc(&["status", d, "--format", "json"]).output().unwrap();
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state["state"], "interrupted", "{state}");
+    assert_eq!(state["in_use_by"], Value::Null, "{state}");
+}
+
+/// Issue 17.1: a missing, empty or corrupt run directory is an error
+/// naming the problem (exit 2), never a panic.
+#[test]
+fn status_of_a_missing_or_corrupt_directory_is_an_error() {
+    let dir = scratch("status-corrupt");
+    let d = dir.to_str().unwrap();
+    run_snapshot!("status_missing", wfc(&["status", d]));
+    std::fs::create_dir_all(&dir).unwrap();
+    run_snapshot!("status_not_a_run", wfc(&["status", d]));
+    std::fs::write(dir.join("snapshot.json"), "{").unwrap();
+    std::fs::write(dir.join("program.json"), "{").unwrap();
+    run_snapshot!("status_corrupt", wfc(&["status", d]));
+    // Reading took no lock file either.
+    assert!(!dir.join("run.lock").exists());
+}
