@@ -61,13 +61,15 @@ pub enum OnError {
 #[command(after_long_help = "\
 Exit status:
   0  the run completed
-  1  the run failed (a node failed with no route on, a limit, an agent error;
-     the summary names the failure's kind and code, WF0901-WF0910)
+  1  the run failed (a node failed with no route on, a limit, an agent error
+     without a run directory or with --on-error fail; the summary names the
+     failure's kind and code, WF0901-WF0910)
   2  the run could not start or go on: usage error, unreadable file, errors
      in the workflow (printed as `wfc check` prints them), run-directory
      trouble, internal error (a run failure of kind `internal`, WF0907)
-  3  the run suspended: resume it with `wfc run --resume DIR` (a run started
-     without --run-dir cannot be resumed)
+  3  the run suspended (the agent asked to, or an agent error in a durable
+     run): resume it with `wfc run --resume DIR` (a run started without
+     --run-dir cannot be resumed); `wfc status DIR` says where it stands
 
 See docs/agents.md for the agents and the `exec:` protocol.")]
 pub struct RunArgs {
