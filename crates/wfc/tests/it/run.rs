@@ -1468,3 +1468,28 @@ fn status_of_a_missing_or_corrupt_directory_is_an_error() {
     // Reading took no lock file either.
     assert!(!dir.join("run.lock").exists());
 }
+
+/// Issue 17.1: in a durable `.dot` pipeline, a stage's backend error
+/// (here an `exec:` backend that crashes) suspends the run once the stage's
+/// retries are spent, instead of failing the stage; the resume completes.
+#[test]
+fn a_backend_crash_suspends_a_durable_pipeline() {
+    let dir = scratch("pipeline-backend-crash");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let pipeline = "examples/llm/review.dot";
+    let (out, summary) = run_json(&["run", pipeline, "--agent", &agent, "--run-dir", d]);
+    assert_eq!(out.status.code(), Some(3), "{summary}");
+    assert_eq!(summary["at"]["node"], "implement", "{summary}");
+    assert_eq!(summary["failures"][0]["code"], "WF0902", "{summary}");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    assert_eq!(resumed["at"]["node"], "done", "{resumed}");
+    // Without a run directory the stage fails, as Attractor's rules say.
+    let _ = std::fs::remove_file(&marker);
+    let (out, failed) = run_json(&["run", pipeline, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(1), "{failed}");
+    assert_eq!(failed["code"], "WF0908", "{failed}");
+}
