@@ -94,6 +94,12 @@ pub struct EngineConfig {
     /// With a run directory: write a full snapshot every this many steps
     /// (0 = only at suspension, completion and failure).
     pub snapshot_every: u64,
+    /// An agent error (the agent failed to answer, or a decision came
+    /// later than the node's timeout allows) suspends the run, recording
+    /// the error, instead of failing it: for durable runs, whose resume
+    /// asks the agent again (`wfc run --on-error suspend`). Other failures
+    /// are unaffected.
+    pub suspend_on_agent_error: bool,
 }
 
 impl Default for EngineConfig {
@@ -103,6 +109,7 @@ impl Default for EngineConfig {
             sizes: SizeLimits::default(),
             agent_timeout: None,
             snapshot_every: 10_000,
+            suspend_on_agent_error: false,
         }
     }
 }

@@ -224,9 +224,10 @@ impl RunDir {
         Ok(dir)
     }
 
-    /// Opens an existing run directory to read it, without its lock and
-    /// without writing anything (`wfc replay`): a run in progress is seen
-    /// up to its last complete log line, and a torn last line is ignored
+    /// Opens an existing run directory to read it only (`wfc replay`,
+    /// `wfc status`): no lock is taken, so a run in progress goes on
+    /// undisturbed (its holder, if any, is [`RunDir::holder`]) and is seen
+    /// up to its last complete log line; a torn last line is left in place
     /// rather than cut off. Writing through it fails.
     pub fn open_read_only(path: impl Into<PathBuf>) -> Result<Self, PersistError> {
         let path = path.into();
@@ -246,6 +247,13 @@ impl RunDir {
             });
         }
         Ok(RunDir { path, lock: None })
+    }
+
+    /// Whether another process holds the directory's lock: `Some(pid)`
+    /// (the pid its lock file records, when readable) while a run is in
+    /// progress there, `None` when it is free. Only probes the lock.
+    pub fn holder(&self) -> Result<Option<Option<u32>>, PersistError> {
+        lock::holder(&self.path)
     }
 
     /// The directory.

@@ -13,6 +13,7 @@ mod inputs;
 mod lsp;
 mod replay;
 mod run;
+mod status;
 
 use std::process::ExitCode;
 
@@ -55,6 +56,8 @@ enum Command {
     Run(run::RunArgs),
     /// Replay a run directory's recorded decisions and verify the same trace (exit 0 identical, 1 diverged).
     Replay(replay::ReplayArgs),
+    /// Print a durable run's state, position, error and pending questions, from its run directory.
+    Status(status::StatusArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Command::Lsp(args) => lsp::run(args),
         Command::Run(args) => run::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Status(args) => status::run(args),
     };
     ExitCode::from(status)
 }

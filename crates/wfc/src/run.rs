@@ -71,18 +71,30 @@ impl ToolMode {
     }
 }
 
+/// What an agent error does to a run (`--on-error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnError {
+    /// The run fails (exit 1).
+    Fail,
+    /// The run suspends with the error recorded (exit 3); `--resume`
+    /// asks the agent again. Needs a run directory.
+    Suspend,
+}
+
 /// Arguments of `wfc run`.
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Exit status:
   0  the run completed
-  1  the run failed (a node failed with no route on, a limit, an agent error;
-     the summary names the failure's kind and code, WF0901-WF0910)
+  1  the run failed (a node failed with no route on, a limit, an agent error
+     without a run directory or with --on-error fail; the summary names the
+     failure's kind and code, WF0901-WF0910)
   2  the run could not start or go on: usage error, unreadable file, errors
      in the workflow (printed as `wfc check` prints them), run-directory
      trouble, internal error (a run failure of kind `internal`, WF0907)
-  3  the run suspended: resume it with `wfc run --resume DIR` (a run started
-     without --run-dir cannot be resumed)
+  3  the run suspended (the agent asked to, or an agent error in a durable
+     run): resume it with `wfc run --resume DIR` (a run started without
+     --run-dir cannot be resumed); `wfc status DIR` says where it stands
 
 See docs/agents.md for the agents and the `exec:` protocol.")]
 pub struct RunArgs {
@@ -136,6 +148,15 @@ pub struct RunArgs {
     /// Resume the run in DIR (suspended or killed) where it stopped.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
+    /// What an agent error (a crash of an `exec:` agent, a timeout,
+    /// garbage output, an `--agent llm` backend outage) does: `suspend`
+    /// records it and suspends the run, so `wfc run --resume DIR` tries
+    /// the step again; `fail` ends the run. Default: suspend with
+    /// --run-dir or --resume, fail without (such a run cannot be resumed).
+    /// Tool failures and wrong decisions are not agent errors: they route
+    /// by the workflow's failure rules.
+    #[arg(long, value_enum, value_name = "fail|suspend")]
+    on_error: Option<OnError>,
     /// Stream the engine's events as JSON lines to FILE, or to standard
     /// output with `-` (the summary then goes to standard error). When
     /// resuming, FILE is first rewritten with the events of every step the
@@ -195,6 +216,16 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     // The engine times decisions with it too, so the explicit setting
     // wins over the default node timeout (5 min) in either direction.
     config.agent_timeout = args.agent_timeout;
+    let durable = args.run_dir.is_some() || args.resume.is_some();
+    config.suspend_on_agent_error = match args.on_error {
+        Some(OnError::Suspend) if !durable => {
+            return Err("error: --on-error suspend needs a run directory: a run without one cannot be resumed\n  \
+                 help: add --run-dir DIR, or use --on-error fail"
+                .into());
+        }
+        Some(choice) => choice == OnError::Suspend,
+        None => durable,
+    };
     // Where the program comes from: the file, or the run directory.
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
@@ -566,6 +597,14 @@ fn finish(
     }
     if matches!(report.status, RunStatus::Suspended { .. }) {
         match &shown_dir {
+            Some(dir) if let Some(error) = suspending_error(report) => eprintln!(
+                "hint: the run suspended on an agent error ({} {}): {}\n  \
+                 once the agent works again, `wfc run --resume {dir}` tries the step again \
+                 (`--on-error fail` fails the run instead)",
+                error.kind.code(),
+                error.kind.name(),
+                output::one_line(&error.reason)
+            ),
             Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
             None => eprintln!(
                 "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"
@@ -573,6 +612,16 @@ fn finish(
         }
     }
     exit_status(report)
+}
+
+/// The agent error a suspended run stopped on: the failure trace's last
+/// entry, when the suspension's reason is its reason (an agent's own
+/// suspension records no failure).
+pub(crate) fn suspending_error(report: &Report) -> Option<&wf_vm::FailureRecord> {
+    let RunStatus::Suspended { reason } = &report.status else {
+        return None;
+    };
+    report.failures.last().filter(|last| &last.reason == reason)
 }
 
 /// The exit status of a run that ended so (`wfc run --help`).

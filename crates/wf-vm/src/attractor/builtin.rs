@@ -125,6 +125,13 @@ impl Handler for Codergen {
                 format!("[Simulated] Response for stage: {node}"),
             ),
             Some(backend) => match backend.decide(cx.decision) {
+                // A durable run whose agent errors suspend (`--on-error
+                // suspend`) waits for the backend once the retries are
+                // spent: the error suspends the run instead of failing the
+                // stage.
+                Err(e) if cx.decision.config.suspend_on_agent_error && last_attempt(cx) => {
+                    return Err(e);
+                }
                 // A backend error is an exception in the seed's terms:
                 // retried while attempts are left (3.5), then a failure.
                 Err(e) => (
@@ -181,6 +188,19 @@ impl Handler for Codergen {
 
 /// Turns a failed write of a run-directory file into an agent error (the
 /// run cannot keep its record, so it stops with the reason).
+/// Whether this is the stage's last attempt: its retries (`max_retries`,
+/// else the graph's `default_max_retry`) are spent.
+fn last_attempt(cx: &HandlerCx<'_, '_>) -> bool {
+    let d = cx.decision;
+    let max = d
+        .node
+        .engine
+        .retries
+        .or(d.workflow.limits.default_retries)
+        .unwrap_or(0);
+    d.attempt > max
+}
+
 fn write_or_fail(r: std::io::Result<()>, node: &str, file: &str) -> Result<(), AgentError> {
     r.map_err(|e| AgentError {
         message: format!("cannot write `{node}/{file}` in the run directory: {e}"),

@@ -30,6 +30,20 @@ impl<'p> Engine<'p> {
         dir: RunDir,
         config: EngineConfig,
     ) -> Result<Self, EngineError> {
+        let mut engine = Engine::inspect(program, &dir, config)?;
+        engine.out.log = Some(dir.open_log()?);
+        Ok(engine)
+    }
+
+    /// The run in `dir` as its snapshot and log say it stands, without
+    /// continuing it or writing anything (`wfc status`): [`Engine::report`]
+    /// tells its status and position. `dir` may be opened to read only
+    /// ([`RunDir::open_read_only`]).
+    pub fn inspect(
+        program: &'p IrProgram,
+        dir: &RunDir,
+        config: EngineConfig,
+    ) -> Result<Self, EngineError> {
         let snap = dir.read_snapshot()?;
         // Errors name the file at fault: both are untrusted input.
         let mut engine = Engine::restore(program, &snap, config).map_err(|e| match e {
@@ -55,7 +69,6 @@ impl<'p> Engine<'p> {
                 .map_err(|m| corrupt(line, m))?;
         }
         engine.out.replaying = false;
-        engine.out.log = Some(dir.open_log()?);
         Ok(engine)
     }
 

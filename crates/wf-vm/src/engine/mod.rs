@@ -101,10 +101,20 @@ pub enum StepInput {
         /// The outcome.
         outcome: Outcome,
     },
-    /// The agent failed to decide.
+    /// The agent failed to decide (or, with `suspend_on_agent_error`,
+    /// was slower than the node's timeout).
     AgentError {
         /// Its message.
         message: String,
+        /// The run suspended on it (`EngineConfig::suspend_on_agent_error`
+        /// when it happened) instead of failing: recorded, so a resume
+        /// replays the same end whatever the resuming configuration says.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        suspended: bool,
+        /// The kind recorded in the failure trace: absent for `agent`,
+        /// `limit` for a timed-out decision.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<FailureKind>,
     },
     /// The run was stopped by a limit that depends on time, or by an
     /// event sink that lost events.

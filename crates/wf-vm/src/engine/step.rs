@@ -217,13 +217,25 @@ impl<'p> Engine<'p> {
             StepInput::Abort { reason, kind } => {
                 self.fail_run(kind.unwrap_or(FailureKind::Limit), reason)
             }
-            StepInput::AgentError { message } => {
+            StepInput::AgentError {
+                message,
+                suspended,
+                failure,
+            } => {
                 let reason = format!(
                     "the agent failed at node `{}` of workflow `{}`: {message}",
                     self.node_name(wf, node),
                     self.wf_name(wf)
                 );
-                self.fail_run(FailureKind::Agent, reason);
+                let kind = failure.unwrap_or(FailureKind::Agent);
+                if suspended {
+                    // The error is recorded, the node's state is left as it
+                    // was: a resume asks the agent again at this node.
+                    self.record_failure(wf, node, kind, reason.clone());
+                    self.apply_decision(Decision::Suspend { reason }, kind);
+                } else {
+                    self.fail_run(kind, reason);
+                }
             }
             StepInput::Decision { decision, failure } => {
                 self.apply_decision(decision, failure.unwrap_or(FailureKind::Node))
@@ -323,8 +335,13 @@ impl<'p> Engine<'p> {
         }
         let result = agent.decide(&ctx);
         let took = started.map(|s| s.elapsed()).unwrap_or_default();
+        let suspend = self.config.suspend_on_agent_error;
         match result {
-            Err(e) => StepInput::AgentError { message: e.message },
+            Err(e) => StepInput::AgentError {
+                message: e.message,
+                suspended: suspend,
+                failure: None,
+            },
             Ok(decision) => match timeout {
                 // Too late: a `human` node's `default` is taken (whatever
                 // the late answer said), else the node fails.
@@ -334,14 +351,27 @@ impl<'p> Engine<'p> {
                             decision,
                             failure: None,
                         },
-                        None => StepInput::Decision {
-                            decision: Decision::Advance(failed(format!(
+                        None => {
+                            let message = format!(
                                 "timed out: the agent took {} ms, over the node's timeout of {} ms",
                                 took.as_millis(),
                                 limit.as_millis()
-                            ))),
-                            failure: Some(FailureKind::Limit),
-                        },
+                            );
+                            if suspend {
+                                // A slow agent is the agent's trouble, not
+                                // the node's: a durable run waits for it.
+                                StepInput::AgentError {
+                                    message,
+                                    suspended: true,
+                                    failure: Some(FailureKind::Limit),
+                                }
+                            } else {
+                                StepInput::Decision {
+                                    decision: Decision::Advance(failed(message)),
+                                    failure: Some(FailureKind::Limit),
+                                }
+                            }
+                        }
                     }
                 }
                 _ => StepInput::Decision {

@@ -41,3 +41,27 @@ pub(super) fn lock(dir: &Path) -> Result<Arc<File>, PersistError> {
         .map_err(io_err(&path, "write the lock file"))?;
     Ok(Arc::new(file))
 }
+
+/// Who holds the lock of directory `dir`, without taking it for writing:
+/// a shared lock is tried and dropped at once. `None`: nobody (or no lock
+/// file); `Some(pid)`: a process holds it (its pid when the file says).
+pub(super) fn holder(dir: &Path) -> Result<Option<Option<u32>>, PersistError> {
+    let path = dir.join(LOCK_FILE);
+    let mut file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(&path, "open the lock file")(e)),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Ok(None),
+        Err(TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let pid = file
+                .read_to_string(&mut text)
+                .ok()
+                .and_then(|_| text.trim().parse().ok());
+            Ok(Some(pid))
+        }
+        Err(TryLockError::Error(e)) => Err(io_err(&path, "probe the lock")(e)),
+    }
+}

@@ -707,3 +707,37 @@ fn a_node_sets_its_own_visit_limit() {
         report.status
     );
 }
+
+/// Issue 17.1: with `suspend_on_agent_error`, a decision later than the
+/// node's timeout suspends the run at the node (trace kind `limit`)
+/// instead of failing the node; a quick agent then completes it.
+#[test]
+fn a_late_decision_suspends_when_agent_errors_suspend() {
+    let program = linear(2, false);
+    let mut slow = FnAgent(|_: &wf_vm::DecisionContext<'_>| {
+        std::thread::sleep(Duration::from_millis(30));
+        Ok(advance(None, &[]))
+    });
+    let config = EngineConfig {
+        agent_timeout: Some(Duration::from_millis(5)),
+        suspend_on_agent_error: true,
+        ..Default::default()
+    };
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), config).unwrap();
+    let report = engine.run(&mut slow);
+    let RunStatus::Suspended { reason } = &report.status else {
+        panic!("{:?}", report.status);
+    };
+    assert!(
+        reason.contains("over the node's timeout of 5 ms"),
+        "{reason}"
+    );
+    assert_eq!(report.failures.len(), 1);
+    assert_eq!(report.failures[0].kind, wf_vm::FailureKind::Limit);
+    let at = report.at.clone().unwrap();
+    // Asked again, a prompt answer moves on from the same node.
+    let report = engine.run(&mut AutoAgent);
+    assert_eq!(report.status, RunStatus::Completed, "{report:?}");
+    assert_eq!(report.failures.len(), 1);
+    assert_ne!(report.at.unwrap(), at);
+}

@@ -765,3 +765,66 @@ fn replay_ignores_the_time_a_budgeted_callee_was_pushed_at() {
     drop(dir);
     let _ = std::fs::remove_dir_all(&path);
 }
+
+/// Issue 17.1: with `suspend_on_agent_error`, an agent error suspends the
+/// run with the error in the failure trace; the log records that it
+/// suspended, so replaying it under a configuration that would fail gives
+/// the same suspension (here the snapshot is the first one, so the
+/// suspending record is replayed); `Engine::inspect` of a read-only
+/// directory sees the same; the resumed run asks again and completes.
+#[test]
+fn an_agent_error_suspends_and_replays_as_a_suspension() {
+    let program = program();
+    let path = temp_dir("agent-error-suspends");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let config = EngineConfig {
+        suspend_on_agent_error: true,
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::new(&program, WorkflowIdx(0), config).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    let first = std::fs::read(dir.snapshot_path()).unwrap();
+    // No answer for `a`: the script agent returns an error there.
+    let mut broken = ScriptAgent::from_json(&json!({"fallback": "error"})).unwrap();
+    let report = engine.run(&mut broken);
+    let RunStatus::Suspended { reason } = &report.status else {
+        panic!("{report:?}");
+    };
+    assert!(
+        reason.starts_with("the agent failed at node `a` of workflow `main`: "),
+        "{reason}"
+    );
+    assert_eq!(report.failures.len(), 1, "{report:?}");
+    assert_eq!(report.failures[0].kind, wf_vm::FailureKind::Agent);
+    assert_eq!(&report.failures[0].reason, reason);
+    assert_eq!(report.at.as_ref().unwrap().node, "a");
+    drop(engine);
+    drop(dir);
+    std::fs::write(path.join("snapshot.json"), first).unwrap();
+
+    let view = RunDir::open_read_only(&path).unwrap();
+    assert_eq!(view.holder().unwrap(), None);
+    let seen = Engine::inspect(&program, &view, EngineConfig::default()).unwrap();
+    assert_eq!(seen.report().status, report.status);
+    // The same entries (a replayed entry's `time_ms` is the replay's).
+    let entries = |r: &wf_vm::Report| -> Vec<(wf_vm::FailureKind, String, u64)> {
+        r.failures
+            .iter()
+            .map(|f| (f.kind, f.reason.clone(), f.step))
+            .collect()
+    };
+    assert_eq!(entries(&seen.report()), entries(&report));
+
+    let mut engine = Engine::resume(
+        &program,
+        RunDir::open(&path).unwrap(),
+        EngineConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(engine.report().status, report.status);
+    // The resuming engine holds the lock; the view sees its holder.
+    assert_eq!(view.holder().unwrap(), Some(Some(std::process::id())));
+    let done = engine.run(&mut script(false));
+    assert_eq!(done.status, RunStatus::Completed, "{done:?}");
+    assert_eq!(entries(&done), entries(&report));
+}

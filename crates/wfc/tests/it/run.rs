@@ -1578,3 +1578,303 @@ fn every_fixture_run_replays_identically() {
     }
     assert!(replayed >= 40, "only {replayed} runs replayed");
 }
+
+/// An `exec:` agent that crashes (exits) at its first request while
+/// `marker` does not exist, creating it; from then on it answers
+/// `success` at every node.
+fn crashing_once_agent(marker: &Path) -> String {
+    format!(
+        "exec:{HELLO}read -r line; \
+         if [ ! -e '{m}' ]; then touch '{m}'; exit 1; fi; \
+         while :; do {ID}echo \"{{\\\"id\\\":$id,\\\"type\\\":\\\"advance\\\",\\\"status\\\":\\\"success\\\"}}\"; \
+         read -r line || exit 0; done",
+        m = marker.display()
+    )
+}
+
+/// Issue 17.1: an agent error suspends a durable run (exit 3) with the
+/// error recorded and a hint, and `--resume` asks the agent again at the
+/// same node: the run then completes as an uninterrupted one does.
+#[test]
+fn an_agent_crash_suspends_a_durable_run_and_resume_tries_again() {
+    let dir = scratch("agent-crash-suspends");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let run = [
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+    ];
+    let (out, summary) = run_json(&run);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{summary}\n{stderr}");
+    assert_eq!(summary["status"], "suspended", "{summary}");
+    assert_eq!(summary["at"]["node"], "start", "{summary}");
+    let reason = summary["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the agent failed at node `start` of workflow `Hello`: "),
+        "{reason}"
+    );
+    // The error is recorded in the failure trace, with its kind.
+    let failures = summary["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{summary}");
+    assert_eq!(failures[0]["code"], "WF0902", "{summary}");
+    assert_eq!(failures[0]["reason"], reason, "{summary}");
+    assert!(
+        stderr.contains("hint: the run suspended on an agent error (WF0902 agent-failed): the agent failed at node `start`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("`wfc run --resume {d}` tries the step again")),
+        "{stderr}"
+    );
+    // The run directory holds a suspended run, and the log records it.
+    let snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("snapshot.json")).unwrap()).unwrap();
+    assert_eq!(snapshot["status"]["status"], "suspended", "{snapshot}");
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    assert!(log.contains(r#""input":"agent_error""#), "{log}");
+    assert!(log.contains(r#""suspended":true"#), "{log}");
+    // A run suspended by an agent error replays as it ran (issue 17.4).
+    assert_eq!(replay(&[d]).0, Some(0), "{:?}", replay(&[d]));
+
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    assert_eq!(resumed["at"]["node"], "done", "{resumed}");
+    let (_, straight) = run_json(&["run", "examples/hello.wf", "--agent", &agent]);
+    assert_eq!(resumed["blackboard"], straight["blackboard"]);
+    // The suspending step is in the log once, the retried one after it.
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let steps: Vec<u64> = log
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["step"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(steps, (0..steps.len() as u64).collect::<Vec<_>>(), "{log}");
+    assert_eq!(replay(&[d]).0, Some(0), "{:?}", replay(&[d]));
+}
+
+/// Issue 17.1: `--on-error fail` keeps the old behaviour in a durable run:
+/// the agent's crash fails it (exit 1).
+#[test]
+fn on_error_fail_fails_a_durable_run_on_an_agent_crash() {
+    let dir = scratch("agent-crash-fails");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let (out, summary) = run_json(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+        "--on-error",
+        "fail",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{summary}");
+    assert_eq!(summary["status"], "failed", "{summary}");
+    assert_eq!(summary["code"], "WF0902", "{summary}");
+    // A failed run stays failed: resuming it runs nothing.
+    let (out, again) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(1), "{again}");
+    assert_eq!(again["steps"], summary["steps"], "{again}");
+}
+
+/// Issue 17.1: an agent slower than its timeout suspends a durable run,
+/// as a crash does; `--on-error suspend` without a run directory is a
+/// usage error, since nothing could resume the run.
+#[test]
+fn an_agent_timeout_suspends_and_suspend_needs_a_run_dir() {
+    let dir = scratch("agent-timeout-suspends");
+    let d = dir.to_str().unwrap();
+    let (out, summary) = run_json(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        "exec:sleep 30",
+        "--agent-timeout",
+        "300ms",
+        "--run-dir",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{summary}");
+    assert_eq!(summary["failures"][0]["code"], "WF0902", "{summary}");
+    let out = wfc(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        "auto",
+        "--on-error",
+        "suspend",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --on-error suspend needs a run directory: a run without one cannot be resumed\n  \
+         help: add --run-dir DIR, or use --on-error fail\n"
+    );
+}
+
+/// Issue 17.1: `wfc status` of a run suspended at a `human` node: its
+/// state, position, steps and the question it waits on, in text and JSON.
+#[test]
+fn status_shows_a_suspended_run_and_its_question() {
+    let dir = scratch("status-suspended");
+    let d = dir.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/suspend.json",
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    run_snapshot!("status_suspended", wfc(&["status", d]));
+    run_snapshot!(
+        "status_suspended_json",
+        wfc(&["status", d, "--format", "json"])
+    );
+    // Reading it took no lock: the run resumes.
+    let (out, resumed) = run_json(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    run_snapshot!("status_completed", wfc(&["status", d]));
+}
+
+/// Issue 17.1: `wfc status` names the agent error that suspended a run.
+#[test]
+fn status_names_the_error_that_suspended_a_run() {
+    let dir = scratch("status-error");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let out = wfc(&["status", d, "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state["state"], "suspended", "{state}");
+    assert_eq!(state["error"]["code"], "WF0902", "{state}");
+    assert_eq!(state["error"]["node"], "start", "{state}");
+    assert_eq!(state["questions"], Value::Array(vec![]), "{state}");
+    let out = wfc(&["status", d]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "error: agent (WF0902 agent-failed): the agent failed at node `start` of workflow `Hello`: "
+        ),
+        "{text}"
+    );
+}
+
+/// Issue 17.1: a run in progress is reported as running, in use by its
+/// process, and `wfc status` does not disturb it.
+#[test]
+fn status_of_a_run_in_progress_names_its_process() {
+    let dir = scratch("status-in-use");
+    let d = dir.to_str().unwrap();
+    let mut child = wfc(&[
+        "run",
+        "examples/hello.wf",
+        "--agent",
+        "exec:sleep 30",
+        "--agent-timeout",
+        "20s",
+        "--run-dir",
+        d,
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    // The run has started once its first snapshot is there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !dir.join("snapshot.json").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = wfc(&["status", d, "--format", "json"]).output().unwrap();
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(out.status.code(), Some(0), "{state}");
+    assert_eq!(state["state"], "running", "{state}");
+    assert_eq!(state["in_use_by"], child.id(), "{state}");
+    // Killed, the run is interrupted, and the lock is free again.
+    let out = wfc(&["status", d, "--format", "json"]).output().unwrap();
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state["state"], "interrupted", "{state}");
+    assert_eq!(state["in_use_by"], Value::Null, "{state}");
+}
+
+/// Issue 17.1: a missing, empty or corrupt run directory is an error
+/// naming the problem (exit 2), never a panic.
+#[test]
+fn status_of_a_missing_or_corrupt_directory_is_an_error() {
+    let dir = scratch("status-corrupt");
+    let d = dir.to_str().unwrap();
+    run_snapshot!("status_missing", wfc(&["status", d]));
+    std::fs::create_dir_all(&dir).unwrap();
+    run_snapshot!("status_not_a_run", wfc(&["status", d]));
+    std::fs::write(dir.join("snapshot.json"), "{").unwrap();
+    std::fs::write(dir.join("program.json"), "{").unwrap();
+    run_snapshot!("status_corrupt", wfc(&["status", d]));
+    // Reading took no lock file either.
+    assert!(!dir.join("run.lock").exists());
+}
+
+/// Issue 17.1: in a durable `.dot` pipeline, a stage's backend error
+/// (here an `exec:` backend that crashes) suspends the run once the stage's
+/// retries are spent, instead of failing the stage; the resume completes.
+#[test]
+fn a_backend_crash_suspends_a_durable_pipeline() {
+    let dir = scratch("pipeline-backend-crash");
+    let marker = dir.with_extension("marker");
+    let _ = std::fs::remove_file(&marker);
+    let agent = crashing_once_agent(&marker);
+    let d = dir.to_str().unwrap();
+    let pipeline = "examples/llm/review.dot";
+    let (out, summary) = run_json(&["run", pipeline, "--agent", &agent, "--run-dir", d]);
+    assert_eq!(out.status.code(), Some(3), "{summary}");
+    assert_eq!(summary["at"]["node"], "implement", "{summary}");
+    assert_eq!(summary["failures"][0]["code"], "WF0902", "{summary}");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    assert_eq!(resumed["at"]["node"], "done", "{resumed}");
+    // Without a run directory the stage fails, as Attractor's rules say.
+    let _ = std::fs::remove_file(&marker);
+    let (out, failed) = run_json(&["run", pipeline, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(1), "{failed}");
+    assert_eq!(failed["code"], "WF0908", "{failed}");
+}

@@ -283,12 +283,13 @@ fn tool_handler_without_allow_tools_fails_with_the_refusal() {
 #[test]
 fn codergen_backend_failure_routes_like_a_failed_stage() {
     // The scripted backend has no answer for `pick`: the stage fails with
-    // the backend's message, and with no failure route the run fails.
+    // the backend's message, and with no failure route the run fails
+    // (`--on-error fail`: a durable run would suspend instead, issue 17.1).
     let (out, run_dir, _) = run(
         "backend_error",
         "routes.dot",
         &script("no_answer.json"),
-        &[],
+        &["--on-error", "fail"],
     );
     assert_eq!(out.status.code(), Some(1));
     let s = summary(&out);

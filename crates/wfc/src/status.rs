@@ -1,0 +1,198 @@
+//! `wfc status DIR`: where a durable run stands, read from its snapshot and
+//! log without taking the run's lock (docs/runtime.md section 9).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde_json::{Value, json};
+use wf_ir::{IrProgram, Opcode};
+use wf_vm::{Engine, EngineConfig, PersistError, RunDir, RunStatus};
+
+use crate::run::{SummaryFormat, suspending_error};
+use crate::{EXIT_CLEAN, EXIT_TROUBLE};
+
+/// Arguments of `wfc status`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Prints the state of the run in DIR (running, suspended, completed or failed),
+as its log says: the workflow and node it stands at, the steps taken, the
+error that suspended it and the questions it waits on. The run's lock is not
+taken: a run in progress is shown as running, in use by its process.
+
+Exit status: 0 the state was read; 2 DIR is missing, not a run directory, or
+corrupt.")]
+pub struct StatusArgs {
+    /// The run directory (`wfc run --run-dir DIR`).
+    dir: PathBuf,
+    /// The output format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Human)]
+    format: SummaryFormat,
+}
+
+/// Runs `wfc status` and returns the exit status.
+pub fn run(args: StatusArgs) -> u8 {
+    match status(&args.dir) {
+        Ok(state) => {
+            match args.format {
+                SummaryFormat::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&state).expect("JSON serialises")
+                ),
+                SummaryFormat::Human => print!("{}", human(&state)),
+            }
+            EXIT_CLEAN
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            EXIT_TROUBLE
+        }
+    }
+}
+
+/// The run's state as the JSON document `--format json` prints.
+fn status(path: &Path) -> Result<Value, String> {
+    let dir = RunDir::open_read_only(path).map_err(|e| match e {
+        PersistError::NotFound(_) => {
+            format!("{e}\n  help: give the directory of `wfc run --run-dir DIR`")
+        }
+        e => format!("cannot read the run: {e}"),
+    })?;
+    let holder = dir
+        .holder()
+        .map_err(|e| format!("cannot read the run: {e}"))?;
+    let program = dir
+        .program()
+        .map_err(|e| format!("cannot read the run: {e}"))?;
+    wf_ir::verify(&program)
+        .map_err(|e| format!("cannot read the run: the run directory's program is invalid: {e}"))?;
+    let engine = Engine::inspect(&program, &dir, EngineConfig::default())
+        .map_err(|e| format!("cannot read the run: {e}"))?;
+    let report = engine.report();
+    let workflow = program.str(program.workflows[engine.root().0 as usize].name);
+    let state = match (&report.status, holder) {
+        // Its process is at work: whatever the log says last, it goes on.
+        (_, Some(_)) => "running",
+        (RunStatus::Completed, _) => "completed",
+        (RunStatus::Failed { .. }, _) => "failed",
+        (RunStatus::Suspended { .. }, _) => "suspended",
+        // Logged as running, and nobody runs it: killed.
+        _ => "interrupted",
+    };
+    let reason = match &report.status {
+        RunStatus::Failed { reason } | RunStatus::Suspended { reason } => Some(reason.as_str()),
+        _ => None,
+    };
+    let error = suspending_error(&report).map(|f| {
+        json!({"kind": f.kind.as_str(), "code": f.kind.code(), "reason": f.reason,
+               "workflow": f.workflow, "node": f.node})
+    });
+    let questions = match report.status {
+        RunStatus::Suspended { .. } if error.is_none() => pending_questions(&program, &engine),
+        _ => Vec::new(),
+    };
+    Ok(json!({
+        "dir": path.display().to_string(),
+        "state": state,
+        "in_use_by": holder.map(|pid| pid.map_or(Value::Null, Value::from)),
+        "workflow": workflow,
+        "at": report.at,
+        "steps": report.steps,
+        "reason": reason,
+        "kind": report.kind.map(|k| k.as_str()),
+        "code": report.kind.map(|k| k.code()),
+        "error": error,
+        "questions": questions,
+    }))
+}
+
+/// The question a run suspended at a `human` node waits on: the node, its
+/// prompt and its choices (the labels of its edges).
+fn pending_questions(program: &IrProgram, engine: &Engine<'_>) -> Vec<Value> {
+    let (wf, node, _) = engine.position();
+    let workflow = &program.workflows[wf.0 as usize];
+    let n = &workflow.nodes[node.0 as usize];
+    if n.op != Opcode::Human {
+        return Vec::new();
+    }
+    let prompt = n
+        .spec
+        .get("prompt")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let prompt = prompt.or_else(|| n.label.map(|l| program.str(l).to_owned()));
+    let edges = &workflow.edges[n.edges.start as usize..(n.edges.start + n.edges.len) as usize];
+    let choices: Vec<&str> = edges
+        .iter()
+        .map(|e| program.str(e.label.unwrap_or(workflow.nodes[e.to.0 as usize].id)))
+        .collect();
+    vec![json!({
+        "workflow": program.str(workflow.name),
+        "node": program.str(n.id),
+        "prompt": prompt,
+        "choices": choices,
+    })]
+}
+
+/// The human rendering of [`status`]'s document.
+fn human(state: &Value) -> String {
+    let text = |v: &Value| v.as_str().unwrap_or("?").to_owned();
+    let mut out = format!("{}: {}", text(&state["dir"]), text(&state["state"]));
+    if let Some(pid) = state["in_use_by"].as_u64() {
+        out.push_str(&format!(" (in use by process {pid})"));
+    } else if !state["in_use_by"].is_null() {
+        out.push_str(" (in use by another process)");
+    }
+    out.push('\n');
+    out.push_str(&format!("workflow: {}\n", text(&state["workflow"])));
+    if let Some(at) = state["at"].as_object() {
+        out.push_str(&format!(
+            "at: node `{}` of workflow `{}`\n",
+            text(&at["node"]),
+            text(&at["workflow"])
+        ));
+    }
+    out.push_str(&format!("steps: {}\n", state["steps"]));
+    if let Some(error) = state["error"].as_object() {
+        out.push_str(&format!(
+            "error: {} ({} {}): {}\n",
+            text(&error["kind"]),
+            text(&error["code"]),
+            error_name(&error["code"]),
+            text(&error["reason"])
+        ));
+    } else if let Some(reason) = state["reason"].as_str() {
+        match state["code"].as_str() {
+            Some(code) => out.push_str(&format!("reason ({code}): {reason}\n")),
+            None => out.push_str(&format!("reason: {reason}\n")),
+        }
+    }
+    for q in state["questions"].as_array().into_iter().flatten() {
+        out.push_str(&format!("question at node `{}`", text(&q["node"])));
+        if let Some(prompt) = q["prompt"].as_str() {
+            out.push_str(&format!(": {prompt}"));
+        }
+        out.push('\n');
+        let choices: Vec<String> = q["choices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(text)
+            .collect();
+        out.push_str(&format!("  choices: {}\n", choices.join(", ")));
+    }
+    if matches!(state["state"].as_str(), Some("suspended" | "interrupted")) {
+        out.push_str(&format!(
+            "hint: continue it with `wfc run --resume {}`\n",
+            text(&state["dir"])
+        ));
+    }
+    out
+}
+
+/// The kebab-case name of a run failure code.
+fn error_name(code: &Value) -> &'static str {
+    wf_vm::FailureKind::ALL
+        .into_iter()
+        .find(|k| Some(k.code()) == code.as_str())
+        .map_or("?", |k| k.name())
+}
