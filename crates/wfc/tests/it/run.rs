@@ -702,21 +702,16 @@ fn an_interrupted_run_leaves_no_tool_behind() {
     }
 }
 
-/// Resuming takes the agent and the tool permission from the resuming
-/// command line, never from `meta.json` (which a run directory's owner can
-/// edit), and says what the run started with when they differ.
-#[test]
-fn resume_takes_the_agent_and_tools_from_the_command_line() {
-    let dir = scratch("resume-trust");
-    std::fs::create_dir_all(&dir).unwrap();
-    let agent_marker = dir.join("AGENT_RAN");
-    let tool_marker = dir.join("TOOL_RAN");
+/// Writes, in `dir`, a `.wf` workflow whose human gate leads to a tool
+/// that touches `marker`, and a script that suspends at the gate; returns
+/// their paths (the resume-trust tests start there).
+fn gate_with_a_tool(dir: &Path, marker: &Path) -> (PathBuf, PathBuf) {
     let workflow = dir.join("gate.wf");
     std::fs::write(
         &workflow,
         format!(
             "workflow Gate {{\n  human review \"Go?\"\n  tool mark {{ command = \"touch {}\" }}\n  exit done\n  start -> review\n  review -> mark \"[G] Go\"\n  mark -> done\n}}\n",
-            tool_marker.display()
+            marker.display()
         ),
     )
     .unwrap();
@@ -726,6 +721,19 @@ fn resume_takes_the_agent_and_tools_from_the_command_line() {
         r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "wait"}]}}"#,
     )
     .unwrap();
+    (workflow, script)
+}
+
+/// Resuming takes the agent and the tool permission from the resuming
+/// command line, never from `meta.json` (which a run directory's owner can
+/// edit), and says what the run started with when they differ.
+#[test]
+fn resume_takes_the_agent_and_tools_from_the_command_line() {
+    let dir = scratch("resume-trust");
+    std::fs::create_dir_all(&dir).unwrap();
+    let agent_marker = dir.join("AGENT_RAN");
+    let tool_marker = dir.join("TOOL_RAN");
+    let (workflow, script) = gate_with_a_tool(&dir, &tool_marker);
     let run = dir.join("run");
     let (w, s, r) = (
         workflow.to_str().unwrap(),
@@ -1310,21 +1318,7 @@ fn a_resumed_run_takes_the_tool_mode_from_the_command_line() {
     let dir = scratch("resume-tool-mode");
     std::fs::create_dir_all(&dir).unwrap();
     let marker = dir.join("TOOL_RAN");
-    let workflow = dir.join("gate.wf");
-    std::fs::write(
-        &workflow,
-        format!(
-            "workflow Gate {{\n  human review \"Go?\"\n  tool mark {{ command = \"touch {}\" }}\n  exit done\n  start -> review\n  review -> mark \"[G] Go\"\n  mark -> done\n}}\n",
-            marker.display()
-        ),
-    )
-    .unwrap();
-    let script = dir.join("suspend.json");
-    std::fs::write(
-        &script,
-        r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "wait"}]}}"#,
-    )
-    .unwrap();
+    let (workflow, script) = gate_with_a_tool(&dir, &marker);
     let run = dir.join("run");
     let (w, r) = (workflow.to_str().unwrap(), run.to_str().unwrap());
     let agent = format!("script:{}", script.display());
