@@ -56,12 +56,8 @@ fn execute(args: &ReplayArgs) -> Result<u8, String> {
         e => cannot(&e),
     })?;
     let program: IrProgram = match &args.against {
-        None => {
-            let program = dir.program().map_err(|e| cannot(&e))?;
-            wf_ir::verify(&program)
-                .map_err(|e| cannot(&format!("the run directory's program is invalid: {e}")))?;
-            program
-        }
+        // Loaded through the IR loader, which verifies it.
+        None => dir.program().map_err(|e| cannot(&e))?,
         Some(file) => load::load(file).map_err(|e| e.0)?.program,
     };
     let replay = Engine::replay(&program, &dir).map_err(|e| match (e, &args.against) {

@@ -233,12 +233,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
                 PersistError::NotFound(_) | PersistError::InUse { .. } => format!("error: {e}"),
                 e => format!("error: cannot resume: {e}"),
             })?;
+            // `program()` loads through the IR loader, which verifies it.
             let program = run_dir
                 .program()
                 .map_err(|e| format!("error: cannot resume: {e}"))?;
-            wf_ir::verify(&program).map_err(|e| {
-                format!("error: cannot resume: the run directory's program is invalid: {e}")
-            })?;
             let meta = run_dir
                 .meta()
                 .map_err(|e| format!("error: cannot resume: {e}"))?;

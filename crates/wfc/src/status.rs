@@ -60,11 +60,10 @@ fn status(path: &Path) -> Result<Value, String> {
     let holder = dir
         .holder()
         .map_err(|e| format!("cannot read the run: {e}"))?;
+    // Loaded through the IR loader, which verifies it.
     let program = dir
         .program()
         .map_err(|e| format!("cannot read the run: {e}"))?;
-    wf_ir::verify(&program)
-        .map_err(|e| format!("cannot read the run: the run directory's program is invalid: {e}"))?;
     let engine = Engine::inspect(&program, &dir, EngineConfig::default())
         .map_err(|e| format!("cannot read the run: {e}"))?;
     let report = engine.report();
