@@ -71,6 +71,7 @@ pub mod failure;
 mod guard;
 pub mod persist;
 pub mod report;
+pub mod required;
 mod select;
 pub mod template;
 pub mod tools;
@@ -82,8 +83,8 @@ pub use agent::{
 pub use blackboard::{Blackboard, EntryRef, Source};
 pub use config::{EngineConfig, RunLimits, SizeLimits};
 pub use engine::{
-    Divergence, Engine, EngineError, EntrySnapshot, FrameSnapshot, GateSnapshot, LimitsSnapshot,
-    Replay, SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
+    Divergence, Engine, EngineError, EntrySnapshot, ForkError, FrameSnapshot, GateSnapshot,
+    LimitsSnapshot, Origin, Replay, SNAPSHOT_FORMAT, Snapshot, StepInput, VisitSnapshot,
 };
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
 pub use failure::{FailureKind, RunFailure};

@@ -2,6 +2,7 @@
 
 mod agent;
 mod attractor;
+mod elsewhere;
 mod events;
 mod llm;
 pub(crate) mod load;
@@ -17,7 +18,7 @@ use serde_json::{Value, json};
 use wf_ir::IrProgram;
 use wf_vm::contract;
 use wf_vm::{
-    Engine, EngineConfig, PersistError, ProcessToolRunner, Report, RunDir, RunStatus,
+    Engine, EngineConfig, Origin, PersistError, ProcessToolRunner, Report, RunDir, RunStatus,
     SimulatedToolRunner,
 };
 
@@ -100,7 +101,10 @@ See docs/agents.md for the agents and the `exec:` protocol.")]
 pub struct RunArgs {
     /// The workflow file: `.wf` (checked, then compiled), IR JSON written
     /// by `wfc build`, or another source format `wfc check` reads.
-    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    #[arg(
+        required_unless_present_any = ["resume", "fork"],
+        conflicts_with_all = ["resume", "fork"]
+    )]
     file: Option<PathBuf>,
     /// The workflow to run. Default: the file's only workflow; else the
     /// only one of its workflows no other calls; else its first.
@@ -109,8 +113,30 @@ pub struct RunArgs {
     /// Seed the root frame: `KEY=VALUE`, the value read as JSON, else as
     /// a string (`--set n=3`, `--set 'tags=["a"]'`, `--set name=Ada`);
     /// always the text when the workflow needs the key as a `string`.
-    #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "resume")]
+    #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with_all = ["resume", "fork"])]
     set: Vec<String>,
+    /// Start at NODE of the workflow instead of its entry, with only the
+    /// `--set` values (and a pipeline's graph attributes) on the
+    /// blackboard. Refused, naming them, when NODE or a node after it
+    /// needs a key that is not given and no node on the way writes first.
+    /// With --run-dir, `start.json` records NODE.
+    #[arg(long, value_name = "NODE", conflicts_with_all = ["resume", "fork"])]
+    from: Option<String>,
+    /// Start a new run in the state the run in DIR had after --at STEP
+    /// steps (for debugging): its pinned program, and its state rebuilt
+    /// from its log. DIR is only read; the new run goes to --run-dir NEW,
+    /// whose `start.json` records DIR and STEP.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires_all = ["at", "run_dir"],
+        conflicts_with_all = ["resume", "workflow"]
+    )]
+    fork: Option<PathBuf>,
+    /// With --fork: the step to fork at (the state after that many steps;
+    /// `wfc status DIR` tells how many the run took).
+    #[arg(long, value_name = "STEP", requires = "fork")]
+    at: Option<u64>,
     /// The decision agent: rules, auto, llm (stages call a real model:
     /// docs/llm.md), script:FILE, console or exec:COMMAND. Default: rules for Reflex JSON (its rule-agent
     /// convention), auto (a dry run: every decision simulated) for `.wf`,
@@ -226,7 +252,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         Some(choice) => choice == OnError::Suspend,
         None => durable,
     };
-    // Where the program comes from: the file, or the run directory.
+    // Where the program comes from: the file, or the run directory (to
+    // resume, or to fork from).
+    let mut forked = None;
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
             let run_dir = RunDir::open(dir).map_err(|e| match e {
@@ -289,6 +317,17 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
                 "allow_tools": tool_mode(args, &agent) == ToolMode::Run,
                 "tools": tool_mode(args, &agent).name(),
             });
+            (program, meta, None)
+        }
+        (None, None) if let Some(source) = &args.fork => {
+            let (source, mut program, meta) = elsewhere::fork_source(source)?;
+            if let Some(root) = meta["workflow"]
+                .as_str()
+                .and_then(|w| program.workflow_by_name(w))
+            {
+                cap_steps(&mut program, root, args.max_steps);
+            }
+            forked = Some(source);
             (program, meta, None)
         }
         (None, None) => return Err("error: give a workflow file, or --resume DIR".into()),
@@ -362,6 +401,16 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
                 .map_err(|e| format!("error: cannot resume: {e}"))?,
             Some(dir),
         ),
+        None if let Some(source) = &forked => elsewhere::fork(
+            &program,
+            source,
+            args,
+            config,
+            &meta,
+            pipeline,
+            &spec.to_string(),
+            tools,
+        )?,
         None => start(&program, &workflow, &meta, args, config, pipeline)?,
     };
     // `meta.json` chose how to run (a pipeline or not); the snapshot chose
@@ -473,6 +522,9 @@ fn start<'p>(
         .ok_or_else(|| format!("error: no workflow `{workflow}`"))?;
     let mut engine =
         Engine::new(program, root, config).map_err(|e| format!("error: cannot run: {e}"))?;
+    if let Some(node) = &args.from {
+        elsewhere::start_from(&mut engine, program, root, node)?;
+    }
     let needs = &program.workflows[root.0 as usize].needs;
     for item in &args.set {
         let (key, mut value) = parse_set(item)?;
@@ -504,6 +556,9 @@ fn start<'p>(
     if pipeline {
         attractor::seed(&mut engine, program, root)?;
     }
+    if let Some(node) = &args.from {
+        elsewhere::check_given(&engine, program, root, node)?;
+    }
     let Some(dir) = &args.run_dir else {
         return Ok((engine, None));
     };
@@ -512,9 +567,11 @@ fn start<'p>(
         let source = args.file.as_deref().unwrap_or(Path::new("?"));
         attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
     }
-    engine
-        .persist_to(run_dir.clone())
-        .map_err(|e| format!("error: {e}"))?;
+    match &args.from {
+        Some(node) => engine.persist_from(run_dir.clone(), Origin::From { node: node.clone() }),
+        None => engine.persist_to(run_dir.clone()),
+    }
+    .map_err(|e| format!("error: {e}"))?;
     Ok((engine, Some(run_dir)))
 }
 

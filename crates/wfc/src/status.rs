@@ -89,7 +89,11 @@ fn status(path: &Path) -> Result<Value, String> {
         RunStatus::Suspended { .. } if error.is_none() => pending_questions(&program, &engine),
         _ => Vec::new(),
     };
-    Ok(json!({
+    let origin = dir
+        .read_start()
+        .map_err(|e| format!("cannot read the run: {e}"))?
+        .and_then(|start| start.origin);
+    let mut state = json!({
         "dir": path.display().to_string(),
         "state": state,
         "in_use_by": holder.map(|pid| pid.map_or(Value::Null, Value::from)),
@@ -101,7 +105,12 @@ fn status(path: &Path) -> Result<Value, String> {
         "code": report.kind.map(|k| k.code()),
         "error": error,
         "questions": questions,
-    }))
+    });
+    // Only for a run that started elsewhere (`--from`, `--fork`).
+    if let Some(origin) = origin {
+        state["origin"] = serde_json::to_value(origin).expect("JSON serialises");
+    }
+    Ok(state)
 }
 
 /// The question a run suspended at a `human` node waits on: the node, its
@@ -143,6 +152,18 @@ fn human(state: &Value) -> String {
     }
     out.push('\n');
     out.push_str(&format!("workflow: {}\n", text(&state["workflow"])));
+    match state["origin"]["kind"].as_str() {
+        Some("from") => out.push_str(&format!(
+            "started: at node `{}` (--from)\n",
+            text(&state["origin"]["node"])
+        )),
+        Some("fork") => out.push_str(&format!(
+            "started: forked from `{}` at step {}\n",
+            text(&state["origin"]["dir"]),
+            state["origin"]["step"]
+        )),
+        _ => {}
+    }
     if let Some(at) = state["at"].as_object() {
         out.push_str(&format!(
             "at: node `{}` of workflow `{}`\n",

@@ -13,9 +13,25 @@ impl<'p> Engine<'p> {
     /// Makes the run durable in `dir` (see [`RunDir`]): writes the first
     /// snapshot now, then appends one log record per step.
     pub fn persist_to(&mut self, dir: RunDir) -> Result<(), EngineError> {
+        self.persist_with_origin(dir, None)
+    }
+
+    /// [`Engine::persist_to`], with `start.json` recording where the run
+    /// started when not at its workflow's entry (`--from`, `--fork`).
+    pub(super) fn persist_with_origin(
+        &mut self,
+        dir: RunDir,
+        origin: Option<super::Origin>,
+    ) -> Result<(), EngineError> {
         let snap = self.snapshot();
         // `start.json` first: a run that has a snapshot has its start.
-        dir.write_start(&snap)?;
+        // Only it names the origin: `snapshot.json` is the state alone,
+        // compared as such by `wfc replay`.
+        let start = super::Snapshot {
+            origin,
+            ..snap.clone()
+        };
+        dir.write_start(&start)?;
         dir.write_snapshot(&snap)?;
         self.out.log = Some(dir.open_log()?);
         Ok(())

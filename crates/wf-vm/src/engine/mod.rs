@@ -5,6 +5,7 @@ mod apply;
 mod budget;
 mod complete;
 mod durable;
+mod elsewhere;
 mod replay;
 mod restart;
 mod screen;
@@ -32,6 +33,7 @@ use crate::persist::{PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
 
+pub use elsewhere::{ForkError, Origin};
 pub use replay::{Divergence, Replay};
 pub(crate) use screen::long_key;
 pub use snapshot::{

@@ -134,7 +134,7 @@ impl<'p> Engine<'p> {
 }
 
 /// The first event of a step that differs.
-fn event_difference(
+pub(super) fn event_difference(
     step: u64,
     line: usize,
     recorded: &[Value],

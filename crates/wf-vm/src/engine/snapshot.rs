@@ -50,6 +50,10 @@ pub struct Snapshot {
     /// edge (the start, a retry-target jump).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incoming_edge: Option<String>,
+    /// In `start.json` only: where a run that did not start at its
+    /// workflow's entry started (`wfc run --from`, `--fork`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<super::Origin>,
 }
 
 /// [`RunLimits`] with durations in milliseconds.
@@ -217,6 +221,7 @@ impl<'p> Engine<'p> {
                 let wf = &self.program.workflows[f.workflow.0 as usize];
                 self.program.str(wf.edges[e.0 as usize].id).to_owned()
             }),
+            origin: None,
         }
     }
 
