@@ -401,16 +401,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
                 .map_err(|e| format!("error: cannot resume: {e}"))?,
             Some(dir),
         ),
-        None if let Some(source) = &forked => elsewhere::fork(
-            &program,
-            source,
-            args,
-            config,
-            &meta,
-            pipeline,
-            &spec.to_string(),
-            tools,
-        )?,
+        None if let Some(source) = &forked => {
+            let meta = elsewhere::fork_meta(&meta, &spec, tools);
+            elsewhere::fork(&program, source, args, config, &meta, pipeline)?
+        }
         None => start(&program, &workflow, &meta, args, config, pipeline)?,
     };
     // `meta.json` chose how to run (a pipeline or not); the snapshot chose

@@ -70,10 +70,7 @@ impl std::fmt::Display for ForkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ForkError::Engine(e) => write!(f, "{e}"),
-            ForkError::OutOfRange { at, first, last } => write!(
-                f,
-                "the run records no step {at}: it can be forked at steps {first} to {last}"
-            ),
+            ForkError::OutOfRange { at, .. } => write!(f, "the run records no step {at}"),
             ForkError::Ended { at, status, .. } => {
                 write!(
                     f,
@@ -87,7 +84,7 @@ impl std::fmt::Display for ForkError {
                     .unwrap_or_default();
                 write!(
                     f,
-                    "its log does not replay up to the step: step {}{line}: {}",
+                    "its log does not replay: at step {}{line} it diverges: {}",
                     d.step, d.what
                 )
             }

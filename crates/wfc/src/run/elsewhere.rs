@@ -8,6 +8,7 @@ use wf_ir::{IrProgram, WorkflowIdx};
 use wf_vm::required::{NeededBy, RequiredKey, required_from};
 use wf_vm::{Engine, EngineConfig, ForkError, Origin, PersistError, RunDir, contract};
 
+use super::agent::AgentSpec;
 use super::{META_KIND, RunArgs, ToolMode, attractor, example};
 
 /// Moves a new engine's start to `node` (`--from`): a node of the root
@@ -119,8 +120,6 @@ pub(super) fn fork<'p>(
     config: EngineConfig,
     meta: &Value,
     pipeline: bool,
-    agent: &str,
-    tools: ToolMode,
 ) -> Result<(Engine<'p>, Option<RunDir>), String> {
     let at = args.at.unwrap_or_default();
     let src = source.path();
@@ -157,13 +156,7 @@ pub(super) fn fork<'p>(
             src.display()
         )
     })?;
-    // The source's, but for who decides and what tools do: this command
-    // line's, as for a new run (a resume of the fork defaults to them).
-    let mut meta = meta.clone();
-    meta["agent"] = agent.into();
-    meta["tools"] = tools.name().into();
-    meta["allow_tools"] = (tools == ToolMode::Run).into();
-    let run_dir = RunDir::create(new, program, &meta).map_err(|e| format!("error: {e}"))?;
+    let run_dir = RunDir::create(new, program, meta).map_err(|e| format!("error: {e}"))?;
     if pipeline {
         let source_file = meta["source"].as_str().unwrap_or("?");
         attractor::manifest(
@@ -182,6 +175,17 @@ pub(super) fn fork<'p>(
         .persist_from(run_dir.clone(), origin)
         .map_err(|e| format!("error: {e}"))?;
     Ok((engine, Some(run_dir)))
+}
+
+/// The fork's `meta.json`: the source's, but for who decides and what
+/// tools do, which are this command line's, as for a new run (a resume of
+/// the fork defaults to them).
+pub(super) fn fork_meta(source: &Value, agent: &AgentSpec, tools: ToolMode) -> Value {
+    let mut meta = source.clone();
+    meta["agent"] = agent.to_string().into();
+    meta["tools"] = tools.name().into();
+    meta["allow_tools"] = (tools == ToolMode::Run).into();
+    meta
 }
 
 fn is_empty_dir(path: &Path) -> bool {
