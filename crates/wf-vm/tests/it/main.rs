@@ -7,6 +7,7 @@
 use wf_test_support::vm as common;
 
 mod edge_selection;
+mod elsewhere;
 mod engine;
 mod limits;
 mod persist;
