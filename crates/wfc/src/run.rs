@@ -7,7 +7,7 @@ mod events;
 mod llm;
 pub(crate) mod load;
 mod output;
-mod resume;
+pub(crate) mod resume;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -92,7 +92,9 @@ Exit status:
      failure's kind and code, WF0901-WF0910)
   2  the run could not start or go on: usage error, unreadable file, errors
      in the workflow (printed as `wfc check` prints them), run-directory
-     trouble, internal error (a run failure of kind `internal`, WF0907)
+     trouble, a --from run not given the keys it needs, a --fork step the
+     source does not record, internal error (a run failure of kind
+     `internal`, WF0907)
   3  the run suspended (the agent asked to, or an agent error in a durable
      run): resume it with `wfc run --resume DIR` (a run started without
      --run-dir cannot be resumed); `wfc status DIR` says where it stands

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use wf_ir::{IrProgram, Opcode};
 use wf_vm::{Engine, EngineConfig, PersistError, RunDir, RunStatus};
 
+use crate::run::resume::printable;
 use crate::run::{SummaryFormat, suspending_error};
 use crate::{EXIT_CLEAN, EXIT_TROUBLE};
 
@@ -152,14 +153,13 @@ fn human(state: &Value) -> String {
     }
     out.push('\n');
     out.push_str(&format!("workflow: {}\n", text(&state["workflow"])));
+    // `start.json` is untrusted: its text is shown escaped.
+    let origin = |k: &str| printable(&text(&state["origin"][k]));
     match state["origin"]["kind"].as_str() {
-        Some("from") => out.push_str(&format!(
-            "started: at node `{}` (--from)\n",
-            text(&state["origin"]["node"])
-        )),
+        Some("from") => out.push_str(&format!("started: at node `{}` (--from)\n", origin("node"))),
         Some("fork") => out.push_str(&format!(
             "started: forked from `{}` at step {}\n",
-            text(&state["origin"]["dir"]),
+            origin("dir"),
             state["origin"]["step"]
         )),
         _ => {}

@@ -23,10 +23,20 @@ pub(super) fn start_from(
     if !wf.nodes.iter().any(|n| program.str(n.id) == node) {
         let name = program.str(wf.name);
         let ids = wf.nodes.iter().map(|n| program.str(n.id));
+        // A node of another workflow of the file: say which.
+        let elsewhere = program
+            .workflows
+            .iter()
+            .find(|w| w.nodes.iter().any(|n| program.str(n.id) == node));
         let help = match ids
             .filter_map(|id| wf_analysis::suggest::closeness(node, id).map(|d| (d, id)))
             .min()
         {
+            _ if let Some(w) = elsewhere => format!(
+                "`{node}` is a node of workflow `{}`: run it with --workflow {}",
+                program.str(w.name),
+                program.str(w.name)
+            ),
             Some((_, id)) => format!("did you mean `{id}`?"),
             None => format!("`wfc graph` lists the nodes of `{name}`"),
         };

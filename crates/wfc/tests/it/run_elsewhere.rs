@@ -610,3 +610,64 @@ fn from_a_dot_node_with_context() {
     assert_eq!(entered, ["route", "fast", "done"]);
     assert_replays(&run);
 }
+
+#[test]
+fn from_a_node_of_another_workflow_names_it() {
+    refusal_snapshot!(
+        "elsewhere_from_other_workflow",
+        wfc(&[
+            "run",
+            "examples/release.wf",
+            "--agent",
+            "auto",
+            "--from",
+            "decide"
+        ])
+    );
+}
+
+/// A fork suspended at its first node resumes like any run, and the whole
+/// fork (before and after the resume) replays.
+#[test]
+fn a_suspended_fork_resumes_and_replays() {
+    let dir = scratch("fork_resume");
+    let source = source_run(&dir);
+    let suspend = dir.join("suspend.json");
+    std::fs::write(
+        &suspend,
+        r#"{"fallback": "auto", "nodes": {"review": [{"type": "suspend", "reason": "ask Ann"}]}}"#,
+    )
+    .unwrap();
+    let new = dir.join("new");
+    let agent = format!("script:{}", s(&suspend));
+    let out = output(&[
+        "run",
+        "--fork",
+        s(&source),
+        "--at",
+        "2",
+        "--run-dir",
+        s(&new),
+        "--agent",
+        &agent,
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let out = output(&[
+        "run",
+        "--resume",
+        s(&new),
+        "--agent",
+        FORK_SCRIPT,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["blackboard"]["url"], "https://example.org/p/2");
+    assert_replays(&new);
+}
