@@ -404,8 +404,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             Some(dir),
         ),
         None if let Some(source) = &forked => {
-            let meta = elsewhere::fork_meta(&meta, &spec, tools);
-            elsewhere::fork(&program, source, args, config, &meta, pipeline)?
+            let forked = elsewhere::fork_meta(&meta, &spec, tools);
+            let made = elsewhere::fork(&program, source, args, config, &forked, pipeline)?;
+            elsewhere::note_agent(&meta, &spec);
+            made
         }
         None => start(&program, &workflow, &meta, args, config, pipeline)?,
     };

@@ -9,6 +9,7 @@ use wf_vm::required::{NeededBy, RequiredKey, required_from};
 use wf_vm::{Engine, EngineConfig, ForkError, Origin, PersistError, RunDir, contract};
 
 use super::agent::AgentSpec;
+use super::resume::printable;
 use super::{META_KIND, RunArgs, ToolMode, attractor, example};
 
 /// Moves a new engine's start to `node` (`--from`): a node of the root
@@ -196,6 +197,21 @@ pub(super) fn fork_meta(source: &Value, agent: &AgentSpec, tools: ToolMode) -> V
     meta["tools"] = tools.name().into();
     meta["allow_tools"] = (tools == ToolMode::Run).into();
     meta
+}
+
+/// Says when the fork decides with another agent than its source did: a
+/// command or file the source names is never run again unless this
+/// command line names it.
+pub(super) fn note_agent(source: &Value, spec: &AgentSpec) {
+    let now = spec.to_string();
+    if let Some(before) = source["agent"].as_str()
+        && before != now
+    {
+        eprintln!(
+            "note: the source run used `--agent {}`; the fork decides with `--agent {now}` (the agent comes from this command line)",
+            printable(before)
+        );
+    }
 }
 
 fn is_empty_dir(path: &Path) -> bool {

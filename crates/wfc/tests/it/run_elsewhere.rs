@@ -423,6 +423,12 @@ fn a_locked_source_can_be_forked() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The source's agent (a script) is not the fork's: said once.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the fork decides with `--agent auto`"),
+        "{stderr}"
+    );
     drop(held);
 }
 
