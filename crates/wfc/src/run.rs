@@ -523,27 +523,36 @@ fn start<'p>(
     if let Some(node) = &args.from {
         elsewhere::start_from(&mut engine, program, root, node)?;
     }
-    let needs = &program.workflows[root.0 as usize].needs;
+    // The typed keys: the workflow's needs, and with --from what the run
+    // needs from its start node (those types are checked the same way).
+    let mut needs: Vec<(String, wf_ir::ValueType)> = program.workflows[root.0 as usize]
+        .needs
+        .iter()
+        .map(|k| (program.str(k.key).to_owned(), k.ty))
+        .collect();
+    if args.from.is_some() {
+        needs.extend(elsewhere::typed_keys(&engine, program, root));
+    }
     for item in &args.set {
         let (key, mut value) = parse_set(item)?;
         let text = item.split_once('=').map(|(_, t)| t).unwrap_or_default();
-        if let Some(need) = needs.iter().find(|k| program.str(k.key) == key) {
+        if let Some(&(_, need)) = needs.iter().find(|(k, _)| *k == key) {
             // A key the workflow needs as a string keeps the text as written
             // (`--set version=1.2` is the string "1.2", not a number).
-            if need.ty == wf_ir::ValueType::String && !value.is_string() {
+            if need == wf_ir::ValueType::String && !value.is_string() {
                 value = Value::String(text.to_string());
             }
             // Any other type is checked now, not when a guard first reads
             // the value.
-            if !contract::type_matches(need.ty, &value) {
-                let ty = contract::type_name(need.ty);
+            if !contract::type_matches(need, &value) {
+                let ty = contract::type_name(need);
                 return Err(format!(
                     "error: --set {item}: workflow `{workflow}` needs `{key}` as `{ty}`, but `{text}` is {} {}\n  \
                      help: give {} {ty} value, e.g. --set {key}={}",
                     article(contract::json_type(&value)),
                     contract::json_type(&value),
                     article(ty),
-                    example(need.ty),
+                    example(need),
                 ));
             }
         }

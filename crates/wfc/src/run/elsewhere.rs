@@ -51,6 +51,22 @@ pub(super) fn start_from(
         .map_err(|e| format!("error: --from {node}: {e}"))
 }
 
+/// The keys a run from the engine's start node needs, with their types
+/// where some node declares one (`--set` values for them are checked, and
+/// kept as text for a `string`, as for the workflow's needs).
+pub(super) fn typed_keys(
+    engine: &Engine<'_>,
+    program: &IrProgram,
+    root: WorkflowIdx,
+) -> Vec<(String, wf_ir::ValueType)> {
+    let (_, start, _) = engine.position();
+    required_from(program, root, start)
+        .into_iter()
+        .filter(|r| r.ty != wf_ir::ValueType::Any)
+        .map(|r| (r.key, r.ty))
+        .collect()
+}
+
 /// Refuses a `--from` run that was not given a key the start node, or a
 /// node after it, needs before anything on the way writes it.
 pub(super) fn check_given(

@@ -677,3 +677,46 @@ fn a_suspended_fork_resumes_and_replays() {
     assert_eq!(summary["blackboard"]["url"], "https://example.org/p/2");
     assert_replays(&new);
 }
+
+/// A key `--from` needs is checked against the type the node that writes
+/// it declares, as the workflow's needs are.
+#[test]
+fn from_checks_the_types_of_the_keys_it_needs() {
+    refusal_snapshot!(
+        "elsewhere_from_wrong_type",
+        wfc(&[
+            "run",
+            WF,
+            "--agent",
+            SCRIPT,
+            "--from",
+            "publish",
+            "--set",
+            "topic=cats",
+            "--set",
+            "text=t",
+            "--set",
+            "score=high",
+        ])
+    );
+    // A number given for a `string` key is kept as the text written.
+    let out = output(&[
+        "run",
+        WF,
+        "--agent",
+        SCRIPT,
+        "--from",
+        "publish",
+        "--set",
+        "topic=cats",
+        "--set",
+        "text=1.5",
+        "--set",
+        "score=9",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["blackboard"]["text"], "1.5");
+}
