@@ -720,3 +720,44 @@ fn from_checks_the_types_of_the_keys_it_needs() {
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["blackboard"]["text"], "1.5");
 }
+
+/// A source whose pinned program or start is damaged is refused, naming
+/// the file; nothing is created.
+#[test]
+fn fork_refuses_a_damaged_source() {
+    let dir = scratch("fork_damaged");
+    let source = source_run(&dir);
+    let new = dir.join("new");
+    let start = std::fs::read(source.join("start.json")).unwrap();
+    std::fs::remove_file(source.join("start.json")).unwrap();
+    let out = output(&[
+        "run",
+        "--fork",
+        s(&source),
+        "--at",
+        "1",
+        "--run-dir",
+        s(&new),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("start.json` is corrupt: it is missing"),
+        "{stderr}"
+    );
+    std::fs::write(source.join("start.json"), start).unwrap();
+    std::fs::write(source.join("program.json"), "{\"format\": \"wfc-ir\"}").unwrap();
+    let out = output(&[
+        "run",
+        "--fork",
+        s(&source),
+        "--at",
+        "1",
+        "--run-dir",
+        s(&new),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("program.json` is corrupt"), "{stderr}");
+    assert!(!new.exists());
+}
