@@ -332,7 +332,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             forked = Some(source);
             (program, meta, None)
         }
-        (None, None) => return Err("error: give a workflow file, or --resume DIR".into()),
+        (None, None) => {
+            return Err("error: give a workflow file, --resume DIR or --fork DIR".into());
+        }
     };
     let workflow = meta["workflow"].as_str().unwrap_or("?").to_string();
     let root = program.workflow_by_name(&workflow);
