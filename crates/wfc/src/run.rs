@@ -226,6 +226,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         Some(choice) => choice == OnError::Suspend,
         None => durable,
     };
+    // A gate nobody answers suspends a run that can wait for `wfc answer`.
+    config.questions_wait = durable;
     // Where the program comes from: the file, or the run directory.
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
@@ -342,8 +344,14 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         ToolMode::Simulate => Some(attractor::simulated_tools()),
         ToolMode::Refuse => None,
     };
+    // The answers `wfc answer` recorded since the run suspended.
+    let answers = match &dir {
+        Some(dir) => crate::answer::recorded(dir, &program)?,
+        None => Vec::new(),
+    };
     let mut agent = if pipeline {
         let human = attractor::Humans {
+            answers,
             interviewer: args.interviewer.as_deref(),
             source: meta["source"].as_str(),
             tools: pipeline_tools.clone(),
@@ -351,7 +359,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
     } else {
-        agent::build(&spec, &options)
+        agent::build(&spec, &options).map(|a| {
+            Box::new(wf_vm::question::Answered::new(a, answers)) as Box<dyn wf_vm::DecisionAgent>
+        })
     }
     .map_err(|e| format!("error: {e}"))?;
 
@@ -402,6 +412,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         engine.set_tool_runner(Box::new(SimulatedToolRunner::new()));
     }
     let report = engine.run(agent.as_mut());
+    let question = run_dir.and_then(|_| wf_vm::question::pending(&program, &mut engine));
     let persist_warning = engine.persist_warning().map(str::to_owned);
     // A sink that failed in the run's last step could not end it.
     let lost_events = engine
@@ -429,6 +440,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         run_dir.map(|d| d.as_path()),
         &report,
         llm_totals.as_ref(),
+        question.as_ref(),
     );
     drop(held);
     if let Some(e) = lost_events {
@@ -569,6 +581,7 @@ fn finish(
     run_dir: Option<&Path>,
     report: &Report,
     llm: Option<&llm::Totals>,
+    question: Option<&wf_vm::question::PendingQuestion>,
 ) -> u8 {
     let shown_dir = run_dir.map(|d| d.display().to_string());
     let mut summary = match args.format {
@@ -603,6 +616,7 @@ fn finish(
                 error.kind.name(),
                 output::one_line(&error.reason)
             ),
+            Some(dir) if let Some(q) = question => eprint!("{}", crate::answer::hint(dir, q)),
             Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
             None => eprintln!(
                 "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"

@@ -67,6 +67,10 @@ pub struct Question {
     pub timeout: Option<Duration>,
     /// The stage (node id) that asks.
     pub stage: String,
+    /// The question's id, `node#visit` (`wf_vm::question`), when a gate of
+    /// the engine asks: what `wfc answer --question` names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 /// The value of an answer (seed 6.3).
@@ -81,6 +85,11 @@ pub enum AnswerValue {
     Skipped,
     /// No answer within the question's timeout.
     Timeout,
+    /// Nobody is there to answer now (end of input, an answers file used
+    /// up): a durable run suspends and waits for `wfc answer`, any other
+    /// run fails the gate. (The seed's queue answers `Skipped` here; a
+    /// missing answer is not a person's choice to skip.)
+    Pending,
     /// A value: an option key or free text.
     Value(String),
 }

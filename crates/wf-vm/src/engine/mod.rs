@@ -5,6 +5,7 @@ mod apply;
 mod budget;
 mod complete;
 mod durable;
+mod position;
 mod replay;
 mod restart;
 mod screen;

@@ -142,8 +142,8 @@ impl Interviewer for Console {
                 }
                 // End of input: nobody is there to answer.
                 Err(NoLine::End) => {
-                    self.say("\n(end of input: question skipped)\n");
-                    return Answer::of(AnswerValue::Skipped);
+                    self.say("\n(end of input: no answer)\n");
+                    return Answer::of(AnswerValue::Pending);
                 }
             }
         }

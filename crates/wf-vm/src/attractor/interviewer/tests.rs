@@ -18,6 +18,7 @@ fn choice(labels: &[&str]) -> Question {
         default: None,
         timeout: None,
         stage: "gate".into(),
+        id: None,
     }
 }
 

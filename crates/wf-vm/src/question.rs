@@ -1,0 +1,398 @@
+//! Questions a suspended run waits on, and the answers `wfc answer`
+//! records for them (docs/runtime.md, "Answering a suspended run").
+//!
+//! A run waits on a question when it is suspended at a node that asks a
+//! person: a `.wf` `human` node, or an Attractor `wait.human` gate. The
+//! question is derived from the run's state (program, position, visit
+//! count, the edges whose conditions hold), which the log determines, so
+//! every reader of the log sees the same question. Its id is the node's
+//! id and the visit that asks, `review#2`: an answer names the one visit
+//! it is for, so it can never be applied to another node, nor to a later
+//! visit of the same node.
+//!
+//! An answer is recorded in the run's log (`log.jsonl`) as a line of its
+//! own, `{"answer": {...}}` (an [`AnswerRecord`]), after the step that
+//! suspended. The resumed run hands the answers recorded after its last
+//! step to [`Answered`] (the `.wf` agent) or [`AnsweringInterviewer`] (the
+//! gates' interviewer), which answer the question they are for; the
+//! resulting decision is logged as any decision is, so a replay needs no
+//! answer record.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wf_ir::{IrNode, IrProgram, IrWorkflow, Opcode};
+
+use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext, Outcome};
+use crate::attractor::human::Choice;
+use crate::attractor::interviewer::{
+    Answer, Interviewer, Question, QuestionOption, find_matching_option,
+};
+use crate::engine::Engine;
+use crate::report::RunStatus;
+
+/// What kind of answer a question takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionKind {
+    /// Exactly one of the options.
+    Choice,
+    /// Free text (`wfc answer --text`).
+    Freeform,
+}
+
+impl QuestionKind {
+    /// The kind's name (`choice`, `freeform`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuestionKind::Choice => "choice",
+            QuestionKind::Freeform => "freeform",
+        }
+    }
+}
+
+/// The question a suspended run waits on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingQuestion {
+    /// `node#visit`.
+    pub id: String,
+    /// The workflow of the node that asks.
+    pub workflow: String,
+    /// The node that asks.
+    pub node: String,
+    /// The node's visit that asks (1 the first time).
+    pub visit: u32,
+    /// The question's text.
+    pub text: String,
+    /// The kind of answer it takes.
+    pub kind: QuestionKind,
+    /// The options of a `choice` question (its edges whose conditions
+    /// hold, in edge order).
+    pub options: Vec<QuestionOption>,
+}
+
+/// The id of the question node `node` asks on its `visit`-th visit.
+pub fn question_id(node: &str, visit: u32) -> String {
+    format!("{node}#{visit}")
+}
+
+/// Whether `node` asks a person: a `.wf` `human` node or an Attractor
+/// `wait.human` gate.
+pub fn asks(program: &IrProgram, workflow: &IrWorkflow, node: &IrNode) -> bool {
+    match workflow.dialect {
+        wf_ir::Dialect::Attractor => node.handler.is_some_and(|h| program.str(h) == "wait.human"),
+        _ => node.op == Opcode::Human,
+    }
+}
+
+/// Whether a gate takes free text: `mode="freeform"` (the corpus's
+/// spelling) on an Attractor gate.
+pub fn is_freeform(node: &IrNode) -> bool {
+    node.spec
+        .get("mode")
+        .and_then(Value::as_str)
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("freeform"))
+}
+
+/// The question's text: the node's `prompt`, else its label, else
+/// `Select an option:` (`Your answer:` for free text).
+fn text(program: &IrProgram, workflow: &IrWorkflow, node: &IrNode, freeform: bool) -> String {
+    // A gate asks its label, as the `wait.human` handler does.
+    let prompt = (workflow.dialect != wf_ir::Dialect::Attractor)
+        .then(|| node.spec.get("prompt").and_then(Value::as_str))
+        .flatten();
+    prompt
+        .map(str::to_owned)
+        .or_else(|| node.label.map(|l| program.str(l).to_owned()))
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| {
+            if freeform {
+                "Your answer:".into()
+            } else {
+                "Select an option:".into()
+            }
+        })
+}
+
+/// The question the run `engine` holds waits on: `None` unless it is
+/// suspended at a node that asks (a run suspended by an agent error waits
+/// on the error being fixed, not on an answer).
+pub fn pending(program: &IrProgram, engine: &mut Engine<'_>) -> Option<PendingQuestion> {
+    if !matches!(engine.report().status, RunStatus::Suspended { .. }) {
+        return None;
+    }
+    let (wf, node, _) = engine.position();
+    let workflow = &program.workflows[wf.0 as usize];
+    let n = &workflow.nodes[node.0 as usize];
+    if !asks(program, workflow, n) {
+        return None;
+    }
+    let visit = engine.visit_count(wf, node);
+    let freeform = workflow.dialect == wf_ir::Dialect::Attractor && is_freeform(n);
+    let options = if freeform {
+        Vec::new()
+    } else {
+        engine
+            .valid_edges_here()
+            .into_iter()
+            .map(|e| {
+                let c = choice(program, workflow, e);
+                QuestionOption {
+                    key: c.key,
+                    label: c.label,
+                }
+            })
+            .collect()
+    };
+    let id = program.str(n.id);
+    Some(PendingQuestion {
+        id: question_id(id, visit),
+        workflow: program.str(workflow.name).to_owned(),
+        node: id.to_owned(),
+        visit,
+        text: text(program, workflow, n, freeform),
+        kind: if freeform {
+            QuestionKind::Freeform
+        } else {
+            QuestionKind::Choice
+        },
+        options,
+    })
+}
+
+fn choice(program: &IrProgram, workflow: &IrWorkflow, e: wf_ir::EdgeIdx) -> Choice {
+    let edge = &workflow.edges[e.0 as usize];
+    let to = program.str(workflow.nodes[edge.to.0 as usize].id);
+    Choice::new(program.str(edge.id), edge.label.map(|l| program.str(l)), to)
+}
+
+/// An answer `wfc answer` recorded, as the log holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerRecord {
+    /// The question's id, `node#visit`.
+    pub question: String,
+    /// The workflow of the node that asked.
+    pub workflow: String,
+    /// The node that asked.
+    pub node: String,
+    /// Its visit.
+    pub visit: u32,
+    /// The chosen option, for a `choice` question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<QuestionOption>,
+    /// The text, for a `freeform` question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl AnswerRecord {
+    /// The answer to `q` that a person typed: `choice` names one of its
+    /// options (by key, label or number), `text` is free text. Errors say
+    /// what is wrong and what the question takes.
+    pub fn new(
+        q: &PendingQuestion,
+        choice: Option<&str>,
+        text: Option<&str>,
+    ) -> Result<Self, String> {
+        let mut record = AnswerRecord {
+            question: q.id.clone(),
+            workflow: q.workflow.clone(),
+            node: q.node.clone(),
+            visit: q.visit,
+            choice: None,
+            text: None,
+        };
+        let options = || {
+            q.options
+                .iter()
+                .map(crate::attractor::interviewer::display_option)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match (q.kind, choice, text) {
+            (QuestionKind::Choice, Some(c), None) => {
+                let Some(o) = find_matching_option(c, &q.options) else {
+                    return Err(format!(
+                        "`{c}` is not an option of question `{}`: the options are {}",
+                        q.id,
+                        options()
+                    ));
+                };
+                record.choice = Some(o.clone());
+            }
+            (QuestionKind::Choice, _, Some(_)) => {
+                return Err(format!(
+                    "question `{}` takes one of its options, not free text: the options are {}",
+                    q.id,
+                    options()
+                ));
+            }
+            (QuestionKind::Choice, None, None) => {
+                return Err(format!(
+                    "question `{}` needs a choice: one of {}",
+                    q.id,
+                    options()
+                ));
+            }
+            (QuestionKind::Freeform, None, Some(t)) => record.text = Some(t.to_owned()),
+            (QuestionKind::Freeform, _, _) => {
+                return Err(format!(
+                    "question `{}` takes free text: give it with --text TEXT",
+                    q.id
+                ));
+            }
+        }
+        Ok(record)
+    }
+
+    /// Checks the record against the run's program: the node exists, asks
+    /// a question, and the id is the node's and visit's.
+    pub fn verify(&self, program: &IrProgram) -> Result<(), String> {
+        let bad = |why: String| Err(format!("the answer to `{}` {why}", self.question));
+        if self.visit == 0 || self.question != question_id(&self.node, self.visit) {
+            return bad(format!(
+                "does not match its node and visit (`{}`)",
+                question_id(&self.node, self.visit)
+            ));
+        }
+        let Some(wf) = program
+            .workflows
+            .iter()
+            .find(|w| program.str(w.name) == self.workflow)
+        else {
+            return bad(format!("names no workflow `{}`", self.workflow));
+        };
+        let Some(node) = wf.nodes.iter().find(|n| program.str(n.id) == self.node) else {
+            return bad(format!(
+                "names no node `{}` in workflow `{}`",
+                self.node, self.workflow
+            ));
+        };
+        if !asks(program, wf, node) {
+            return bad(format!(
+                "is for node `{}`, which asks no question",
+                self.node
+            ));
+        }
+        if self.choice.is_some() == self.text.is_some() {
+            return bad("must hold exactly one of `choice` and `text`".into());
+        }
+        Ok(())
+    }
+
+    /// The answer for the interviewer's question `q` (a `choice` must be
+    /// one of its options, by key and label).
+    fn answer(&self, q: &Question) -> Option<Answer> {
+        match (&self.choice, &self.text) {
+            (Some(c), _) => q.options.iter().find(|o| *o == c).map(Answer::choose),
+            (None, Some(t)) => Some(Answer::text(t)),
+            (None, None) => None,
+        }
+    }
+
+    fn is_for(&self, workflow: &str, node: &str, visit: u32) -> bool {
+        self.workflow == workflow && self.node == node && self.visit == visit
+    }
+}
+
+/// The `.wf` agent of a resumed run: a `human` node whose question has a
+/// recorded answer takes it (the edge it names), any other decision is
+/// the inner agent's.
+pub struct Answered<'a> {
+    inner: Box<dyn DecisionAgent + 'a>,
+    answers: Vec<AnswerRecord>,
+}
+
+impl<'a> Answered<'a> {
+    /// `inner`, answering `answers` first.
+    pub fn new(inner: Box<dyn DecisionAgent + 'a>, answers: Vec<AnswerRecord>) -> Self {
+        Answered { inner, answers }
+    }
+}
+
+impl DecisionAgent for Answered<'_> {
+    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        let (wf, node) = (ctx.str(ctx.workflow.name), ctx.str(ctx.node.id));
+        let found = (ctx.workflow.dialect != wf_ir::Dialect::Attractor
+            && ctx.node.op == Opcode::Human)
+            .then(|| {
+                self.answers
+                    .iter()
+                    .position(|a| a.is_for(wf, node, ctx.visit))
+            })
+            .flatten();
+        let Some(i) = found else {
+            return self.inner.decide(ctx);
+        };
+        let a = self.answers.remove(i);
+        let chosen = a.choice.as_ref().and_then(|c| {
+            ctx.valid_edges
+                .iter()
+                .map(|&e| choice(ctx.program, ctx.workflow, e))
+                .find(|x| x.key == c.key && x.label == c.label)
+        });
+        let Some(chosen) = chosen else {
+            return Err(AgentError {
+                message: format!(
+                    "the answer recorded for question `{}` names no edge of node `{node}` whose guard holds",
+                    a.question
+                ),
+            });
+        };
+        Ok(Decision::Advance(Outcome {
+            edge: Some(chosen.edge),
+            notes: Some(format!(
+                "answered with `wfc answer`: `{}` → {}",
+                chosen.label, chosen.to
+            )),
+            ..Outcome::success()
+        }))
+    }
+
+    fn is_instant(&self) -> bool {
+        self.inner.is_instant()
+    }
+}
+
+/// The gates' interviewer of a resumed run: a question with a recorded
+/// answer (matched by id) gets it, any other goes to the inner
+/// interviewer.
+pub struct AnsweringInterviewer {
+    inner: Box<dyn Interviewer>,
+    answers: Vec<AnswerRecord>,
+}
+
+impl AnsweringInterviewer {
+    /// `inner`, answering `answers` first.
+    pub fn new(inner: Box<dyn Interviewer>, answers: Vec<AnswerRecord>) -> Self {
+        AnsweringInterviewer { inner, answers }
+    }
+}
+
+impl Interviewer for AnsweringInterviewer {
+    fn ask(&mut self, q: &Question) -> Answer {
+        let found = q.id.as_deref().and_then(|id| {
+            self.answers
+                .iter()
+                .position(|a| a.question == id && a.node == q.stage)
+        });
+        if let Some(i) = found {
+            let a = self.answers.remove(i);
+            // An answer that fits the question no more is given as it is,
+            // so the gate fails naming it (never asks someone else).
+            return a.answer(q).unwrap_or_else(|| {
+                let said = a.choice.map(|c| c.label).or(a.text).unwrap_or_default();
+                Answer {
+                    value: crate::attractor::interviewer::AnswerValue::Value(said),
+                    selected_option: None,
+                    text: None,
+                }
+            });
+        }
+        self.inner.ask(q)
+    }
+
+    fn inform(&mut self, message: &str, stage: &str) {
+        self.inner.inform(message, stage);
+    }
+}
