@@ -47,7 +47,8 @@ pub(super) fn parse(bytes: &[u8], path: &Path, line: usize) -> Result<AnswerReco
 impl RunDir {
     /// The answers recorded after the log's last step: those the next
     /// resume may use (an earlier one was used, or was for a question the
-    /// run no longer waits on). A torn last line is ignored.
+    /// run no longer waits on); of two answers to one question, the later
+    /// (answering again replaces an answer). A torn last line is ignored.
     pub fn answers(&self) -> Result<Vec<AnswerRecord>, PersistError> {
         let path = self.file(LOG);
         let bytes = match fs::read(&path) {
@@ -59,7 +60,9 @@ impl RunDir {
         let mut out = Vec::new();
         for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
             if is_answer(line) {
-                out.push(parse(line, &path, i + 1)?);
+                let a = parse(line, &path, i + 1)?;
+                out.retain(|o: &AnswerRecord| o.question != a.question || o.workflow != a.workflow);
+                out.push(a);
             } else if !line.is_empty() {
                 // A step: the answers before it are spent.
                 out.clear();

@@ -97,11 +97,19 @@ fn a_default_naming_no_choice_fails_clearly() {
 
 #[test]
 fn skipped_and_unmatched_answers_fail() {
-    let o = run_gate(&gate(), &choices(), &mut Queue::from_lines([]));
+    let o = run_gate(&gate(), &choices(), &mut Queue::from_lines(["!skip"]));
     assert_eq!(o.status, Status::Fail);
     assert_eq!(
         o.failure_reason.as_deref(),
         Some("human skipped interaction")
+    );
+    // Nobody there (an empty queue) is no answer, not a skip (17.2).
+    let o = run_gate(&gate(), &choices(), &mut Queue::from_lines([]));
+    assert_eq!(o.status, Status::Fail);
+    assert!(
+        o.failure_reason.unwrap().contains(
+            "no answer to the question of gate `gate` (nobody is there to answer: end of input, or the answers file is used up); run it with --run-dir DIR"
+        )
     );
     let o = run_gate(&gate(), &choices(), &mut Queue::from_lines(["maybe"]));
     assert_eq!(o.status, Status::Fail);
