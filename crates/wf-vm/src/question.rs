@@ -84,13 +84,14 @@ pub fn asks(program: &IrProgram, workflow: &IrWorkflow, node: &IrNode) -> bool {
     }
 }
 
-/// Whether a gate takes free text: `mode="freeform"` (the corpus's
-/// spelling) on an Attractor gate.
+/// Whether a question takes free text: `mode="freeform"` on an Attractor
+/// gate (the corpus's spelling), `freeform = true` on a `.wf` `human` node.
 pub fn is_freeform(node: &IrNode) -> bool {
     node.spec
         .get("mode")
         .and_then(Value::as_str)
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("freeform"))
+        || node.spec.get("freeform") == Some(&Value::Bool(true))
 }
 
 /// The question's text: the node's `prompt`, else its label, else
@@ -127,7 +128,7 @@ pub fn pending(program: &IrProgram, engine: &mut Engine<'_>) -> Option<PendingQu
         return None;
     }
     let visit = engine.visit_count(wf, node);
-    let freeform = workflow.dialect == wf_ir::Dialect::Attractor && is_freeform(n);
+    let freeform = is_freeform(n);
     let options = if freeform {
         Vec::new()
     } else {
@@ -325,6 +326,9 @@ impl DecisionAgent for Answered<'_> {
             return self.inner.decide(ctx);
         };
         let a = self.answers.remove(i);
+        if let Some(text) = &a.text {
+            return freeform_decision(ctx, &a.question, text);
+        }
         let chosen = a.choice.as_ref().and_then(|c| {
             ctx.valid_edges
                 .iter()
@@ -352,6 +356,32 @@ impl DecisionAgent for Answered<'_> {
     fn is_instant(&self) -> bool {
         self.inner.is_instant()
     }
+}
+
+/// A freeform `human` node's decision for `text`: written to the node's
+/// one declared key (WF0321), on to its first valid edge.
+pub fn freeform_decision(
+    ctx: &DecisionContext<'_>,
+    question: &str,
+    text: &str,
+) -> Result<Decision, AgentError> {
+    let (Some(key), Some(&edge)) = (ctx.node.writes.first(), ctx.valid_edges.first()) else {
+        return Err(AgentError {
+            message: format!(
+                "the freeform question `{question}` has no declared key for its answer, or no edge whose guard holds"
+            ),
+        });
+    };
+    let edge = &ctx.workflow.edges[edge.0 as usize];
+    Ok(Decision::Advance(Outcome {
+        writes: vec![crate::agent::Write {
+            key: ctx.str(key.key).to_owned(),
+            value: Value::String(text.to_owned()),
+        }],
+        edge: Some(ctx.str(edge.id).to_owned()),
+        notes: Some("answered in free text".into()),
+        ..Outcome::success()
+    }))
 }
 
 /// The gates' interviewer of a resumed run: a question with a recorded

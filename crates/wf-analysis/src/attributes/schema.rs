@@ -244,6 +244,7 @@ pub static SCHEMA: &[AttrSpec] = {
     // Node attributes of some kinds only.
     on(&[Tool], "command", Ty::String, "the command a `tool` node runs"),
     on(&[Human], "default", Ty::Choice, "the choice taken when nobody answers in time"),
+    on(&[Human], "freeform", Ty::Bool, "whether the person answers in free text, written to the node's one declared key"),
     on(&[Parallel, Join], "join_policy", Ty::Enum(&JOIN_POLICY), "when a fan-out counts as done"),
     on(&[Parallel], "error_policy", Ty::Enum(&ERROR_POLICY), "what a fan-out does when a branch fails"),
     on(&[Parallel], "max_parallel", Ty::Int { min: 1 }, "how many branches run at once"),

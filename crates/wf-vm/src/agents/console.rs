@@ -229,6 +229,18 @@ impl<R: LineSource, W: io::Write> ConsoleAgent<R, W> {
         }
     }
 
+    /// A freeform `human` node (`freeform = true`): a line of text, for
+    /// its one declared key; `suspend` suspends.
+    fn text(&mut self, cx: &DecisionContext<'_>) -> Answer<Decision> {
+        let question = crate::question::question_id(cx.str(cx.node.id), cx.visit);
+        let answer = self.ask("Your answer (free text, or `suspend`): ")?;
+        if answer.eq_ignore_ascii_case("suspend") {
+            return Err(Stop::Suspend);
+        }
+        crate::question::freeform_decision(cx, &question, &answer)
+            .map_err(|e| Stop::Io(io::Error::other(e.message)))
+    }
+
     /// A `step` or `tool` node, or a terminal: an outcome and writes.
     fn answer(&mut self, cx: &DecisionContext<'_>) -> Answer<Decision> {
         let terminal = cx.is_terminal();
@@ -312,6 +324,7 @@ impl<R: LineSource, W: io::Write> DecisionAgent for ConsoleAgent<R, W> {
             .map(Duration::from_millis);
         self.deadline = limit.map(|l| Instant::now() + l);
         let decided = match cx.node.op {
+            Opcode::Human if crate::question::is_freeform(cx.node) => self.text(cx),
             Opcode::Human => self.choose(cx),
             Opcode::Branch | Opcode::Parallel | Opcode::Join => {
                 Ok(Decision::Advance(Outcome::success()))

@@ -297,3 +297,73 @@ fn answers_in_the_log_are_checked_and_apply_to_their_question_only() {
     assert_eq!(t.run(&["status", "DIR"]), 0);
     snapshot("checked", &t.text);
 }
+
+/// A `.wf` freeform `human` node (`freeform = true`): the run waits at
+/// both questions in turn; the choice routes, the text is written to the
+/// node's one declared key; the run replays.
+#[test]
+fn a_wf_freeform_question_is_answered_with_text() {
+    let dir = scratch("wf-freeform");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/answer/wait.json";
+    let run = [
+        "run",
+        "tests/run/answer/release.wf",
+        "--agent",
+        script,
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "review#1", "approve"]),
+        0
+    );
+    let resume = [
+        "run", "--resume", "DIR", "--agent", script, "--format", "json",
+    ];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["status", "DIR", "--format", "json"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "note#1", "A"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--text", "Fixes the\nbug"]), 0);
+    assert_eq!(t.run(&resume), 0);
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("wf_freeform", &t.text);
+}
+
+/// At the console, a freeform `human` node reads a line of text.
+#[test]
+fn the_console_reads_a_freeform_answer() {
+    let mut child = wfc(&[
+        "run",
+        "tests/run/answer/release.wf",
+        "--agent",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // start, the choice, the text, ship's outcome and its `shipped` value.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\nA\nhello there\n\ntrue\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(
+        report["blackboard"]["release.note"], "hello there",
+        "{report}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Your answer (free text, or `suspend`): "),
+        "{err}"
+    );
+}
