@@ -38,6 +38,8 @@ pub enum QuestionKind {
     Choice,
     /// Free text (`wfc answer --text`).
     Freeform,
+    /// One or more of the options (`wfc answer DIR A B`).
+    Multiple,
 }
 
 impl QuestionKind {
@@ -46,6 +48,7 @@ impl QuestionKind {
         match self {
             QuestionKind::Choice => "choice",
             QuestionKind::Freeform => "freeform",
+            QuestionKind::Multiple => "multiple",
         }
     }
 }
@@ -94,6 +97,42 @@ pub fn is_freeform(node: &IrNode) -> bool {
         || node.spec.get("freeform") == Some(&Value::Bool(true))
 }
 
+/// Whether a question takes several of its options: `choices =
+/// multiple` on a `.wf` `human` node, `mode="multiple"` on a gate.
+pub fn is_multiple(node: &IrNode) -> bool {
+    let word = |k: &str| {
+        node.spec
+            .get(k)
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("multiple"))
+    };
+    word("choices") || word("mode")
+}
+
+/// The options of a multi-select question: its `options` attribute, a list
+/// of labels (`.wf`) or one comma-separated string (DOT). Each option's
+/// key is its label's accelerator.
+pub fn listed_options(node: &IrNode) -> Vec<QuestionOption> {
+    let labels: Vec<String> = match node.spec.get("options") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        Some(Value::String(s)) => s.split(',').map(str::to_owned).collect(),
+        _ => Vec::new(),
+    };
+    labels
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| QuestionOption {
+            key: crate::attractor::interviewer::parse_accelerator_key(l),
+            label: l.to_owned(),
+        })
+        .collect()
+}
+
 /// The question's text: the node's `prompt`, else its label, else
 /// `Select an option:` (`Your answer:` for free text).
 fn text(program: &IrProgram, workflow: &IrWorkflow, node: &IrNode, freeform: bool) -> String {
@@ -129,8 +168,11 @@ pub fn pending(program: &IrProgram, engine: &mut Engine<'_>) -> Option<PendingQu
     }
     let visit = engine.visit_count(wf, node);
     let freeform = is_freeform(n);
+    let multiple = !freeform && is_multiple(n);
     let options = if freeform {
         Vec::new()
+    } else if multiple {
+        listed_options(n)
     } else {
         engine
             .valid_edges_here()
@@ -153,6 +195,8 @@ pub fn pending(program: &IrProgram, engine: &mut Engine<'_>) -> Option<PendingQu
         text: text(program, workflow, n, freeform),
         kind: if freeform {
             QuestionKind::Freeform
+        } else if multiple {
+            QuestionKind::Multiple
         } else {
             QuestionKind::Choice
         },
@@ -184,15 +228,19 @@ pub struct AnswerRecord {
     /// The text, for a `freeform` question.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The chosen options, for a `multiple` question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<QuestionOption>,
 }
 
 impl AnswerRecord {
-    /// The answer to `q` that a person typed: `choice` names one of its
-    /// options (by key, label or number), `text` is free text. Errors say
-    /// what is wrong and what the question takes.
+    /// The answer to `q` that a person typed: `choices` name its options
+    /// (by key, label or number; one for a `choice` question, one or more
+    /// for a `multiple` one), `text` is free text. Errors say what is wrong
+    /// and what the question takes.
     pub fn new(
         q: &PendingQuestion,
-        choice: Option<&str>,
+        choices: &[String],
         text: Option<&str>,
     ) -> Result<Self, String> {
         let mut record = AnswerRecord {
@@ -202,6 +250,7 @@ impl AnswerRecord {
             visit: q.visit,
             choice: None,
             text: None,
+            choices: Vec::new(),
         };
         let options = || {
             q.options
@@ -210,32 +259,53 @@ impl AnswerRecord {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        match (q.kind, choice, text) {
-            (QuestionKind::Choice, Some(c), None) => {
-                let Some(o) = find_matching_option(c, &q.options) else {
-                    return Err(format!(
-                        "`{c}` is not an option of question `{}`: the options are {}",
-                        q.id,
-                        options()
-                    ));
-                };
-                record.choice = Some(o.clone());
-            }
-            (QuestionKind::Choice, _, Some(_)) => {
+        let find = |c: &String| {
+            find_matching_option(c, &q.options).cloned().ok_or_else(|| {
+                format!(
+                    "`{c}` is not an option of question `{}`: the options are {}",
+                    q.id,
+                    options()
+                )
+            })
+        };
+        match (q.kind, choices, text) {
+            (QuestionKind::Choice, [c], None) => record.choice = Some(find(c)?),
+            (QuestionKind::Choice | QuestionKind::Multiple, _, Some(_)) => {
                 return Err(format!(
-                    "question `{}` takes one of its options, not free text: the options are {}",
+                    "question `{}` takes its options, not free text: the options are {}",
                     q.id,
                     options()
                 ));
             }
-            (QuestionKind::Choice, None, None) => {
+            (QuestionKind::Choice, [], None) | (QuestionKind::Multiple, [], None) => {
                 return Err(format!(
-                    "question `{}` needs a choice: one of {}",
+                    "question `{}` needs a choice: {} {}",
                     q.id,
+                    if q.kind == QuestionKind::Multiple {
+                        "one or more of"
+                    } else {
+                        "one of"
+                    },
                     options()
                 ));
             }
-            (QuestionKind::Freeform, None, Some(t)) => record.text = Some(t.to_owned()),
+            (QuestionKind::Choice, _, None) => {
+                return Err(format!(
+                    "question `{}` takes one option, not {}: one of {}",
+                    q.id,
+                    choices.len(),
+                    options()
+                ));
+            }
+            (QuestionKind::Multiple, _, None) => {
+                for c in choices {
+                    let o = find(c)?;
+                    if !record.choices.contains(&o) {
+                        record.choices.push(o);
+                    }
+                }
+            }
+            (QuestionKind::Freeform, [], Some(t)) => record.text = Some(t.to_owned()),
             (QuestionKind::Freeform, _, _) => {
                 return Err(format!(
                     "question `{}` takes free text: give it with --text TEXT",
@@ -275,15 +345,27 @@ impl AnswerRecord {
                 self.node
             ));
         }
-        if self.choice.is_some() == self.text.is_some() {
-            return bad("must hold exactly one of `choice` and `text`".into());
+        if !self.is_one_kind() {
+            return bad("must hold exactly one of `choice`, `choices` and `text`".into());
         }
         Ok(())
+    }
+
+    /// Whether exactly one of `choice`, `choices` and `text` is given.
+    pub fn is_one_kind(&self) -> bool {
+        usize::from(self.choice.is_some())
+            + usize::from(!self.choices.is_empty())
+            + usize::from(self.text.is_some())
+            == 1
     }
 
     /// The answer for the interviewer's question `q` (a `choice` must be
     /// one of its options, by key and label).
     fn answer(&self, q: &Question) -> Option<Answer> {
+        if !self.choices.is_empty() {
+            let all = self.choices.iter().all(|c| q.options.contains(c));
+            return all.then(|| Answer::choose_many(&self.choices));
+        }
         match (&self.choice, &self.text) {
             (Some(c), _) => q.options.iter().find(|o| *o == c).map(Answer::choose),
             (None, Some(t)) => Some(Answer::text(t)),
@@ -327,7 +409,20 @@ impl DecisionAgent for Answered<'_> {
         };
         let a = self.answers.remove(i);
         if let Some(text) = &a.text {
-            return freeform_decision(ctx, &a.question, text);
+            return freeform_decision(ctx, &a.question, Value::String(text.clone()));
+        }
+        if !a.choices.is_empty() {
+            let options = listed_options(ctx.node);
+            if let Some(c) = a.choices.iter().find(|c| !options.contains(c)) {
+                return Err(AgentError {
+                    message: format!(
+                        "the answer recorded for question `{}` chooses `{}`, which is not an option of node `{node}`",
+                        a.question, c.label
+                    ),
+                });
+            }
+            let labels = a.choices.iter().map(|c| Value::String(c.label.clone()));
+            return freeform_decision(ctx, &a.question, Value::Array(labels.collect()));
         }
         let chosen = a.choice.as_ref().and_then(|c| {
             ctx.valid_edges
@@ -358,17 +453,18 @@ impl DecisionAgent for Answered<'_> {
     }
 }
 
-/// A freeform `human` node's decision for `text`: written to the node's
-/// one declared key (WF0321), on to its first valid edge.
+/// A freeform or multi-select `human` node's decision for `value` (the
+/// text, or the list of chosen labels): written to the node's one declared
+/// key (WF0321, WF0322), on to its first valid edge.
 pub fn freeform_decision(
     ctx: &DecisionContext<'_>,
     question: &str,
-    text: &str,
+    value: Value,
 ) -> Result<Decision, AgentError> {
     let (Some(key), Some(&edge)) = (ctx.node.writes.first(), ctx.valid_edges.first()) else {
         return Err(AgentError {
             message: format!(
-                "the freeform question `{question}` has no declared key for its answer, or no edge whose guard holds"
+                "question `{question}` has no declared key for its answer, or no edge whose guard holds"
             ),
         });
     };
@@ -376,10 +472,10 @@ pub fn freeform_decision(
     Ok(Decision::Advance(Outcome {
         writes: vec![crate::agent::Write {
             key: ctx.str(key.key).to_owned(),
-            value: Value::String(text.to_owned()),
+            value,
         }],
         edge: Some(ctx.str(edge.id).to_owned()),
-        notes: Some("answered in free text".into()),
+        notes: Some("answered".into()),
         ..Outcome::success()
     }))
 }
@@ -411,10 +507,18 @@ impl Interviewer for AnsweringInterviewer {
             // An answer that fits the question no more is given as it is,
             // so the gate fails naming it (never asks someone else).
             return a.answer(q).unwrap_or_else(|| {
-                let said = a.choice.map(|c| c.label).or(a.text).unwrap_or_default();
+                let many = a.choices.iter().map(|c| c.label.as_str());
+                let many = (!a.choices.is_empty()).then(|| many.collect::<Vec<_>>().join(","));
+                let said = a
+                    .choice
+                    .map(|c| c.label)
+                    .or(a.text)
+                    .or(many)
+                    .unwrap_or_default();
                 Answer {
                     value: crate::attractor::interviewer::AnswerValue::Value(said),
                     selected_option: None,
+                    selected_options: Vec::new(),
                     text: None,
                 }
             });

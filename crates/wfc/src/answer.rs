@@ -21,6 +21,7 @@ goes on, applying it to the node that asked and to no other.
   wfc answer runs/1 approve                 a choice: its key, label or number
   wfc answer runs/1 --question review#2 A   naming the question
   wfc answer runs/1 --text \"ship on Monday\" a freeform question
+  wfc answer runs/1 L W                     a multi-select question: several
 
 The question is checked: the run must be suspended on it, not held by a
 process, and the choice one of its options. Answering again before the run
@@ -31,9 +32,13 @@ pub struct AnswerArgs {
     /// The run directory (`wfc run --run-dir DIR`).
     dir: PathBuf,
     /// The option chosen: its key (`A`), its label (`approve`) or its
-    /// number (`1`).
-    #[arg(conflicts_with = "text", required_unless_present = "text")]
-    choice: Option<String>,
+    /// number (`1`); several for a multi-select question (`L M`).
+    #[arg(
+        value_name = "CHOICE",
+        conflicts_with = "text",
+        required_unless_present = "text"
+    )]
+    choices: Vec<String>,
     /// The question's id, as `wfc status` shows it (`review#1`: the node
     /// and its visit). Default: the one question the run waits on.
     #[arg(long, value_name = "ID")]
@@ -106,13 +111,18 @@ fn answer(args: &AnswerArgs) -> Result<String, String> {
             q.id, q.node, q.visit
         ));
     }
-    let record = AnswerRecord::new(&q, args.choice.as_deref(), args.text.as_deref())?;
+    let record = AnswerRecord::new(&q, &args.choices, args.text.as_deref())?;
     dir.append_answer(&record)
         .map_err(|e| format!("cannot record the answer: {e}"))?;
+    let many: Vec<String> = record
+        .choices
+        .iter()
+        .map(|c| format!("`{}`", c.label))
+        .collect();
     let what = match (&record.choice, &record.text) {
         (Some(c), _) => format!("`{}`", c.label),
         (None, Some(t)) => format!("the text `{}`", t.replace(['\n', '\r'], " ")),
-        _ => String::new(),
+        _ => many.join(", "),
     };
     Ok(format!(
         "recorded {what} as the answer to question `{}` (node `{}`)\nhint: continue the run with `wfc run --resume {shown}`",
@@ -141,7 +151,7 @@ pub fn recorded(dir: &RunDir, program: &IrProgram) -> Result<Vec<AnswerRecord>, 
 pub fn hint(dir: &str, q: &PendingQuestion) -> String {
     let example = match q.kind {
         QuestionKind::Freeform => "--text TEXT".to_owned(),
-        QuestionKind::Choice => q
+        QuestionKind::Choice | QuestionKind::Multiple => q
             .options
             .first()
             .map_or("CHOICE".to_owned(), |o| shell_word(&o.key)),

@@ -96,6 +96,7 @@ pub fn check_workflow_with(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagn
     out.extend(structure::exits_with_outgoing(workflow, facts));
     out.extend(structure::humans_without_choices(workflow, facts));
     out.extend(questions::freeform_without_write(workflow));
+    out.extend(questions::multiple_misused(workflow));
     out.extend(duplicate_accelerators(workflow, &facts.adjacency));
     out.extend(duplicate_edges(workflow));
     out

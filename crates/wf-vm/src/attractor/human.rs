@@ -71,6 +71,9 @@ pub struct Gate<'a> {
     pub id: Option<&'a str>,
     /// `mode="freeform"`: the gate asks for free text.
     pub freeform: bool,
+    /// `mode="multiple"`: the options (its `options` attribute) of which
+    /// the person picks one or more.
+    pub multiple: Option<&'a [QuestionOption]>,
 }
 
 /// The choice `wanted` names: a target id, else a key, else a label.
@@ -108,6 +111,9 @@ fn fail(status: Status, reason: String) -> Outcome {
 pub fn run_gate(gate: &Gate<'_>, choices: &[Choice], interviewer: &mut dyn Interviewer) -> Outcome {
     if choices.is_empty() {
         return fail(Status::Fail, "No outgoing edges for human gate".into());
+    }
+    if let Some(options) = gate.multiple {
+        return run_multiple(gate, options, &choices[0], interviewer);
     }
     let options: Vec<QuestionOption> = choices
         .iter()
@@ -217,6 +223,85 @@ pub fn run_gate(gate: &Gate<'_>, choices: &[Choice], interviewer: &mut dyn Inter
     }
 }
 
+/// A multi-select gate: the chosen labels in `human.gate.selections` (a
+/// list), their keys in `human.gate.selected` (comma-separated), on to the
+/// first edge.
+fn run_multiple(
+    gate: &Gate<'_>,
+    options: &[QuestionOption],
+    first: &Choice,
+    interviewer: &mut dyn Interviewer,
+) -> Outcome {
+    if options.is_empty() {
+        return fail(
+            Status::Fail,
+            format!(
+                "gate `{}` has mode=\"multiple\" but no `options` (write options=\"[A] Alpha, [B] Beta\")",
+                gate.node
+            ),
+        );
+    }
+    let question = Question {
+        text: gate
+            .text
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or("Select one or more:")
+            .to_owned(),
+        ty: QuestionType::MultiSelect,
+        options: options.to_vec(),
+        default: None,
+        timeout: gate.timeout,
+        stage: gate.node.to_owned(),
+        id: gate.id.map(str::to_owned),
+    };
+    let answer = interviewer.ask(&question);
+    let chosen = &answer.selected_options;
+    match &answer.value {
+        AnswerValue::Pending => return fail(Status::Fail, no_answer(gate)),
+        AnswerValue::Timeout => {
+            return fail(Status::Retry, "human gate timeout, no default".into());
+        }
+        AnswerValue::Skipped => return fail(Status::Fail, "human skipped interaction".into()),
+        _ if chosen.is_empty() || chosen.iter().any(|c| !options.contains(c)) => {
+            let said = match &answer.value {
+                AnswerValue::Value(v) => v.clone(),
+                other => format!("{other:?}").to_lowercase(),
+            };
+            let all: Vec<String> = options.iter().map(display_option).collect();
+            return fail(
+                Status::Fail,
+                format!(
+                    "the answer `{said}` does not name the options ({})",
+                    all.join(", ")
+                ),
+            );
+        }
+        _ => {}
+    }
+    let keys: Vec<&str> = chosen.iter().map(|c| c.key.as_str()).collect();
+    let labels: Vec<Value> = chosen
+        .iter()
+        .map(|c| Value::String(c.label.clone()))
+        .collect();
+    Outcome {
+        status: Status::Success,
+        writes: vec![
+            Write {
+                key: "human.gate.selected".into(),
+                value: Value::String(keys.join(",")),
+            },
+            Write {
+                key: "human.gate.selections".into(),
+                value: Value::Array(labels),
+            },
+        ],
+        edge: Some(first.edge.clone()),
+        suggested_next: vec![first.to.clone()],
+        notes: Some(format!("human chose {} → {}", keys.join(","), first.to)),
+        ..Outcome::success()
+    }
+}
+
 /// The failure of a gate nobody answered in a run that cannot wait.
 fn no_answer(gate: &Gate<'_>) -> String {
     format!(
@@ -289,10 +374,13 @@ impl Handler for WaitHuman {
             .or_else(|| d.node.engine.default_choice.map(|s| d.str(s).to_owned()));
         let text = d.label();
         let id = crate::question::question_id(cx.node_id, d.visit);
+        let listed = crate::question::listed_options(d.node);
+        let freeform = crate::question::is_freeform(d.node);
         let gate = Gate {
             node: cx.node_id,
             id: Some(&id),
-            freeform: crate::question::is_freeform(d.node),
+            freeform,
+            multiple: (!freeform && crate::question::is_multiple(d.node)).then_some(&listed[..]),
             text: text.as_deref(),
             default_choice: default_choice.as_deref(),
             // The question ends a little before the node's timeout, so the

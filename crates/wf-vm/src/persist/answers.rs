@@ -35,9 +35,9 @@ pub(super) fn parse(bytes: &[u8], path: &Path, line: usize) -> Result<AnswerReco
     let rec = serde_json::from_slice::<Line>(bytes)
         .map_err(|e| corrupt(format!("not an answer record: {e}")))?
         .answer;
-    if rec.choice.is_some() == rec.text.is_some() {
+    if !rec.is_one_kind() {
         return Err(corrupt(format!(
-            "the answer to `{}` must hold exactly one of `choice` and `text`",
+            "the answer to `{}` must hold exactly one of `choice`, `choices` and `text`",
             rec.question
         )));
     }

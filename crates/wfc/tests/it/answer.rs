@@ -376,3 +376,85 @@ fn the_console_reads_a_freeform_answer() {
         "{err}"
     );
 }
+
+/// Multi-select questions, `.wf` (`choices = multiple`) and `.dot`
+/// (`mode="multiple"`): answered with several options in another process;
+/// a name that is not an option, or a lone text, is refused; the chosen
+/// labels are written as a list; both runs replay.
+#[test]
+fn multi_select_questions_take_several_options() {
+    let dir = scratch("wf-multiple");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/answer/deploy.json";
+    let run = [
+        "run",
+        "tests/run/answer/deploy.wf",
+        "--agent",
+        script,
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR", "--format", "json"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "L", "beos"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--text", "linux"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "W", "linux", "w"]), 0);
+    assert_eq!(t.run(&["run", "--resume", "DIR", "--agent", script]), 0);
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    let dot = scratch("dot-multiple");
+    let mut d = Transcript::new(&dot);
+    let run = [
+        "run",
+        "tests/run/answer/multi.dot",
+        "--interviewer",
+        "console",
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(d.run(&run), 3);
+    assert_eq!(d.run(&["status", "DIR"]), 0);
+    assert_eq!(
+        d.run(&["answer", "DIR", "--question", "targets#1", "M", "3"]),
+        0
+    );
+    assert_eq!(d.run(&["run", "--resume", "DIR"]), 0);
+    assert_eq!(d.run(&["replay", "DIR"]), 0);
+    t.text.push_str(&d.text);
+    snapshot("multiple", &t.text);
+}
+
+/// At the console, a multi-select `.wf` node reads comma-separated
+/// options (asking again after a name that is not one).
+#[test]
+fn the_console_reads_a_multi_select_answer() {
+    let mut child = wfc(&[
+        "run",
+        "tests/run/answer/deploy.wf",
+        "--agent",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // start, a wrong pick, the picks, deploy's outcome and its value.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\nbeos\nm, [L] Linux\n\ntrue\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(
+        report["blackboard"]["deploy.targets"],
+        serde_json::json!(["[M] Mac", "[L] Linux"]),
+        "{report}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`beos` does not name the options."), "{err}");
+}

@@ -125,3 +125,41 @@ fn no_edges_fails() {
         Some("No outgoing edges for human gate")
     );
 }
+
+#[test]
+fn a_multiple_gate_writes_every_chosen_option() {
+    let options: Vec<QuestionOption> = ["[L] Linux", "[M] Mac", "[W] Windows"]
+        .iter()
+        .map(|l| QuestionOption {
+            key: crate::attractor::interviewer::parse_accelerator_key(l),
+            label: (*l).into(),
+        })
+        .collect();
+    let g = Gate {
+        multiple: Some(&options),
+        ..gate()
+    };
+    let o = run_gate(&g, &choices(), &mut Queue::from_lines(["w, l, w"]));
+    assert_eq!(o.status, Status::Success);
+    assert_eq!(write(&o, "human.gate.selected"), Some("W,L"));
+    let all = o
+        .writes
+        .iter()
+        .find(|w| w.key == "human.gate.selections")
+        .map(|w| w.value.clone());
+    assert_eq!(all, Some(serde_json::json!(["[W] Windows", "[L] Linux"])));
+    assert_eq!(o.suggested_next, ["ship"]);
+    // One name that is not an option fails the gate, naming them.
+    let o = run_gate(&g, &choices(), &mut Queue::from_lines(["l, beos"]));
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.failure_reason.unwrap().contains(
+        "the answer `l, beos` does not name the options ([L] Linux, [M] Mac, [W] Windows)"
+    ));
+    // No options at all is a clear failure.
+    let g = Gate {
+        multiple: Some(&[]),
+        ..gate()
+    };
+    let o = run_gate(&g, &choices(), &mut Queue::from_lines(["l"]));
+    assert!(o.failure_reason.unwrap().contains("no `options`"));
+}

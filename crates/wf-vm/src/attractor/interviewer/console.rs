@@ -105,6 +105,7 @@ impl Console {
         }
         s.push_str(match q.ty {
             QuestionType::MultipleChoice => "Select: ",
+            QuestionType::MultiSelect => "Select one or more (comma-separated): ",
             QuestionType::YesNo | QuestionType::Confirmation => "[Y/N]: ",
             QuestionType::Freeform => "> ",
         });
@@ -128,6 +129,10 @@ impl Interviewer for Console {
                         QuestionType::MultipleChoice => {
                             format!("type one of {} (or the option's label)", keys.join(", "))
                         }
+                        QuestionType::MultiSelect => format!(
+                            "type one or more of {}, separated by commas",
+                            keys.join(", ")
+                        ),
                         _ => "type y or n".to_owned(),
                     };
                     self.say(&format!("`{}` is not an answer: {hint}\n", line.trim()));

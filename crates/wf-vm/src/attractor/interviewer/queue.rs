@@ -73,6 +73,7 @@ impl Interviewer for Queue {
             Some(Entry::Text(t)) => Answer::parse(q, &t).unwrap_or(Answer {
                 value: AnswerValue::Value(t),
                 selected_option: None,
+                selected_options: Vec::new(),
                 text: None,
             }),
         }
