@@ -122,7 +122,9 @@ pub struct RunArgs {
     agent: Option<String>,
     /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
     /// first choice), console (stdin) or answers:FILE (one answer per
-    /// line). Default: console with `--agent console`, else auto.
+    /// line). Default: console with `--agent console`, else auto. A gate
+    /// it has no answer for (end of input, the file used up) suspends a
+    /// run with --run-dir until `wfc answer DIR`, and fails otherwise.
     #[arg(long, value_name = "INTERVIEWER")]
     interviewer: Option<String>,
     /// Run the nodes of a custom handler type of a `.dot` pipeline with
