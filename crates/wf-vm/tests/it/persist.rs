@@ -869,7 +869,7 @@ fn an_answer_in_the_log_is_applied_to_its_question_only() {
         steps,
         "answers are not steps"
     );
-    assert_eq!(dir.answers().unwrap(), [yes.clone()]);
+    assert_eq!(dir.answers().unwrap(), std::slice::from_ref(&yes));
     yes.verify(&program).unwrap();
     let mut foreign = yes.clone();
     foreign.node = "a".into();
