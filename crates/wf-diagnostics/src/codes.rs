@@ -227,6 +227,14 @@ codes! {
     /// Every way to complete a workflow recurses into it again.
     RECURSION_NEVER_COMPLETES = "WF0308", "endless-recursion", Contracts, Error,
         "every path to a terminal recurses into the workflow again";
+    /// A freeform `human` node does not declare the one string key its
+    /// answer is written to.
+    FREEFORM_WITHOUT_WRITE = "WF0321", "freeform-without-write", Contracts, Error,
+        "a freeform human node does not declare the one string key its answer goes to";
+    /// A multi-select `human` node lacks its options or its one list key,
+    /// or is freeform too.
+    MULTIPLE_CHOICE_MISUSED = "WF0322", "multiple-choice-misused", Contracts, Error,
+        "a multi-select human node lacks its options or the one list key its answer goes to";
 
     // WF04xx: conditions (added in this block only).
     /// An operand of a guard operator has a type the operator does not accept.

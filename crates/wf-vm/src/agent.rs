@@ -175,6 +175,10 @@ pub struct DecisionContext<'a> {
     pub attempt: u32,
     /// The run's step number (0-based).
     pub step: u64,
+    /// How many times the node has been entered, this visit included (1
+    /// the first time): with the node, the id of the question a `human`
+    /// node or gate asks (`wf_vm::question`).
+    pub visit: u32,
     /// The edge the node was entered by; `None` at the start and after a
     /// jump (retry target, goal gate). Attractor fidelity reads it.
     pub incoming_edge: Option<EdgeIdx>,

@@ -100,6 +100,12 @@ pub struct EngineConfig {
     /// asks the agent again (`wfc run --on-error suspend`). Other failures
     /// are unaffected.
     pub suspend_on_agent_error: bool,
+    /// A question nobody is there to answer (an Attractor gate at the end
+    /// of input, or with an answers file used up) suspends the run, which
+    /// then waits for `wfc answer`, instead of failing the gate: for
+    /// durable runs (`wfc run --run-dir`). docs/runtime.md, "Answering a
+    /// suspended run".
+    pub questions_wait: bool,
 }
 
 impl Default for EngineConfig {
@@ -110,6 +116,7 @@ impl Default for EngineConfig {
             agent_timeout: None,
             snapshot_every: 10_000,
             suspend_on_agent_error: false,
+            questions_wait: false,
         }
     }
 }

@@ -70,6 +70,7 @@ pub mod event;
 pub mod failure;
 mod guard;
 pub mod persist;
+pub mod question;
 pub mod report;
 pub mod required;
 mod select;

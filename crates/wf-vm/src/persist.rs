@@ -22,6 +22,7 @@
 //! last line without its newline is a torn write from a killed process: it
 //! is cut off the file, and that step runs again.
 
+mod answers;
 mod events;
 mod lock;
 
@@ -400,6 +401,11 @@ impl RunDir {
         let mut out = Vec::new();
         for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
             if line.is_empty() {
+                continue;
+            }
+            // An answer `wfc answer` recorded: not a step (`RunDir::answers`).
+            if answers::is_answer(line) {
+                answers::parse(line, &path, i + 1)?;
                 continue;
             }
             let rec: LogRecord =

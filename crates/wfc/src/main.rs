@@ -4,6 +4,7 @@
 //! or internal error.
 
 mod alloc;
+mod answer;
 mod build;
 mod check;
 mod explain;
@@ -59,6 +60,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Print a durable run's state, position, error and pending questions, from its run directory.
     Status(status::StatusArgs),
+    /// Answer the question a suspended run waits on (then `wfc run --resume DIR` goes on).
+    Answer(answer::AnswerArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(*args),
         Command::Replay(args) => replay::run(args),
         Command::Status(args) => status::run(args),
+        Command::Answer(args) => answer::run(args),
     };
     ExitCode::from(status)
 }

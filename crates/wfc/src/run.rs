@@ -150,7 +150,9 @@ pub struct RunArgs {
     agent: Option<String>,
     /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
     /// first choice), console (stdin) or answers:FILE (one answer per
-    /// line). Default: console with `--agent console`, else auto.
+    /// line). Default: console with `--agent console`, else auto. A gate
+    /// it has no answer for (end of input, the file used up) suspends a
+    /// run with --run-dir until `wfc answer DIR`, and fails otherwise.
     #[arg(long, value_name = "INTERVIEWER")]
     interviewer: Option<String>,
     /// Run the nodes of a custom handler type of a `.dot` pipeline with
@@ -254,6 +256,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         Some(choice) => choice == OnError::Suspend,
         None => durable,
     };
+    // A gate nobody answers suspends a run that can wait for `wfc answer`.
+    config.questions_wait = durable;
     // Where the program comes from: the file, or the run directory (to
     // resume, or to fork from).
     let mut forked = None;
@@ -385,8 +389,14 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         ToolMode::Simulate => Some(attractor::simulated_tools()),
         ToolMode::Refuse => None,
     };
+    // The answers `wfc answer` recorded since the run suspended.
+    let answers = match &dir {
+        Some(dir) => crate::answer::recorded(dir, &program)?,
+        None => Vec::new(),
+    };
     let mut agent = if pipeline {
         let human = attractor::Humans {
+            answers,
             interviewer: args.interviewer.as_deref(),
             source: meta["source"].as_str(),
             tools: pipeline_tools.clone(),
@@ -394,7 +404,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
     } else {
-        agent::build(&spec, &options)
+        agent::build(&spec, &options).map(|a| {
+            Box::new(wf_vm::question::Answered::new(a, answers)) as Box<dyn wf_vm::DecisionAgent>
+        })
     }
     .map_err(|e| format!("error: {e}"))?;
 
@@ -451,6 +463,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         engine.set_tool_runner(Box::new(SimulatedToolRunner::new()));
     }
     let report = engine.run(agent.as_mut());
+    let question = run_dir.and_then(|_| wf_vm::question::pending(&program, &mut engine));
     let persist_warning = engine.persist_warning().map(str::to_owned);
     // A sink that failed in the run's last step could not end it.
     let lost_events = engine
@@ -478,6 +491,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         run_dir.map(|d| d.as_path()),
         &report,
         llm_totals.as_ref(),
+        question.as_ref(),
     );
     drop(held);
     if let Some(e) = lost_events {
@@ -635,6 +649,7 @@ fn finish(
     run_dir: Option<&Path>,
     report: &Report,
     llm: Option<&llm::Totals>,
+    question: Option<&wf_vm::question::PendingQuestion>,
 ) -> u8 {
     let shown_dir = run_dir.map(|d| d.display().to_string());
     let mut summary = match args.format {
@@ -669,6 +684,7 @@ fn finish(
                 error.kind.name(),
                 output::one_line(&error.reason)
             ),
+            Some(dir) if let Some(q) = question => eprint!("{}", crate::answer::hint(dir, q)),
             Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
             None => eprintln!(
                 "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"

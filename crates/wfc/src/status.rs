@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{Value, json};
-use wf_ir::{IrProgram, Opcode};
+use wf_vm::attractor::interviewer::QuestionOption;
+use wf_vm::question::{PendingQuestion, pending};
 use wf_vm::{Engine, EngineConfig, PersistError, RunDir, RunStatus};
 
 use crate::run::resume::printable;
@@ -65,7 +66,7 @@ fn status(path: &Path) -> Result<Value, String> {
     let program = dir
         .program()
         .map_err(|e| format!("cannot read the run: {e}"))?;
-    let engine = Engine::inspect(&program, &dir, EngineConfig::default())
+    let mut engine = Engine::inspect(&program, &dir, EngineConfig::default())
         .map_err(|e| format!("cannot read the run: {e}"))?;
     let report = engine.report();
     let workflow = program.str(program.workflows[engine.root().0 as usize].name);
@@ -86,8 +87,14 @@ fn status(path: &Path) -> Result<Value, String> {
         json!({"kind": f.kind.as_str(), "code": f.kind.code(), "reason": f.reason,
                "workflow": f.workflow, "node": f.node})
     });
-    let questions = match report.status {
-        RunStatus::Suspended { .. } if error.is_none() => pending_questions(&program, &engine),
+    // A run held by its process may be past the question already.
+    let questions: Vec<Value> = match report.status {
+        RunStatus::Suspended { .. } if error.is_none() && holder.is_none() => {
+            pending(&program, &mut engine)
+                .into_iter()
+                .map(|q| question_json(&q, &path.display().to_string()))
+                .collect()
+        }
         _ => Vec::new(),
     };
     let origin = dir
@@ -114,32 +121,20 @@ fn status(path: &Path) -> Result<Value, String> {
     Ok(state)
 }
 
-/// The question a run suspended at a `human` node waits on: the node, its
-/// prompt and its choices (the labels of its edges).
-fn pending_questions(program: &IrProgram, engine: &Engine<'_>) -> Vec<Value> {
-    let (wf, node, _) = engine.position();
-    let workflow = &program.workflows[wf.0 as usize];
-    let n = &workflow.nodes[node.0 as usize];
-    if n.op != Opcode::Human {
-        return Vec::new();
-    }
-    let prompt = n
-        .spec
-        .get("prompt")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let prompt = prompt.or_else(|| n.label.map(|l| program.str(l).to_owned()));
-    let edges = &workflow.edges[n.edges.start as usize..(n.edges.start + n.edges.len) as usize];
-    let choices: Vec<&str> = edges
-        .iter()
-        .map(|e| program.str(e.label.unwrap_or(workflow.nodes[e.to.0 as usize].id)))
-        .collect();
-    vec![json!({
-        "workflow": program.str(workflow.name),
-        "node": program.str(n.id),
-        "prompt": prompt,
-        "choices": choices,
-    })]
+/// A pending question as `wfc status --format json` shows it: its id,
+/// node, text, kind and options, the answers recorded for it so far, and
+/// the `wfc answer` command.
+fn question_json(q: &PendingQuestion, dir: &str) -> Value {
+    json!({
+        "id": q.id,
+        "workflow": q.workflow,
+        "node": q.node,
+        "visit": q.visit,
+        "text": q.text,
+        "kind": q.kind.as_str(),
+        "options": q.options.iter().map(|o| json!({"key": o.key, "label": o.label})).collect::<Vec<_>>(),
+        "hint": crate::answer::hint(dir, q).trim_end().trim_start_matches("hint: "),
+    })
 }
 
 /// The human rendering of [`status`]'s document.
@@ -186,21 +181,33 @@ fn human(state: &Value) -> String {
             None => out.push_str(&format!("reason: {reason}\n")),
         }
     }
-    for q in state["questions"].as_array().into_iter().flatten() {
-        out.push_str(&format!("question at node `{}`", text(&q["node"])));
-        if let Some(prompt) = q["prompt"].as_str() {
-            out.push_str(&format!(": {prompt}"));
-        }
-        out.push('\n');
-        let choices: Vec<String> = q["choices"]
+    let questions = state["questions"].as_array().map_or(&[][..], Vec::as_slice);
+    for q in questions {
+        out.push_str(&format!(
+            "question `{}` ({}) at node `{}`: {}\n",
+            text(&q["id"]),
+            text(&q["kind"]),
+            text(&q["node"]),
+            text(&q["text"])
+        ));
+        let options: Vec<String> = q["options"]
             .as_array()
             .into_iter()
             .flatten()
-            .map(text)
+            .map(|o| {
+                wf_vm::attractor::interviewer::display_option(&QuestionOption {
+                    key: text(&o["key"]),
+                    label: text(&o["label"]),
+                })
+            })
             .collect();
-        out.push_str(&format!("  choices: {}\n", choices.join(", ")));
+        if !options.is_empty() {
+            out.push_str(&format!("  options: {}\n", options.join(", ")));
+        }
     }
-    if matches!(state["state"].as_str(), Some("suspended" | "interrupted")) {
+    if let Some(q) = questions.first() {
+        out.push_str(&format!("hint: {}\n", text(&q["hint"])));
+    } else if matches!(state["state"].as_str(), Some("suspended" | "interrupted")) {
         out.push_str(&format!(
             "hint: continue it with `wfc run --resume {}`\n",
             text(&state["dir"])

@@ -32,6 +32,13 @@ pub static FIDELITY: EnumSpec = EnumSpec {
     ],
 };
 
+/// How many options a `human` node's question takes (docs/language.md,
+/// "Questions").
+pub static HUMAN_CHOICES: EnumSpec = EnumSpec {
+    what: "choice mode",
+    values: &["one", "multiple"],
+};
+
 /// Retry back-off presets (Attractor 3.6).
 pub static BACKOFF_PRESETS: EnumSpec = EnumSpec {
     what: "backoff preset",
@@ -244,6 +251,9 @@ pub static SCHEMA: &[AttrSpec] = {
     // Node attributes of some kinds only.
     on(&[Tool], "command", Ty::String, "the command a `tool` node runs"),
     on(&[Human], "default", Ty::Choice, "the choice taken when nobody answers in time"),
+    on(&[Human], "freeform", Ty::Bool, "whether the person answers in free text, written to the node's one declared key"),
+    on(&[Human], "choices", Ty::Enum(&HUMAN_CHOICES), "`multiple`: the person picks one or more of `options`, written to the node's one declared key"),
+    on(&[Human], "options", Ty::StringOrList, "the options of a `choices = multiple` question"),
     on(&[Parallel, Join], "join_policy", Ty::Enum(&JOIN_POLICY), "when a fan-out counts as done"),
     on(&[Parallel], "error_policy", Ty::Enum(&ERROR_POLICY), "what a fan-out does when a branch fails"),
     on(&[Parallel], "max_parallel", Ty::Int { min: 1 }, "how many branches run at once"),

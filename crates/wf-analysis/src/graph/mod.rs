@@ -10,6 +10,7 @@ mod adjacency;
 mod cycles;
 mod duplicates;
 mod entry;
+mod questions;
 mod scc;
 mod structure;
 
@@ -94,6 +95,8 @@ pub fn check_workflow_with(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagn
     out.extend(structure::unreachable_nodes(workflow, facts));
     out.extend(structure::exits_with_outgoing(workflow, facts));
     out.extend(structure::humans_without_choices(workflow, facts));
+    out.extend(questions::freeform_without_write(workflow));
+    out.extend(questions::multiple_misused(workflow));
     out.extend(duplicate_accelerators(workflow, &facts.adjacency));
     out.extend(duplicate_edges(workflow));
     out

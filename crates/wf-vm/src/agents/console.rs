@@ -229,6 +229,44 @@ impl<R: LineSource, W: io::Write> ConsoleAgent<R, W> {
         }
     }
 
+    /// A freeform `human` node (`freeform = true`): a line of text, for
+    /// its one declared key; `suspend` suspends.
+    fn text(&mut self, cx: &DecisionContext<'_>) -> Answer<Decision> {
+        let question = crate::question::question_id(cx.str(cx.node.id), cx.visit);
+        let answer = self.ask("Your answer (free text, or `suspend`): ")?;
+        if answer.eq_ignore_ascii_case("suspend") {
+            return Err(Stop::Suspend);
+        }
+        crate::question::freeform_decision(cx, &question, Value::String(answer))
+            .map_err(|e| Stop::Io(io::Error::other(e.message)))
+    }
+
+    /// A multi-select `human` node (`choices = multiple`): one or more of
+    /// its `options`, comma-separated; `suspend` suspends.
+    fn many(&mut self, cx: &DecisionContext<'_>) -> Answer<Decision> {
+        let question = crate::question::question_id(cx.str(cx.node.id), cx.visit);
+        let options = crate::question::listed_options(cx.node);
+        for (i, o) in options.iter().enumerate() {
+            self.say(&format!(
+                "  {}. {}",
+                i + 1,
+                crate::attractor::interviewer::display_option(o)
+            ));
+        }
+        loop {
+            let answer = self.ask("Choose one or more (comma-separated) or `suspend`: ")?;
+            if answer.eq_ignore_ascii_case("suspend") {
+                return Err(Stop::Suspend);
+            }
+            if let Some(chosen) = crate::attractor::interviewer::find_many(&answer, &options) {
+                let labels = chosen.into_iter().map(|o| Value::String(o.label)).collect();
+                return crate::question::freeform_decision(cx, &question, Value::Array(labels))
+                    .map_err(|e| Stop::Io(io::Error::other(e.message)));
+            }
+            self.say(&format!("  `{answer}` does not name the options."));
+        }
+    }
+
     /// A `step` or `tool` node, or a terminal: an outcome and writes.
     fn answer(&mut self, cx: &DecisionContext<'_>) -> Answer<Decision> {
         let terminal = cx.is_terminal();
@@ -312,6 +350,8 @@ impl<R: LineSource, W: io::Write> DecisionAgent for ConsoleAgent<R, W> {
             .map(Duration::from_millis);
         self.deadline = limit.map(|l| Instant::now() + l);
         let decided = match cx.node.op {
+            Opcode::Human if crate::question::is_freeform(cx.node) => self.text(cx),
+            Opcode::Human if crate::question::is_multiple(cx.node) => self.many(cx),
             Opcode::Human => self.choose(cx),
             Opcode::Branch | Opcode::Parallel | Opcode::Join => {
                 Ok(Decision::Advance(Outcome::success()))

@@ -8,6 +8,12 @@
 //! as `suggested_next` (the pseudocode of 4.6). It writes
 //! `human.gate.selected` (the choice's accelerator key) and
 //! `human.gate.label` (its label).
+//!
+//! A gate with `mode="freeform"` asks for free text instead: the answer is
+//! written to `human.gate.text` and the gate follows its first edge whose
+//! condition holds. A question nobody is there to answer
+//! ([`AnswerValue::Pending`]) suspends a durable run
+//! (`EngineConfig::questions_wait`) and fails the gate otherwise.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -61,6 +67,13 @@ pub struct Gate<'a> {
     pub default_choice: Option<&'a str>,
     /// How long to wait (the node's `timeout`); `None` waits.
     pub timeout: Option<Duration>,
+    /// The question's id, `node#visit` (`wf_vm::question`).
+    pub id: Option<&'a str>,
+    /// `mode="freeform"`: the gate asks for free text.
+    pub freeform: bool,
+    /// `mode="multiple"`: the options (its `options` attribute) of which
+    /// the person picks one or more.
+    pub multiple: Option<&'a [QuestionOption]>,
 }
 
 /// The choice `wanted` names: a target id, else a key, else a label.
@@ -99,6 +112,9 @@ pub fn run_gate(gate: &Gate<'_>, choices: &[Choice], interviewer: &mut dyn Inter
     if choices.is_empty() {
         return fail(Status::Fail, "No outgoing edges for human gate".into());
     }
+    if let Some(options) = gate.multiple {
+        return run_multiple(gate, options, &choices[0], interviewer);
+    }
     let options: Vec<QuestionOption> = choices
         .iter()
         .map(|c| QuestionOption {
@@ -114,15 +130,32 @@ pub fn run_gate(gate: &Gate<'_>, choices: &[Choice], interviewer: &mut dyn Inter
         text: gate
             .text
             .filter(|t| !t.trim().is_empty())
-            .unwrap_or("Select an option:")
+            .unwrap_or(if gate.freeform {
+                "Your answer:"
+            } else {
+                "Select an option:"
+            })
             .to_owned(),
-        ty: QuestionType::MultipleChoice,
-        options,
-        default: default.clone(),
+        ty: if gate.freeform {
+            QuestionType::Freeform
+        } else {
+            QuestionType::MultipleChoice
+        },
+        options: if gate.freeform { Vec::new() } else { options },
+        default: default.clone().filter(|_| !gate.freeform),
         timeout: gate.timeout,
         stage: gate.node.to_owned(),
+        id: gate.id.map(str::to_owned),
     };
     let answer = interviewer.ask(&question);
+    if answer.value == AnswerValue::Pending {
+        return fail(Status::Fail, no_answer(gate));
+    }
+    if gate.freeform
+        && let (AnswerValue::Value(v), None) = (&answer.value, &answer.selected_option)
+    {
+        return freeform(&choices[0], answer.text.as_deref().unwrap_or(v));
+    }
     let selected = match &answer.value {
         AnswerValue::Timeout => match (gate.default_choice, &default) {
             (Some(_), Some(d)) => d
@@ -190,6 +223,109 @@ pub fn run_gate(gate: &Gate<'_>, choices: &[Choice], interviewer: &mut dyn Inter
     }
 }
 
+/// A multi-select gate: the chosen labels in `human.gate.selections` (a
+/// list), their keys in `human.gate.selected` (comma-separated), on to the
+/// first edge.
+fn run_multiple(
+    gate: &Gate<'_>,
+    options: &[QuestionOption],
+    first: &Choice,
+    interviewer: &mut dyn Interviewer,
+) -> Outcome {
+    if options.is_empty() {
+        return fail(
+            Status::Fail,
+            format!(
+                "gate `{}` has mode=\"multiple\" but no `options` (write options=\"[A] Alpha, [B] Beta\")",
+                gate.node
+            ),
+        );
+    }
+    let question = Question {
+        text: gate
+            .text
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or("Select one or more:")
+            .to_owned(),
+        ty: QuestionType::MultiSelect,
+        options: options.to_vec(),
+        default: None,
+        timeout: gate.timeout,
+        stage: gate.node.to_owned(),
+        id: gate.id.map(str::to_owned),
+    };
+    let answer = interviewer.ask(&question);
+    let chosen = &answer.selected_options;
+    match &answer.value {
+        AnswerValue::Pending => return fail(Status::Fail, no_answer(gate)),
+        AnswerValue::Timeout => {
+            return fail(Status::Retry, "human gate timeout, no default".into());
+        }
+        AnswerValue::Skipped => return fail(Status::Fail, "human skipped interaction".into()),
+        _ if chosen.is_empty() || chosen.iter().any(|c| !options.contains(c)) => {
+            let said = match &answer.value {
+                AnswerValue::Value(v) => v.clone(),
+                other => format!("{other:?}").to_lowercase(),
+            };
+            let all: Vec<String> = options.iter().map(display_option).collect();
+            return fail(
+                Status::Fail,
+                format!(
+                    "the answer `{said}` does not name the options ({})",
+                    all.join(", ")
+                ),
+            );
+        }
+        _ => {}
+    }
+    let keys: Vec<&str> = chosen.iter().map(|c| c.key.as_str()).collect();
+    let labels: Vec<Value> = chosen
+        .iter()
+        .map(|c| Value::String(c.label.clone()))
+        .collect();
+    Outcome {
+        status: Status::Success,
+        writes: vec![
+            Write {
+                key: "human.gate.selected".into(),
+                value: Value::String(keys.join(",")),
+            },
+            Write {
+                key: "human.gate.selections".into(),
+                value: Value::Array(labels),
+            },
+        ],
+        edge: Some(first.edge.clone()),
+        suggested_next: vec![first.to.clone()],
+        notes: Some(format!("human chose {} → {}", keys.join(","), first.to)),
+        ..Outcome::success()
+    }
+}
+
+/// The failure of a gate nobody answered in a run that cannot wait.
+fn no_answer(gate: &Gate<'_>) -> String {
+    format!(
+        "no answer to the question of gate `{}` (nobody is there to answer: end of input, or the answers file is used up); run it with --run-dir DIR so that the run waits, then answer it with `wfc answer DIR`",
+        gate.node
+    )
+}
+
+/// A freeform gate's outcome: the text in `human.gate.text`, on to the
+/// first edge.
+fn freeform(first: &Choice, text: &str) -> Outcome {
+    Outcome {
+        status: Status::Success,
+        writes: vec![Write {
+            key: "human.gate.text".into(),
+            value: Value::String(text.to_owned()),
+        }],
+        edge: Some(first.edge.clone()),
+        suggested_next: vec![first.to.clone()],
+        notes: Some(format!("human answered in free text → {}", first.to)),
+        ..Outcome::success()
+    }
+}
+
 /// An interviewer several handlers share (the gates of a pipeline, of
 /// its parallel branches and of its child pipelines ask the same person).
 pub type SharedInterviewer = Rc<RefCell<Box<dyn Interviewer>>>;
@@ -237,8 +373,14 @@ impl Handler for WaitHuman {
             .map(str::to_owned)
             .or_else(|| d.node.engine.default_choice.map(|s| d.str(s).to_owned()));
         let text = d.label();
+        let id = crate::question::question_id(cx.node_id, d.visit);
+        let listed = crate::question::listed_options(d.node);
+        let freeform = crate::question::is_freeform(d.node);
         let gate = Gate {
             node: cx.node_id,
+            id: Some(&id),
+            freeform,
+            multiple: (!freeform && crate::question::is_multiple(d.node)).then_some(&listed[..]),
             text: text.as_deref(),
             default_choice: default_choice.as_deref(),
             // The question ends a little before the node's timeout, so the
@@ -262,6 +404,22 @@ impl Handler for WaitHuman {
             run_gate(&gate, &choices, &mut rec)
         };
         let ms = started.elapsed().as_millis() as u64;
+        if log
+            .answer
+            .as_ref()
+            .is_some_and(|a| a.value == AnswerValue::Pending)
+            && d.config.questions_wait
+        {
+            // Nobody is there: the run waits for `wfc answer` (the
+            // question is derived again from the log's state by whoever
+            // reads it, `wf_vm::question::pending`).
+            return Ok(Decision::Suspend {
+                reason: format!(
+                    "waiting for an answer to question `{id}` at gate `{}`",
+                    cx.node_id
+                ),
+            });
+        }
         // A console that timed out answers the default choice itself.
         let timed_out = log
             .answer

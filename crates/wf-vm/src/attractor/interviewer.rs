@@ -30,6 +30,8 @@ pub enum QuestionType {
     MultipleChoice,
     /// Free text.
     Freeform,
+    /// One or more of [`Question::options`] (seed 11.8's `MULTI_SELECT`).
+    MultiSelect,
     /// A yes/no confirmation (semantically distinct from [`QuestionType::YesNo`]).
     Confirmation,
 }
@@ -67,6 +69,10 @@ pub struct Question {
     pub timeout: Option<Duration>,
     /// The stage (node id) that asks.
     pub stage: String,
+    /// The question's id, `node#visit` (`wf_vm::question`), when a gate of
+    /// the engine asks: what `wfc answer --question` names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 /// The value of an answer (seed 6.3).
@@ -81,6 +87,11 @@ pub enum AnswerValue {
     Skipped,
     /// No answer within the question's timeout.
     Timeout,
+    /// Nobody is there to answer now (end of input, an answers file used
+    /// up): a durable run suspends and waits for `wfc answer`, any other
+    /// run fails the gate. (The seed's queue answers `Skipped` here; a
+    /// missing answer is not a person's choice to skip.)
+    Pending,
     /// A value: an option key or free text.
     Value(String),
 }
@@ -96,6 +107,9 @@ pub struct Answer {
     /// Free text, for a freeform question.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The options chosen, for a multi-select question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selected_options: Vec<QuestionOption>,
 }
 
 impl Answer {
@@ -105,6 +119,7 @@ impl Answer {
             value,
             selected_option: None,
             text: None,
+            selected_options: Vec::new(),
         }
     }
 
@@ -114,6 +129,18 @@ impl Answer {
             value: AnswerValue::Value(option.key.clone()),
             selected_option: Some(option.clone()),
             text: None,
+            selected_options: Vec::new(),
+        }
+    }
+
+    /// The answer choosing several options (a multi-select question).
+    pub fn choose_many(options: &[QuestionOption]) -> Self {
+        let keys: Vec<&str> = options.iter().map(|o| o.key.as_str()).collect();
+        Answer {
+            value: AnswerValue::Value(keys.join(",")),
+            selected_option: None,
+            text: None,
+            selected_options: options.to_vec(),
         }
     }
 
@@ -123,6 +150,7 @@ impl Answer {
             value: AnswerValue::Value(text.to_owned()),
             selected_option: None,
             text: Some(text.to_owned()),
+            selected_options: Vec::new(),
         }
     }
 
@@ -142,6 +170,9 @@ impl Answer {
                 _ => None,
             },
             QuestionType::Freeform => Some(Answer::text(r)),
+            QuestionType::MultiSelect => {
+                find_many(r, &question.options).map(|o| Answer::choose_many(&o))
+            }
         }
     }
 }
@@ -232,6 +263,20 @@ pub fn find_matching_option<'a>(
         .ok()
         .and_then(|n| n.checked_sub(1))
         .and_then(|i| options.get(i))
+}
+
+/// The options a comma-separated response names (each as
+/// [`find_matching_option`] finds it, in the order given, without
+/// repeats); `None` when one of them names no option, or none is given.
+pub fn find_many(response: &str, options: &[QuestionOption]) -> Option<Vec<QuestionOption>> {
+    let mut out: Vec<QuestionOption> = Vec::new();
+    for part in response.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let o = find_matching_option(part, options)?;
+        if !out.contains(o) {
+            out.push(o.clone());
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Builds the interviewer a `wfc run --interviewer` value names: `auto`,

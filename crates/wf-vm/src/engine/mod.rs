@@ -6,6 +6,7 @@ mod budget;
 mod complete;
 mod durable;
 mod elsewhere;
+mod position;
 mod replay;
 mod restart;
 mod screen;

@@ -295,6 +295,7 @@ impl<'p> Engine<'p> {
             depth: self.frames.len(),
             attempt: frame.attempt,
             step: self.step,
+            visit: self.visits[self.info[wf.0 as usize].visit_base + node.0 as usize],
             incoming_edge: self.incoming,
             config: &self.config,
             limits: &self.limits,

@@ -138,6 +138,7 @@ pub(crate) fn context<'a>(
         depth: 1,
         attempt: 1,
         step: 7,
+        visit: 1,
         config: &DEFAULT_CONFIG,
         limits: &DEFAULT_CONFIG.limits,
         elapsed: std::time::Duration::ZERO,

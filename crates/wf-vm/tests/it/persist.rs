@@ -828,3 +828,85 @@ fn an_agent_error_suspends_and_replays_as_a_suspension() {
     assert_eq!(done.status, RunStatus::Completed, "{done:?}");
     assert_eq!(entries(&done), entries(&report));
 }
+
+/// Issue 17.2: a run suspended at a `human` node waits on question
+/// `ask#1`; an answer appended to the log (under the lock) is read back as
+/// a pending answer, a later one replaces it, the step readers skip it, and
+/// `Answered` applies it to that node: the run takes the chosen edge
+/// without asking the agent there, and the next resume sees no answer
+/// left. A corrupt answer line is an error naming the line.
+#[test]
+fn an_answer_in_the_log_is_applied_to_its_question_only() {
+    use wf_vm::attractor::interviewer::QuestionOption;
+    use wf_vm::question::{AnswerRecord, Answered, QuestionKind, pending};
+
+    let program = program();
+    let path = temp_dir("answer-in-log");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    assert!(matches!(
+        engine.run(&mut script(true)).status,
+        RunStatus::Suspended { .. }
+    ));
+    let q = pending(&program, &mut engine).expect("a pending question");
+    assert_eq!((q.id.as_str(), q.kind), ("ask#1", QuestionKind::Choice));
+    let labels: Vec<&str> = q.options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(labels, ["[Y] Yes", "[N] No"]);
+    drop(engine);
+    drop(dir);
+
+    let dir = RunDir::open(&path).unwrap();
+    let steps = dir.read_log().unwrap().len();
+    let no = AnswerRecord::new(&q, &["n".to_owned()], None).unwrap();
+    let yes = AnswerRecord::new(&q, &["Yes".to_owned()], None).unwrap();
+    assert!(AnswerRecord::new(&q, &["maybe".to_owned()], None).is_err());
+    assert!(AnswerRecord::new(&q, &[], Some("text")).is_err());
+    dir.append_answer(&no).unwrap();
+    dir.append_answer(&yes).unwrap();
+    assert_eq!(
+        dir.read_log().unwrap().len(),
+        steps,
+        "answers are not steps"
+    );
+    assert_eq!(dir.answers().unwrap(), std::slice::from_ref(&yes));
+    yes.verify(&program).unwrap();
+    let mut foreign = yes.clone();
+    foreign.node = "a".into();
+    foreign.question = "a#1".into();
+    assert!(
+        foreign
+            .verify(&program)
+            .unwrap_err()
+            .contains("asks no question")
+    );
+    assert_eq!(
+        yes.choice,
+        Some(QuestionOption {
+            key: "Y".into(),
+            label: "[Y] Yes".into()
+        })
+    );
+
+    // The script would suspend again at `ask`: the answer comes first.
+    let mut engine = Engine::resume(&program, dir.clone(), EngineConfig::default()).unwrap();
+    let mut agent = Answered::new(Box::new(script(true)), dir.answers().unwrap());
+    let report = engine.run(&mut agent);
+    assert_eq!(report.status, RunStatus::Completed, "{report:?}");
+    assert_eq!(report.at.as_ref().unwrap().node, "yes");
+    drop(engine);
+    assert!(dir.answers().unwrap().is_empty(), "spent");
+
+    // A corrupt answer line names its line.
+    let log = dir.log_path();
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str("{\"answer\":{\"question\":\"ask#1\"}}\n");
+    std::fs::write(&log, &text).unwrap();
+    let line = text.lines().count();
+    match dir.read_log() {
+        Err(PersistError::Corrupt { line: Some(l), .. }) => assert_eq!(l, line),
+        other => panic!("{other:?}"),
+    }
+    drop(dir);
+    let _ = std::fs::remove_dir_all(&path);
+}

@@ -79,6 +79,8 @@ pub struct Humans<'a> {
     pub tools: Option<SharedTools>,
     /// `--handler TYPE=exec:COMMAND`: custom handler types and their agents.
     pub custom: Vec<(String, SharedAgent)>,
+    /// The answers `wfc answer` recorded for the gates (on resume).
+    pub answers: Vec<wf_vm::question::AnswerRecord>,
 }
 
 /// The agents of `--handler TYPE=exec:COMMAND`, one process per type.
@@ -153,7 +155,13 @@ fn install_r2(
         AgentSpec::Console => "console",
         _ => "auto",
     });
-    let interviewer = wf_vm::attractor::interviewer::from_spec(name)?;
+    let mut interviewer = wf_vm::attractor::interviewer::from_spec(name)?;
+    if !human.answers.is_empty() {
+        interviewer = Box::new(wf_vm::question::AnsweringInterviewer::new(
+            interviewer,
+            human.answers,
+        ));
+    }
     let loader: wf_vm::attractor::parallel::ChildLoader = Rc::new(|path: &Path| {
         super::load::load(path)
             .map(|l| l.program)

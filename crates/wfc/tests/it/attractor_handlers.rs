@@ -163,7 +163,7 @@ fn human_gate_skipped_or_unknown_answer_fails() {
         &scratch("h-skip"),
         None,
         None,
-        Some(Box::new(Queue::from_lines([]))),
+        Some(Box::new(Queue::from_lines(["!skip"]))),
         |_| {},
     );
     assert!(failed_reason(&run.report).contains("human skipped interaction"));
@@ -549,14 +549,16 @@ fn cli_console_interviewer_reads_stdin_and_skips_at_its_end() {
         "{err}"
     );
     assert!(err.contains("`maybe` is not an answer"), "{err}");
-    // No input at all: the gate is skipped and fails.
+    // No input at all: no answer, and without a run directory the gate
+    // fails, naming the way to make it wait (17.2).
     let (code, report) = dot::run(&f, &["--interviewer", "console"]);
     assert_eq!(code, 1);
     assert!(
         report["reason"]
             .as_str()
             .unwrap()
-            .contains("human skipped interaction")
+            .contains("no answer to the question of gate `"),
+        "{report}"
     );
 }
 

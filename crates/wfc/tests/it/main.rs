@@ -6,6 +6,7 @@
 
 mod common;
 
+mod answer;
 mod attractor_corpus;
 mod attractor_handlers;
 mod attractor_parity;

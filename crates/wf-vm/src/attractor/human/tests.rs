@@ -97,11 +97,19 @@ fn a_default_naming_no_choice_fails_clearly() {
 
 #[test]
 fn skipped_and_unmatched_answers_fail() {
-    let o = run_gate(&gate(), &choices(), &mut Queue::from_lines([]));
+    let o = run_gate(&gate(), &choices(), &mut Queue::from_lines(["!skip"]));
     assert_eq!(o.status, Status::Fail);
     assert_eq!(
         o.failure_reason.as_deref(),
         Some("human skipped interaction")
+    );
+    // Nobody there (an empty queue) is no answer, not a skip (17.2).
+    let o = run_gate(&gate(), &choices(), &mut Queue::from_lines([]));
+    assert_eq!(o.status, Status::Fail);
+    assert!(
+        o.failure_reason.unwrap().contains(
+            "no answer to the question of gate `gate` (nobody is there to answer: end of input, or the answers file is used up); run it with --run-dir DIR"
+        )
     );
     let o = run_gate(&gate(), &choices(), &mut Queue::from_lines(["maybe"]));
     assert_eq!(o.status, Status::Fail);
@@ -116,4 +124,42 @@ fn no_edges_fails() {
         o.failure_reason.as_deref(),
         Some("No outgoing edges for human gate")
     );
+}
+
+#[test]
+fn a_multiple_gate_writes_every_chosen_option() {
+    let options: Vec<QuestionOption> = ["[L] Linux", "[M] Mac", "[W] Windows"]
+        .iter()
+        .map(|l| QuestionOption {
+            key: crate::attractor::interviewer::parse_accelerator_key(l),
+            label: (*l).into(),
+        })
+        .collect();
+    let g = Gate {
+        multiple: Some(&options),
+        ..gate()
+    };
+    let o = run_gate(&g, &choices(), &mut Queue::from_lines(["w, l, w"]));
+    assert_eq!(o.status, Status::Success);
+    assert_eq!(write(&o, "human.gate.selected"), Some("W,L"));
+    let all = o
+        .writes
+        .iter()
+        .find(|w| w.key == "human.gate.selections")
+        .map(|w| w.value.clone());
+    assert_eq!(all, Some(serde_json::json!(["[W] Windows", "[L] Linux"])));
+    assert_eq!(o.suggested_next, ["ship"]);
+    // One name that is not an option fails the gate, naming them.
+    let o = run_gate(&g, &choices(), &mut Queue::from_lines(["l, beos"]));
+    assert_eq!(o.status, Status::Fail);
+    assert!(o.failure_reason.unwrap().contains(
+        "the answer `l, beos` does not name the options ([L] Linux, [M] Mac, [W] Windows)"
+    ));
+    // No options at all is a clear failure.
+    let g = Gate {
+        multiple: Some(&[]),
+        ..gate()
+    };
+    let o = run_gate(&g, &choices(), &mut Queue::from_lines(["l"]));
+    assert!(o.failure_reason.unwrap().contains("no `options`"));
 }

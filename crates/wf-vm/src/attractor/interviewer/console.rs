@@ -105,6 +105,7 @@ impl Console {
         }
         s.push_str(match q.ty {
             QuestionType::MultipleChoice => "Select: ",
+            QuestionType::MultiSelect => "Select one or more (comma-separated): ",
             QuestionType::YesNo | QuestionType::Confirmation => "[Y/N]: ",
             QuestionType::Freeform => "> ",
         });
@@ -128,6 +129,10 @@ impl Interviewer for Console {
                         QuestionType::MultipleChoice => {
                             format!("type one of {} (or the option's label)", keys.join(", "))
                         }
+                        QuestionType::MultiSelect => format!(
+                            "type one or more of {}, separated by commas",
+                            keys.join(", ")
+                        ),
                         _ => "type y or n".to_owned(),
                     };
                     self.say(&format!("`{}` is not an answer: {hint}\n", line.trim()));
@@ -142,8 +147,8 @@ impl Interviewer for Console {
                 }
                 // End of input: nobody is there to answer.
                 Err(NoLine::End) => {
-                    self.say("\n(end of input: question skipped)\n");
-                    return Answer::of(AnswerValue::Skipped);
+                    self.say("\n(end of input: no answer)\n");
+                    return Answer::of(AnswerValue::Pending);
                 }
             }
         }

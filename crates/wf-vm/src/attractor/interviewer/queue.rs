@@ -6,7 +6,8 @@ use std::path::Path;
 use super::{Answer, AnswerValue, Interviewer, Question};
 
 /// Answers from a pre-filled queue, one per question in order; an empty
-/// queue answers [`AnswerValue::Skipped`] (seed 6.4).
+/// queue answers [`AnswerValue::Pending`] (nobody is there to answer; the
+/// seed's 6.4 says `Skipped`, which `!skip` gives).
 ///
 /// Entries are kept as typed text and read against the question when it
 /// is asked, so `A`, `approve` and `1` all choose `[A] Approve`. An entry
@@ -67,11 +68,12 @@ impl Queue {
 impl Interviewer for Queue {
     fn ask(&mut self, q: &Question) -> Answer {
         match self.entries.pop_front() {
-            None => Answer::of(AnswerValue::Skipped),
+            None => Answer::of(AnswerValue::Pending),
             Some(Entry::Ready(a)) => a,
             Some(Entry::Text(t)) => Answer::parse(q, &t).unwrap_or(Answer {
                 value: AnswerValue::Value(t),
                 selected_option: None,
+                selected_options: Vec::new(),
                 text: None,
             }),
         }

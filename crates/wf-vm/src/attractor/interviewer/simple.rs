@@ -16,6 +16,9 @@ impl Interviewer for AutoApprove {
         match q.ty {
             QuestionType::YesNo | QuestionType::Confirmation => Answer::of(AnswerValue::Yes),
             QuestionType::MultipleChoice if !q.options.is_empty() => Answer::choose(&q.options[0]),
+            QuestionType::MultiSelect if !q.options.is_empty() => {
+                Answer::choose_many(&q.options[..1])
+            }
             _ => Answer::text("auto-approved"),
         }
     }

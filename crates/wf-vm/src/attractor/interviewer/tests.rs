@@ -18,6 +18,7 @@ fn choice(labels: &[&str]) -> Question {
         default: None,
         timeout: None,
         stage: "gate".into(),
+        id: None,
     }
 }
 
@@ -98,7 +99,8 @@ fn queue_answers_in_order_then_skips() {
     assert_eq!(bad.value, AnswerValue::Value("nope".into()));
     assert!(bad.selected_option.is_none());
     assert_eq!(i.remaining(), 0);
-    assert_eq!(i.ask(&q).value, AnswerValue::Skipped);
+    // Used up: no answer (a durable run waits), not a skip (17.2).
+    assert_eq!(i.ask(&q).value, AnswerValue::Pending);
 }
 
 #[test]
@@ -171,9 +173,9 @@ fn console_shows_options_reprompts_and_reads_an_answer() {
 }
 
 #[test]
-fn console_end_of_input_skips() {
+fn console_end_of_input_is_no_answer() {
     let mut i = Console::new(Cursor::new(""), Shared::default());
-    assert_eq!(i.ask(&choice(&["a"])).value, AnswerValue::Skipped);
+    assert_eq!(i.ask(&choice(&["a"])).value, AnswerValue::Pending);
 }
 
 #[test]

@@ -1,0 +1,98 @@
+//! Answers in the run's log: `wfc answer` appends `{"answer": {...}}`
+//! lines (a [`AnswerRecord`]) after the step that suspended; they are not
+//! steps, and the step readers skip them (checking that they parse).
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write as _};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{LOG, PersistError, RunDir, io_err};
+use crate::question::AnswerRecord;
+
+const PREFIX: &[u8] = br#"{"answer":"#;
+
+/// Whether a log line is an answer record.
+pub(super) fn is_answer(line: &[u8]) -> bool {
+    line.starts_with(PREFIX)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    answer: AnswerRecord,
+}
+
+/// The answer record of line `line` of `path`; a corrupt one is an error
+/// naming the line.
+pub(super) fn parse(bytes: &[u8], path: &Path, line: usize) -> Result<AnswerRecord, PersistError> {
+    let corrupt = |message: String| PersistError::Corrupt {
+        path: path.to_owned(),
+        line: Some(line),
+        message,
+    };
+    let rec = serde_json::from_slice::<Line>(bytes)
+        .map_err(|e| corrupt(format!("not an answer record: {e}")))?
+        .answer;
+    if !rec.is_one_kind() {
+        return Err(corrupt(format!(
+            "the answer to `{}` must hold exactly one of `choice`, `choices` and `text`",
+            rec.question
+        )));
+    }
+    Ok(rec)
+}
+
+impl RunDir {
+    /// The answers recorded after the log's last step: those the next
+    /// resume may use (an earlier one was used, or was for a question the
+    /// run no longer waits on); of two answers to one question, the later
+    /// (answering again replaces an answer). A torn last line is ignored.
+    pub fn answers(&self) -> Result<Vec<AnswerRecord>, PersistError> {
+        let path = self.file(LOG);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err(&path, "read")(e)),
+        };
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let mut out = Vec::new();
+        for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+            if is_answer(line) {
+                let a = parse(line, &path, i + 1)?;
+                out.retain(|o: &AnswerRecord| o.question != a.question || o.workflow != a.workflow);
+                out.push(a);
+            } else if !line.is_empty() {
+                // A step: the answers before it are spent.
+                out.clear();
+            }
+        }
+        Ok(out)
+    }
+
+    /// Appends `answer` to the log and syncs it. Needs the lock (a
+    /// directory opened with [`RunDir::open`]): the run is not running.
+    pub fn append_answer(&self, answer: &AnswerRecord) -> Result<(), PersistError> {
+        let path = self.file(LOG);
+        if self.lock.is_none() {
+            let error = io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "the run directory is open read-only",
+            );
+            return Err(io_err(&path, "append to")(error));
+        }
+        // A torn last line (a killed writer) is cut first, so the answer
+        // starts a line of its own.
+        self.read_log()?;
+        let mut line = serde_json::to_vec(&serde_json::json!({ "answer": answer }))
+            .expect("answers serialise");
+        line.push(b'\n');
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(io_err(&path, "open"))?;
+        f.write_all(&line).map_err(io_err(&path, "append to"))?;
+        f.sync_data().map_err(io_err(&path, "sync"))
+    }
+}

@@ -1,0 +1,460 @@
+//! `wfc answer` (issue 17.2): a durable run waits at a question nobody
+//! answers; `wfc status` lists it; `wfc answer`, in another process,
+//! records an answer in the run's log; `wfc run --resume` applies it to
+//! the node and visit that asked, and to no other. Each test's transcript
+//! (arguments, exit status, stdout, stderr of every command) is a snapshot
+//! in `tests/run/answer/snapshots/`; scratch paths and times are filtered.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::Value;
+
+use crate::common::repo_root;
+
+const GATE: &str = "tests/run/answer/gate.dot";
+
+/// A fresh scratch run directory (not created).
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("wfc-answer-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+fn wfc(args: &[&str]) -> Command {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(repo_root())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Runs the commands in turn, each in a process of its own, and returns
+/// their transcript; `dir` is shown as `DIR`.
+struct Transcript {
+    dir: String,
+    text: String,
+}
+
+impl Transcript {
+    fn new(dir: &Path) -> Self {
+        Transcript {
+            dir: dir.to_str().unwrap().to_owned(),
+            text: String::new(),
+        }
+    }
+
+    /// Runs `wfc ARGS` (`DIR` stands for the run directory) and returns
+    /// its exit status.
+    fn run(&mut self, args: &[&str]) -> i32 {
+        let args: Vec<String> = args.iter().map(|a| a.replace("DIR", &self.dir)).collect();
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = wfc(&refs).output().unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let clean = |b: &[u8]| {
+            let t = String::from_utf8_lossy(b).replace(&self.dir, "DIR");
+            let t = regex_lite(&t);
+            t.trim_end().to_owned()
+        };
+        let shown: Vec<String> = refs.iter().map(|a| a.replace(&self.dir, "DIR")).collect();
+        self.text.push_str(&format!(
+            "$ wfc {}\n[exit {code}]\n--- stdout\n{}\n--- stderr\n{}\n\n",
+            shown.join(" "),
+            clean(&out.stdout),
+            clean(&out.stderr)
+        ));
+        code
+    }
+}
+
+/// Times (`12ms`, `"elapsed_ms": 12`) replaced by `[TIME]`.
+fn regex_lite(text: &str) -> String {
+    let text: String = text
+        .lines()
+        .map(|l| match l.find("\"elapsed_ms\": ") {
+            Some(i) => format!("{}\"elapsed_ms\": [TIME],", &l[..i]),
+            None => l.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = text.as_str();
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("ms") {
+        let head = &rest[..i];
+        let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 && rest[i + 2..].starts_with(')') {
+            out.push_str(&head[..head.len() - digits]);
+            out.push_str("[TIME]");
+        } else {
+            out.push_str(head);
+            out.push_str("ms");
+        }
+        rest = &rest[i + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn snapshot(name: &str, transcript: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(repo_root().join("tests/run/answer/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(name, transcript));
+}
+
+fn log_lines(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A `.dot` gate with no one to answer suspends a durable run (exit 3);
+/// `wfc status` shows the question; wrong answers are refused (exit 2)
+/// and record nothing; `wfc answer` in another process records one; the
+/// resumed run follows it, suspends at the freeform gate, whose text
+/// answer it writes to `human.gate.text`; the whole run replays.
+#[test]
+fn a_dot_gate_waits_is_answered_in_another_process_and_resumes() {
+    let dir = scratch("dot-gate");
+    let mut t = Transcript::new(&dir);
+    let run = ["run", GATE, "--interviewer", "console", "--run-dir", "DIR"];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["status", "DIR", "--format", "json"]), 0);
+    let before = std::fs::read(dir.join("log.jsonl")).unwrap();
+    // Not an option, a stale or foreign question id, text for a choice.
+    assert_eq!(t.run(&["answer", "DIR", "maybe"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "review#2", "A"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "note#1", "A"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--text", "yes"]), 2);
+    assert_eq!(std::fs::read(dir.join("log.jsonl")).unwrap(), before);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "review#1", "approve"]),
+        0
+    );
+    let resume = ["run", "--resume", "DIR", "--interviewer", "console"];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "A"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--text", "Ship on Monday"]), 0);
+    assert_eq!(t.run(&resume), 0);
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "A"]), 2);
+    snapshot("dot_gate", &t.text);
+    // The answers are in the log, each after the step that suspended.
+    let answers: Vec<Value> = log_lines(&dir)
+        .into_iter()
+        .filter_map(|l| l.get("answer").cloned())
+        .collect();
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0]["question"], "review#1");
+    assert_eq!(answers[1]["text"], "Ship on Monday");
+}
+
+/// A `.wf` `human` node where the agent suspended: answered with `wfc
+/// answer`, the resumed run takes the chosen edge (the agent is not asked
+/// there), and the run replays.
+#[test]
+fn a_wf_human_node_is_answered_and_resumes() {
+    let dir = scratch("wf-human");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/suspend.json";
+    let run = [
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        script,
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "--text", "ok"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "R"]), 0);
+    // Answering again before the resume replaces the answer.
+    assert_eq!(t.run(&["answer", "DIR", "--question", "review#1", "1"]), 0);
+    assert_eq!(t.run(&["run", "--resume", "DIR", "--agent", script]), 0);
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("wf_human", &t.text);
+}
+
+/// Without a run directory a gate nobody answers fails the run, naming
+/// `--run-dir` and `wfc answer`.
+#[test]
+fn without_a_run_dir_an_unanswered_gate_fails() {
+    let dir = scratch("no-dir");
+    let mut t = Transcript::new(&dir);
+    assert_eq!(t.run(&["run", GATE, "--interviewer", "console"]), 1);
+    snapshot("no_run_dir", &t.text);
+}
+
+/// `wfc answer` refuses a run held by a process (the run is waiting at the
+/// console), a run that does not exist, and a run that waits on no
+/// question.
+#[test]
+fn answer_refuses_a_run_in_progress() {
+    let dir = scratch("in-use");
+    let d = dir.to_str().unwrap();
+    let mut child = wfc(&["run", GATE, "--interviewer", "console", "--run-dir", d])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until it holds the lock (it then waits for a line).
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = wfc(&["status", d, "--format", "json"]).output().unwrap();
+        if out.status.success() {
+            let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+            if state["state"] == "running" && state["at"]["node"] == "review" {
+                break;
+            }
+        }
+        assert!(Instant::now() < until, "the run never reached the gate");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = wfc(&["answer", d, "A"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "run directory {d} is in use by process {}",
+            child.id()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("help: the run is in progress"), "{err}");
+    // The person answers at the console after all.
+    child.stdin.take().unwrap().write_all(b"R\n").unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let mut t = Transcript::new(&dir);
+    assert_eq!(t.run(&["answer", "DIR", "A"]), 2);
+    assert_eq!(t.run(&["answer", "tests/run/no-such-run", "A"]), 2);
+    let agent_error = scratch("agent-error");
+    let mut t2 = Transcript::new(&agent_error);
+    assert_eq!(
+        t2.run(&[
+            "run",
+            "examples/hello.wf",
+            "--agent",
+            "exec:false",
+            "--run-dir",
+            "DIR"
+        ]),
+        3
+    );
+    assert_eq!(t2.run(&["answer", "DIR", "A"]), 2);
+    t.text.push_str(&t2.text);
+    snapshot("refused", &t.text);
+}
+
+/// The answers in the log are checked on resume: a corrupt record, or one
+/// for a node that asks nothing, is an error naming the log (exit 2); an
+/// answer for another question than the one the run waits on is never
+/// applied: the gate asks again and the run waits again.
+#[test]
+fn answers_in_the_log_are_checked_and_apply_to_their_question_only() {
+    let dir = scratch("checked");
+    let d = dir.to_str().unwrap();
+    let run = ["run", GATE, "--interviewer", "console", "--run-dir", d];
+    assert_eq!(wfc(&run).output().unwrap().status.code(), Some(3));
+    let log = dir.join("log.jsonl");
+    let clean = std::fs::read_to_string(&log).unwrap();
+    let lines = clean.lines().count();
+    let mut t = Transcript::new(&dir);
+    let resume = ["run", "--resume", "DIR", "--interviewer", "console"];
+    for (record, code) in [
+        (r#"{"answer":{"question":"review#1"}}"#, 2),
+        (
+            r#"{"answer":{"question":"done#1","workflow":"gate","node":"done","visit":1,"choice":{"key":"A","label":"[A] Approve"}}}"#,
+            2,
+        ),
+        (
+            r#"{"answer":{"question":"review#2","workflow":"gate","node":"review","visit":1,"choice":{"key":"A","label":"[A] Approve"}}}"#,
+            2,
+        ),
+        // A well-formed answer to a question the run does not wait on.
+        (
+            r#"{"answer":{"question":"note#1","workflow":"gate","node":"note","visit":1,"text":"hi"}}"#,
+            3,
+        ),
+    ] {
+        std::fs::write(&log, format!("{clean}{record}\n")).unwrap();
+        assert_eq!(t.run(&resume), code, "{record}");
+        if code == 2 {
+            // Refused before anything ran: the log is as it was.
+            assert_eq!(
+                std::fs::read_to_string(&log).unwrap().lines().count(),
+                lines + 1
+            );
+            std::fs::write(&log, &clean).unwrap();
+        }
+    }
+    // The foreign answer was not used: the run waits at `review` again.
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    snapshot("checked", &t.text);
+}
+
+/// A `.wf` freeform `human` node (`freeform = true`): the run waits at
+/// both questions in turn; the choice routes, the text is written to the
+/// node's one declared key; the run replays.
+#[test]
+fn a_wf_freeform_question_is_answered_with_text() {
+    let dir = scratch("wf-freeform");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/answer/wait.json";
+    let run = [
+        "run",
+        "tests/run/answer/release.wf",
+        "--agent",
+        script,
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "review#1", "approve"]),
+        0
+    );
+    let resume = [
+        "run", "--resume", "DIR", "--agent", script, "--format", "json",
+    ];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["status", "DIR", "--format", "json"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "note#1", "A"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--text", "Fixes the\nbug"]), 0);
+    assert_eq!(t.run(&resume), 0);
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("wf_freeform", &t.text);
+}
+
+/// At the console, a freeform `human` node reads a line of text.
+#[test]
+fn the_console_reads_a_freeform_answer() {
+    let mut child = wfc(&[
+        "run",
+        "tests/run/answer/release.wf",
+        "--agent",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // start, the choice, the text, ship's outcome and its `shipped` value.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\nA\nhello there\n\ntrue\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(
+        report["blackboard"]["release.note"], "hello there",
+        "{report}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Your answer (free text, or `suspend`): "),
+        "{err}"
+    );
+}
+
+/// Multi-select questions, `.wf` (`choices = multiple`) and `.dot`
+/// (`mode="multiple"`): answered with several options in another process;
+/// a name that is not an option, or a lone text, is refused; the chosen
+/// labels are written as a list; both runs replay.
+#[test]
+fn multi_select_questions_take_several_options() {
+    let dir = scratch("wf-multiple");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/answer/deploy.json";
+    let run = [
+        "run",
+        "tests/run/answer/deploy.wf",
+        "--agent",
+        script,
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR", "--format", "json"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "L", "beos"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--text", "linux"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "W", "linux", "w"]), 0);
+    assert_eq!(t.run(&["run", "--resume", "DIR", "--agent", script]), 0);
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    let dot = scratch("dot-multiple");
+    let mut d = Transcript::new(&dot);
+    let run = [
+        "run",
+        "tests/run/answer/multi.dot",
+        "--interviewer",
+        "console",
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(d.run(&run), 3);
+    assert_eq!(d.run(&["status", "DIR"]), 0);
+    assert_eq!(
+        d.run(&["answer", "DIR", "--question", "targets#1", "M", "3"]),
+        0
+    );
+    assert_eq!(d.run(&["run", "--resume", "DIR"]), 0);
+    assert_eq!(d.run(&["replay", "DIR"]), 0);
+    t.text.push_str(&d.text);
+    snapshot("multiple", &t.text);
+}
+
+/// At the console, a multi-select `.wf` node reads comma-separated
+/// options (asking again after a name that is not one).
+#[test]
+fn the_console_reads_a_multi_select_answer() {
+    let mut child = wfc(&[
+        "run",
+        "tests/run/answer/deploy.wf",
+        "--agent",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // start, a wrong pick, the picks, deploy's outcome and its value.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\nbeos\nm, [L] Linux\n\ntrue\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(
+        report["blackboard"]["deploy.targets"],
+        serde_json::json!(["[M] Mac", "[L] Linux"]),
+        "{report}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`beos` does not name the options."), "{err}");
+}
