@@ -2,6 +2,7 @@
 
 mod agent;
 mod attractor;
+mod cli_agent;
 mod events;
 mod llm;
 pub(crate) mod load;

@@ -12,6 +12,7 @@ mod attractor_parity;
 mod build;
 mod check_files;
 mod cli;
+mod cli_agents;
 mod docs_examples;
 mod explanations;
 mod fmt;
