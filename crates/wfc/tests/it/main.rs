@@ -25,3 +25,4 @@ mod run;
 mod run_crash;
 mod run_dot;
 mod run_dot_corpus;
+mod tool_hooks;
