@@ -5,6 +5,7 @@ mod attractor;
 mod cli_agent;
 mod events;
 mod llm;
+mod llm_human;
 pub(crate) mod load;
 mod output;
 mod resume;
@@ -324,9 +325,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         (AgentSpec::Llm, Some(root)) => {
             let source = meta["source"].as_str().map(Path::new);
             let env = |var: &str| std::env::var(var).ok();
-            Some(std::rc::Rc::new(llm::prepare(
-                &program, root, source, &env,
-            )?))
+            let setup = llm::prepare(&program, root, source, &env)?;
+            // A pipeline's gates ask `--interviewer` through their handler.
+            let human = args.interviewer.as_deref().filter(|_| !pipeline);
+            Some(std::rc::Rc::new(setup.with_interviewer(human)?))
         }
         _ => None,
     };

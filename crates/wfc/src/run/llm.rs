@@ -43,6 +43,23 @@ pub struct Setup {
     max_tokens: Option<u64>,
     /// The run's running totals, read after the run for the summary.
     pub totals: Rc<RefCell<Totals>>,
+    /// Who answers the `human` nodes of a `.wf` workflow (`--interviewer`;
+    /// `None`: the first valid choice, as `auto` decides). A pipeline's
+    /// gates have their own handler.
+    interviewer: Option<wf_vm::attractor::human::SharedInterviewer>,
+}
+
+impl Setup {
+    /// The same setup, with `spec` (`--interviewer`) answering the `human`
+    /// nodes of a `.wf` workflow.
+    pub fn with_interviewer(mut self, spec: Option<&str>) -> Result<Self, String> {
+        if let Some(spec) = spec {
+            let interviewer = wf_vm::attractor::interviewer::from_spec(spec)
+                .map_err(|e| format!("error: {e}"))?;
+            self.interviewer = Some(wf_vm::attractor::human::shared(interviewer));
+        }
+        Ok(self)
+    }
 }
 
 /// Tokens, cost and calls of a run so far.
@@ -252,6 +269,7 @@ pub fn prepare(
         providers,
         clis,
         totals: Rc::default(),
+        interviewer: None,
     })
 }
 
@@ -547,6 +565,10 @@ impl DecisionAgent for LlmAgent {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         if calls_model(ctx.program, ctx.workflow, ctx.node) {
             self.call(ctx)
+        } else if ctx.node.op == Opcode::Human
+            && let Some(interviewer) = &self.setup.interviewer
+        {
+            Ok(super::llm_human::ask(ctx, interviewer))
         } else {
             self.other.decide(ctx)
         }

@@ -330,3 +330,26 @@ fn a_provider_declared_with_a_cli_api_takes_its_models() {
         "-p\n--output-format\njson\n--model\nclaude-sonnet-4-6\n--permission-mode\nacceptEdits\n"
     );
 }
+
+#[test]
+fn wf_human_nodes_under_agent_llm_ask_the_interviewer() {
+    let dir = setup("wf-human");
+    std::fs::write(
+        dir.join("h.wf"),
+        "workflow H {\n  human approve \"Ship it?\" {\n    prompt = \"The build is green.\"\n  }\n  exit shipped\n  exit held\n  approve -> shipped \"[S] Ship\"\n  approve -> held \"[H] Hold\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("answers.txt"), "H\n").unwrap();
+    // No model is called: the workflow has no step with a prompt.
+    let out = run(&dir, "h.wf", &["--interviewer", "answers:answers.txt"], &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    // `auto` (and the interviewer `auto`) would take the first choice.
+    assert_eq!(s["at"]["node"], "held", "{s}");
+    let out = run(&dir, "h.wf", &[], &[]);
+    assert_eq!(summary(&out)["at"]["node"], "shipped");
+    // An unknown interviewer is an error before the run.
+    let out = run(&dir, "h.wf", &["--interviewer", "robot"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown interviewer `robot`"));
+}
