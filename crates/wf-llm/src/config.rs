@@ -20,6 +20,11 @@
 //! api = "openai-chat"
 //! base_url = "http://localhost:11434/v1"
 //!
+//! [llm.providers.openai]          # or a CLI coding agent (`crate::cli`)
+//! api = "codex-cli"               # claude-cli | codex-cli | gemini-cli
+//! command = "codex"
+//! args = ["--sandbox", "workspace-write"]
+//!
 //! [llm.prices."my-model"]         # USD per million tokens
 //! input = 1.0
 //! output = 2.0
