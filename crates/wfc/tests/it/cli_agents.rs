@@ -201,6 +201,8 @@ fn a_status_file_the_agent_writes_routes_the_run() {
             !events.contains("\"fix\""),
             "{provider}: the run went through `fix`:\n{events}"
         );
+        // The stage's usage is kept with the file's outcome.
+        assert!(events.contains("LlmUsage"), "{provider}:\n{events}");
         assert_eq!(
             read(&dir.join("log/argv")).lines().next(),
             Some(if provider == "gemini-cli" {
