@@ -122,7 +122,8 @@ pub struct RunArgs {
     /// names.
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
-    /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
+    /// Who answers the `wait.human` gates of a `.dot` pipeline (and, with
+    /// `--agent llm`, the `human` nodes of a `.wf` workflow): auto (the
     /// first choice), console (stdin) or answers:FILE (one answer per
     /// line). Default: console with `--agent console`, else auto.
     #[arg(long, value_name = "INTERVIEWER")]
