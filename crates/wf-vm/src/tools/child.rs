@@ -89,3 +89,56 @@ pub fn run_child(
         elapsed,
     })
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_input_goes_in_and_the_output_comes_back_bounded() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "cat; echo err >&2; exit 3"]);
+        let ran = run_child(cmd, b"hello $(x) `y`", Duration::from_secs(10), 5).unwrap();
+        assert_eq!(ran.status.and_then(|s| s.code()), Some(3));
+        assert!(
+            ran.stdout.starts_with("hello\n[wfc: output truncated"),
+            "{}",
+            ran.stdout
+        );
+        assert_eq!(ran.stderr, "err\n");
+        assert_eq!(ran.ending(Duration::from_secs(10)), "exited with status 3");
+    }
+
+    #[test]
+    fn the_deadline_kills_the_whole_group() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 30 & echo $!; sleep 30"]);
+        let started = Instant::now();
+        let ran = run_child(cmd, b"", Duration::from_millis(200), 1024).unwrap();
+        assert!(ran.status.is_none());
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            ran.ending(Duration::from_millis(200))
+                .starts_with("did not end within 200ms")
+        );
+        // The background `sleep` died with the group (gone, or a zombie
+        // waiting to be reaped: SIGKILL lands asynchronously).
+        let pid = ran.stdout.trim();
+        let gone = || match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z')),
+        };
+        let until = Instant::now() + Duration::from_secs(3);
+        while !gone() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(), "the background child {pid} outlived the group");
+    }
+}
