@@ -13,17 +13,27 @@ const KEYS: [&str; 2] = ["tool_hooks.pre", "tool_hooks.post"];
 /// The findings for `workflow`.
 pub fn check(workflow: &Workflow) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    // A `node [...]` default reaches every node declared after it: the
+    // same hook on a tool node is run there.
+    let run: Vec<(&str, &wf_model::Value)> = workflow
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Tool)
+        .flat_map(|n| &n.attributes)
+        .filter(|a| KEYS.contains(&a.key.as_str()))
+        .map(|a| (a.key.as_str(), &a.value))
+        .collect();
     for node in workflow.nodes.iter().filter(|n| n.kind != NodeKind::Tool) {
         for a in node
             .attributes
             .iter()
             .filter(|a| KEYS.contains(&a.key.as_str()))
         {
-            // One finding per written attribute: a `node [...]` default
-            // reaches every node.
-            if out
-                .iter()
-                .any(|d: &Diagnostic| d.primary.location == a.key_span)
+            // One finding per written attribute.
+            if run.contains(&(a.key.as_str(), &a.value))
+                || out
+                    .iter()
+                    .any(|d: &Diagnostic| d.primary.location == a.key_span)
             {
                 continue;
             }

@@ -845,4 +845,19 @@ fn tool_hooks_ignored() {
         ),
         "WF0860",
     );
+    // A `node [...]` default that reaches a tool node is run there.
+    silent(
+        &pipeline(
+            "  node [tool_hooks.pre=\"./guard.sh\"]\n  b [prompt=\"b\"]\n  t [shape=parallelogram, tool_command=\"make\"]\n  start -> a -> b -> t -> exit",
+        ),
+        "WF0860",
+    );
+    fires(
+        &pipeline(
+            "  node [tool_hooks.pre=\"./guard.sh\"]\n  b [prompt=\"b\"]\n  c [prompt=\"c\"]\n  start -> a -> b -> c -> exit",
+        ),
+        "WF0860",
+        Severity::Warning,
+        None,
+    );
 }
