@@ -397,6 +397,9 @@ codes! {
     /// A node with no outgoing edge that is not an exit: a run ends there.
     ATTRACTOR_DEAD_END = "WF0820", "attractor-dead-end", Attractor, Warning,
         "a node that is not an exit has no outgoing edge, so a run that reaches it stops there";
+    /// A `tool_hooks.pre` / `tool_hooks.post` that no tool call runs.
+    ATTRACTOR_TOOL_HOOKS_IGNORED = "WF0860", "attractor-tool-hooks-ignored", Attractor, Warning,
+        "a tool hook is set where no tool node runs it: wfc runs tool hooks around `tool` nodes only";
 
     // WF09xx: run failures (`wf_vm::FailureKind`; a wf-vm test checks that
     // its codes and names are these)

@@ -20,6 +20,11 @@
 //! api = "openai-chat"
 //! base_url = "http://localhost:11434/v1"
 //!
+//! [llm.providers.openai]          # or a CLI coding agent (`crate::cli`)
+//! api = "codex-cli"               # claude-cli | codex-cli | gemini-cli
+//! command = "codex"
+//! args = ["--sandbox", "workspace-write"]
+//!
 //! [llm.prices."my-model"]         # USD per million tokens
 //! input = 1.0
 //! output = 2.0
@@ -104,6 +109,14 @@ pub struct ProviderTable {
     pub retries: Option<u32>,
     /// `concurrency`.
     pub concurrency: Option<usize>,
+    /// `api = "claude-cli"` (or `codex-cli`, `gemini-cli`): the provider
+    /// is a CLI coding agent, not an HTTP API (`crate::cli`).
+    pub cli: Option<crate::cli::CliKind>,
+    /// `command`: a CLI agent's program (default: `claude`, `codex`,
+    /// `gemini` on `PATH`).
+    pub command: Option<String>,
+    /// `args`: more arguments for a CLI agent.
+    pub args: Option<Vec<String>>,
 }
 
 /// The `[llm]` table.
@@ -339,16 +352,36 @@ fn provider_table(name: &str, value: &Value) -> Result<ProviderTable, String> {
         match key.as_str() {
             "api" => {
                 let s = string(v, &what)?;
+                if let Some(kind) = crate::cli::CliKind::from_name(&s) {
+                    p.cli = Some(kind);
+                    continue;
+                }
                 p.api = Some(
                     Api::ALL
                         .iter()
                         .find(|(n, _)| *n == s)
                         .map(|(_, a)| *a)
                         .ok_or_else(|| {
-                            let names: Vec<&str> = Api::ALL.iter().map(|(n, _)| *n).collect();
+                            let names: Vec<&str> = Api::ALL
+                                .iter()
+                                .map(|(n, _)| *n)
+                                .chain(crate::cli::CliKind::ALL.iter().map(|(n, _)| *n))
+                                .collect();
                             unknown_value(&s, &what, &names)
                         })?,
                 );
+            }
+            "command" => p.command = Some(string(v, &what)?),
+            "args" => {
+                p.args = Some(
+                    v.as_array()
+                        .and_then(|a| {
+                            a.iter()
+                                .map(|x| x.as_str().map(str::to_string))
+                                .collect::<Option<Vec<_>>>()
+                        })
+                        .ok_or_else(|| format!("`{what}` must be a list of strings"))?,
+                )
             }
             "base_url" => p.base_url = Some(string(v, &what)?),
             "api_key_env" => p.api_key_env = Some(string(v, &what)?),
@@ -389,6 +422,8 @@ fn provider_table(name: &str, value: &Value) -> Result<ProviderTable, String> {
                         "max_output_tokens",
                         "retries",
                         "concurrency",
+                        "command",
+                        "args",
                     ],
                 ));
             }

@@ -10,6 +10,7 @@
 //! a time on its own thread, so an async runtime would only add weight.
 
 pub mod catalog;
+pub mod cli;
 #[cfg(feature = "http")]
 pub mod client;
 pub mod config;

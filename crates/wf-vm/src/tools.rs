@@ -23,9 +23,11 @@
 //! engine's back, and a stream still held open by an escaped process is
 //! abandoned after a short grace period instead of hanging the run.
 
+mod child;
 mod process;
 mod simulate;
 
+pub use child::{ChildRun, run_child};
 pub use process::end_children_on_termination_signals;
 pub(crate) use process::{
     Capture, GroupRecord, captured_text, deadline_after, kill_group, own_process_group, wait_until,

@@ -2,9 +2,11 @@
 
 mod agent;
 mod attractor;
+mod cli_agent;
 mod elsewhere;
 mod events;
 mod llm;
+mod llm_human;
 pub(crate) mod load;
 mod output;
 pub(crate) mod resume;
@@ -148,7 +150,8 @@ pub struct RunArgs {
     /// names.
     #[arg(long, value_name = "AGENT")]
     agent: Option<String>,
-    /// Who answers the `wait.human` gates of a `.dot` pipeline: auto (the
+    /// Who answers the `wait.human` gates of a `.dot` pipeline (and, with
+    /// `--agent llm`, the `human` nodes of a `.wf` workflow): auto (the
     /// first choice), console (stdin) or answers:FILE (one answer per
     /// line). Default: console with `--agent console`, else auto. A gate
     /// it has no answer for (end of input, the file used up) suspends a
@@ -370,9 +373,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         (AgentSpec::Llm, Some(root)) => {
             let source = meta["source"].as_str().map(Path::new);
             let env = |var: &str| std::env::var(var).ok();
-            Some(std::rc::Rc::new(llm::prepare(
-                &program, root, source, &env,
-            )?))
+            let setup = llm::prepare(&program, root, source, &env)?;
+            // A pipeline's gates ask `--interviewer` through their handler.
+            let human = args.interviewer.as_deref().filter(|_| !pipeline);
+            Some(std::rc::Rc::new(setup.with_interviewer(human)?))
         }
         _ => None,
     };

@@ -11,6 +11,7 @@
 
 mod fabro;
 pub mod files;
+mod hooks;
 pub mod models;
 mod rules;
 mod typos;
@@ -84,6 +85,7 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts, out: &mut Vec<Dia
     out.extend(rules::dead_ends(workflow, facts));
     out.extend(fabro::check(workflow));
     out.extend(models::check(workflow));
+    out.extend(hooks::check(workflow));
     for d in out.iter_mut() {
         annotate(d);
     }

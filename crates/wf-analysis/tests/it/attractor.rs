@@ -816,3 +816,48 @@ fn llm_budgets_are_typed_and_ranged() {
     fires(&src("max_tokens=\"lots\""), "WF0501", Severity::Error, None);
     fires(&src("max_tokens=0"), "WF0503", Severity::Error, None);
 }
+
+#[test]
+fn tool_hooks_ignored() {
+    // On a node that is not a tool node: its model's tool calls are out of
+    // wfc's reach.
+    let d = fires(
+        &pipeline("  b [prompt=\"b\", tool_hooks.pre=\"./guard.sh\"]\n  start -> a -> b -> exit"),
+        "WF0860",
+        Severity::Warning,
+        None,
+    );
+    assert_eq!(
+        d.message,
+        "`tool_hooks.pre` on `b` is never run: wfc runs tool hooks around `tool` nodes only"
+    );
+    // On the graph of a pipeline without a tool node.
+    fires(
+        &pipeline("  graph [tool_hooks.post=\"./log.sh\"]\n  start -> a -> exit"),
+        "WF0860",
+        Severity::Warning,
+        None,
+    );
+    // Run: on a tool node, or on a graph that has one.
+    silent(
+        &pipeline(
+            "  graph [tool_hooks.post=\"./log.sh\"]\n  t [shape=parallelogram, tool_command=\"make\", tool_hooks.pre=\"./guard.sh\"]\n  start -> a -> t -> exit",
+        ),
+        "WF0860",
+    );
+    // A `node [...]` default that reaches a tool node is run there.
+    silent(
+        &pipeline(
+            "  node [tool_hooks.pre=\"./guard.sh\"]\n  b [prompt=\"b\"]\n  t [shape=parallelogram, tool_command=\"make\"]\n  start -> a -> b -> t -> exit",
+        ),
+        "WF0860",
+    );
+    fires(
+        &pipeline(
+            "  node [tool_hooks.pre=\"./guard.sh\"]\n  b [prompt=\"b\"]\n  c [prompt=\"c\"]\n  start -> a -> b -> c -> exit",
+        ),
+        "WF0860",
+        Severity::Warning,
+        None,
+    );
+}

@@ -88,3 +88,26 @@ fn shipped_tables_parse_and_price_usage() {
     assert_eq!(cat.knows("openai", "gpt-5.9"), Some(false));
     assert_eq!(cat.knows("local", "x"), None);
 }
+
+#[test]
+fn cli_agents_are_providers() {
+    use wf_llm::cli::{CliKind, resolve};
+    let config = wf_llm::config::parse(
+        "[llm.providers.anthropic]\napi = \"claude-cli\"\ncommand = \"/opt/claude\"\nargs = [\"--permission-mode\", \"acceptEdits\"]\ntimeout = \"20m\"\n",
+    )
+    .unwrap();
+    let c = resolve(&config, "anthropic").unwrap();
+    assert_eq!(c.kind, CliKind::Claude);
+    assert_eq!(c.command, "/opt/claude");
+    assert_eq!(c.args, ["--permission-mode", "acceptEdits"]);
+    assert_eq!(c.timeout, Some(std::time::Duration::from_secs(1200)));
+    // Built in, with no table: the program on PATH.
+    let d = resolve(&config, "gemini-cli").unwrap();
+    assert_eq!((d.kind, d.command.as_str()), (CliKind::Gemini, "gemini"));
+    // An HTTP provider is not one.
+    assert!(resolve(&config, "openai").is_none());
+    let (_, _, e) = wf_llm::config::parse("[llm.providers.x]\napi = \"claude-clj\"\n").unwrap_err();
+    assert!(e.contains("did you mean `claude-cli`?"), "{e}");
+    let (_, _, e) = wf_llm::config::parse("[llm.providers.x]\nargs = \"--yes\"\n").unwrap_err();
+    assert!(e.contains("must be a list of strings"), "{e}");
+}

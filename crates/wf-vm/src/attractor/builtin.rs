@@ -162,7 +162,11 @@ impl Handler for Codergen {
         // `{node}/status.json` reports its outcome that way.
         if let Some(files) = cx.files {
             match status_file::read(files, node) {
-                Ok(Some(from_file)) => outcome = from_file,
+                // The backend's events (its model usage) stay.
+                Ok(Some(mut from_file)) => {
+                    from_file.events.splice(0..0, outcome.events.drain(..));
+                    outcome = from_file;
+                }
                 Ok(None) => {}
                 Err(reason) => outcome = fail(reason),
             }

@@ -24,6 +24,7 @@ mod tests;
 mod tool;
 // R2 modules
 pub mod fan_in;
+pub mod hooks;
 pub mod human;
 pub mod interviewer;
 pub mod manager;

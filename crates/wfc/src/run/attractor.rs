@@ -196,9 +196,11 @@ fn install_r2(
 /// the pipeline, its parallel branches and its child pipelines.
 pub fn shared_tools(output_limit: usize) -> SharedTools {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    Rc::new(RefCell::new(
-        ProcessToolRunner::new(cwd).with_max_output_bytes(output_limit),
-    ))
+    // `tool_hooks.pre` / `post` run around each command (seed 9.7).
+    Rc::new(RefCell::new(wf_vm::attractor::hooks::HookedTools::new(
+        ProcessToolRunner::new(cwd.clone()).with_max_output_bytes(output_limit),
+        cwd,
+    )))
 }
 
 /// The runner of `--tools simulate`: no command runs, each tool node

@@ -34,12 +34,32 @@ pub struct Setup {
     prices: PriceTable,
     /// Settings by provider name, for the providers the run's nodes use.
     providers: BTreeMap<String, ProviderSettings>,
+    /// CLI coding agents by provider name (`claude-cli`, …, or a provider
+    /// declared with such an `api`), for the nodes that use them.
+    clis: BTreeMap<String, wf_llm::cli::CliSettings>,
     /// Run-wide budgets: the root workflow's `max_cost_usd` and
     /// `max_tokens`, else `[llm]`'s.
     max_cost_usd: Option<f64>,
     max_tokens: Option<u64>,
     /// The run's running totals, read after the run for the summary.
     pub totals: Rc<RefCell<Totals>>,
+    /// Who answers the `human` nodes of a `.wf` workflow (`--interviewer`;
+    /// `None`: the first valid choice, as `auto` decides). A pipeline's
+    /// gates have their own handler.
+    interviewer: Option<wf_vm::attractor::human::SharedInterviewer>,
+}
+
+impl Setup {
+    /// The same setup, with `spec` (`--interviewer`) answering the `human`
+    /// nodes of a `.wf` workflow.
+    pub fn with_interviewer(mut self, spec: Option<&str>) -> Result<Self, String> {
+        if let Some(spec) = spec {
+            let interviewer = wf_vm::attractor::interviewer::from_spec(spec)
+                .map_err(|e| format!("error: {e}"))?;
+            self.interviewer = Some(wf_vm::attractor::human::shared(interviewer));
+        }
+        Ok(self)
+    }
 }
 
 /// Tokens, cost and calls of a run so far.
@@ -164,6 +184,28 @@ fn choice(config: &LlmConfig, node: &IrNode, id: &str) -> Result<(String, String
     Ok((provider, model))
 }
 
+/// The CLI coding agent a node's provider is, if it is one: the provider
+/// named by the node, else `[llm] provider`, else implied by the node's
+/// model (so `[llm.providers.anthropic] api = "claude-cli"` catches the
+/// `claude-*` models). A CLI agent needs no model: without one it uses
+/// its own default.
+fn cli_choice(config: &LlmConfig, node: &IrNode) -> Option<(String, wf_llm::cli::CliSettings)> {
+    let model = spec_text(node, "model")
+        .map(str::to_string)
+        .or_else(|| config.model.clone());
+    let provider = spec_text(node, "provider")
+        .map(str::to_string)
+        .or_else(|| config.provider.clone())
+        .or_else(|| {
+            model
+                .as_deref()
+                .and_then(provider_of_model)
+                .map(str::to_string)
+        })?;
+    let settings = wf_llm::cli::resolve(config, &provider)?;
+    Some((settings.name.clone(), settings))
+}
+
 /// Reads `[llm]` from the `wf.toml` above `source` (none: the defaults)
 /// and resolves every model-calling node of `program`, reading keys and
 /// base URLs through `env`.
@@ -187,12 +229,22 @@ pub fn prepare(
         }
     };
     let mut providers = BTreeMap::new();
+    let mut clis = BTreeMap::new();
+    let path_var = env("PATH");
     for workflow in &program.workflows {
         for node in &workflow.nodes {
             if !calls_model(program, workflow, node) {
                 continue;
             }
             let id = program.str(node.id);
+            if let Some((name, cli)) = cli_choice(&config, node) {
+                // A missing program stops the run before it starts, as a
+                // missing key does.
+                super::cli_agent::locate(&cli, path_var.as_deref())
+                    .map_err(|e| format!("error: node `{id}`: {e}"))?;
+                clis.insert(name, cli);
+                continue;
+            }
             let (provider, _) = choice(&config, node, id).map_err(|e| format!("error: {e}"))?;
             let name = wf_llm::config::canonical(&provider).to_string();
             if providers.contains_key(&name) {
@@ -215,7 +267,9 @@ pub fn prepare(
         max_tokens: number("max_tokens").map(|n| n as u64).or(config.max_tokens),
         config,
         providers,
+        clis,
         totals: Rc::default(),
+        interviewer: None,
     })
 }
 
@@ -303,13 +357,26 @@ impl LlmAgent {
                 reason: format!("budget: {reason}"),
             });
         }
-        let (provider, model) = choice(&self.setup.config, ctx.node, id).map_err(err)?;
+        let cli = cli_choice(&self.setup.config, ctx.node).map(|(_, c)| c);
+        let (provider, model) = match &cli {
+            Some(c) => (
+                c.name.clone(),
+                spec_text(ctx.node, "model")
+                    .map(str::to_string)
+                    .or_else(|| self.setup.config.model.clone())
+                    .unwrap_or_else(|| format!("({} default)", c.kind.program())),
+            ),
+            None => choice(&self.setup.config, ctx.node, id).map_err(err)?,
+        };
         let provider = wf_llm::config::canonical(&provider).to_string();
-        let settings = self.setup.providers.get(&provider).ok_or_else(|| {
-            err(format!(
-                "node `{id}`: provider `{provider}` was not prepared"
-            ))
-        })?;
+        let settings = match cli {
+            Some(_) => None,
+            None => Some(self.setup.providers.get(&provider).ok_or_else(|| {
+                err(format!(
+                    "node `{id}`: provider `{provider}` was not prepared"
+                ))
+            })?),
+        };
         let (mut routes, labels) = Self::choices(ctx);
         // A `.wf` step that declares what it writes gets those keys from
         // the answer's `context_updates`.
@@ -335,18 +402,6 @@ impl LlmAgent {
                 ))
             })?;
         }
-        let request = Request {
-            model: model.clone(),
-            prompt,
-            reasoning_effort: spec_text(ctx.node, "reasoning_effort").map(str::to_string),
-            max_output_tokens: settings.max_output_tokens,
-        };
-        let timeout = ctx
-            .node
-            .engine
-            .timeout_ms
-            .or(ctx.workflow.limits.default_timeout_ms)
-            .map_or(settings.timeout, Duration::from_millis);
         // The engine bounds the whole decision by the node's timeout (or
         // `--agent-timeout`, or its default): retries must fit in it.
         let stage = ctx
@@ -357,14 +412,56 @@ impl LlmAgent {
             .map(Duration::from_millis)
             .or(ctx.config.agent_timeout)
             .unwrap_or(ctx.limits.node_timeout);
-        let deadline = std::time::Instant::now() + stage;
-        let called = self
-            .backend
-            .call_until(settings, &request, timeout, Some(deadline))
-            .map_err(|e| err(format!("node `{id}` ({provider} {model}): {e}")))?;
-        let usage = called.response.usage;
+        let effort = spec_text(ctx.node, "reasoning_effort").map(str::to_string);
+        let (text, usage, latency, attempts, reported_cost, from_file) = match settings {
+            None => {
+                let cli = self.setup.clis.get(&provider).ok_or_else(|| {
+                    err(format!(
+                        "node `{id}`: provider `{provider}` was not prepared"
+                    ))
+                })?;
+                let model_arg = spec_text(ctx.node, "model")
+                    .map(str::to_string)
+                    .or_else(|| self.setup.config.model.clone());
+                let ran = super::cli_agent::run(
+                    cli,
+                    id,
+                    &prompt,
+                    model_arg.as_deref(),
+                    effort.as_deref(),
+                    stage,
+                    self.files.as_ref(),
+                )
+                .map_err(|e| err(format!("node `{id}`: {e}")))?;
+                let a = ran.answer;
+                (a.text, a.usage, ran.elapsed, 1, a.cost_usd, ran.status_file)
+            }
+            Some(settings) => {
+                let request = Request {
+                    model: model.clone(),
+                    prompt,
+                    reasoning_effort: effort,
+                    max_output_tokens: settings.max_output_tokens,
+                };
+                let timeout = ctx
+                    .node
+                    .engine
+                    .timeout_ms
+                    .or(ctx.workflow.limits.default_timeout_ms)
+                    .map_or(settings.timeout, Duration::from_millis);
+                let deadline = std::time::Instant::now() + stage;
+                let called = self
+                    .backend
+                    .call_until(settings, &request, timeout, Some(deadline))
+                    .map_err(|e| err(format!("node `{id}` ({provider} {model}): {e}")))?;
+                let r = called.response;
+                (r.text, r.usage, called.latency, called.attempts, None, None)
+            }
+        };
         let price = self.setup.prices.get(&model);
-        let cost = price.map(|p| p.cost(&usage));
+        // A CLI agent's own cost figure (Claude Code reports one) wins
+        // over the price table.
+        let cost = reported_cost.or_else(|| price.map(|p| p.cost(&usage)));
         let totals = {
             let mut t = self.setup.totals.borrow_mut();
             t.calls += 1;
@@ -385,18 +482,27 @@ impl LlmAgent {
                 "output_tokens": usage.output,
                 "cached_tokens": usage.cached,
                 "reasoning_tokens": usage.reasoning,
-                "latency_ms": called.latency.as_millis() as u64,
-                "attempts": called.attempts,
+                "latency_ms": latency.as_millis() as u64,
+                "attempts": attempts,
                 "cost_usd": cost.map(round),
                 "run_total": totals.to_json(),
             }),
         };
-        let text = called.response.text;
         let mut outcome = Outcome {
             notes: Some(text.clone()),
             events: vec![event],
             ..Outcome::success()
         };
+        if let Some(mut file) = from_file {
+            // The status-file contract (seed Appendix C): an agent that
+            // wrote `status.json` decided the outcome itself.
+            file.events.append(&mut outcome.events);
+            if file.notes.is_none() {
+                file.notes = outcome.notes.take();
+            }
+            outcome = file;
+            routes = false;
+        }
         if routes {
             match route::parse_answer(&text, &labels) {
                 Ok(answer) => {
@@ -459,6 +565,10 @@ impl DecisionAgent for LlmAgent {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         if calls_model(ctx.program, ctx.workflow, ctx.node) {
             self.call(ctx)
+        } else if ctx.node.op == Opcode::Human
+            && let Some(interviewer) = &self.setup.interviewer
+        {
+            Ok(super::llm_human::ask(ctx, interviewer))
         } else {
             self.other.decide(ctx)
         }

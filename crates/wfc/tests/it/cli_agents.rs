@@ -1,0 +1,379 @@
+//! CLI coding agents as `--agent llm` backends (docs/llm.md, "CLI coding
+//! agents"): fake `claude`, `codex` and `gemini` executables
+//! (`tests/run/cli_agents/fake_agent.sh`) first on `PATH` record the
+//! argv, stdin, working directory and environment they were given.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::Value;
+
+use crate::common::dot::scratch;
+use crate::common::repo_root;
+
+fn fixtures() -> PathBuf {
+    repo_root().join("tests/run/cli_agents")
+}
+
+/// A scratch folder with `bin/{claude,codex,gemini}` (the fake) and `log/`.
+fn setup(test: &str) -> PathBuf {
+    let dir = scratch(&format!("cli-agents-{test}"));
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(dir.join("log")).unwrap();
+    for name in ["claude", "codex", "gemini"] {
+        std::os::unix::fs::symlink(fixtures().join("fake_agent.sh"), bin.join(name)).unwrap();
+    }
+    dir
+}
+
+/// `wfc run FILE --agent llm ARGS` in `dir`, the fake first on `PATH`.
+fn run(dir: &Path, file: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(dir)
+        .args([
+            "run",
+            file,
+            "--agent",
+            "llm",
+            "--format",
+            "json",
+            "--progress",
+            "never",
+        ])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", dir.join("bin").display()),
+        )
+        .env("FAKE_LOG", dir.join("log"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn summary(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "not JSON: {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+const PROMPT: &str = "Plan it: $(touch pwned) `touch pwned2` 'q' \"d\" ; rm -rf x";
+
+#[test]
+fn claude_gets_the_prompt_on_stdin_never_on_a_command_line() {
+    let dir = setup("claude");
+    let dot = format!(
+        "digraph p {{\n  start [shape=Mdiamond]\n  plan [shape=box, llm_provider=\"claude-cli\", llm_model=\"claude-opus-4-6\", prompt={}]\n  done [shape=Msquare]\n  start -> plan -> done\n}}\n",
+        serde_json::to_string(PROMPT).unwrap()
+    );
+    std::fs::write(dir.join("p.dot"), dot).unwrap();
+    let output = fixtures().join("claude.json");
+    let out = run(
+        &dir,
+        "p.dot",
+        &["--run-dir", "run"],
+        &[("FAKE_OUTPUT", output.to_str().unwrap())],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let log = dir.join("log");
+    assert_eq!(
+        read(&log.join("argv")),
+        "-p\n--output-format\njson\n--model\nclaude-opus-4-6\n"
+    );
+    assert_eq!(read(&log.join("stdin")), PROMPT);
+    let cwd = dir.canonicalize().unwrap();
+    assert_eq!(read(&log.join("cwd")).trim(), cwd.to_str().unwrap());
+    let env: Vec<String> = read(&log.join("env")).lines().map(str::to_string).collect();
+    let stage = dir.join("run/plan");
+    assert_eq!(env[0], "plan");
+    assert_eq!(
+        Path::new(&env[1]).canonicalize().unwrap(),
+        stage.canonicalize().unwrap()
+    );
+    assert_eq!(env[2], format!("{}/status.json", env[1]));
+    assert!(!dir.join("pwned").exists() && !dir.join("pwned2").exists());
+    assert_eq!(read(&stage.join("response.md")), "Planned: three steps.");
+    let status: Value = serde_json::from_str(&read(&stage.join("status.json"))).unwrap();
+    assert_eq!(status["outcome"], "success");
+    assert_eq!(status["usage"]["provider"], "claude-cli");
+    assert_eq!(status["usage"]["input_tokens"], 100);
+    assert_eq!(status["usage"]["cached_tokens"], 60);
+    // Claude Code's own cost figure wins over the price table.
+    assert_eq!(status["usage"]["cost_usd"], 0.0123);
+    assert_eq!(s["llm"]["calls"], 1);
+}
+
+#[test]
+fn codex_runs_a_wf_step_with_its_effort_and_the_answer_routes_writes() {
+    let dir = setup("codex");
+    std::fs::write(
+        dir.join("w.wf"),
+        "workflow W {\n  gives draft: string\n  step write \"Write\" {\n    prompt = \"Write the draft\"\n    provider = \"codex-cli\"\n    model = \"gpt-5.4\"\n    reasoning_effort = \"high\"\n    writes draft: string\n  }\n  write -> done\n}\n",
+    )
+    .unwrap();
+    let output = fixtures().join("codex.jsonl");
+    let out = run(
+        &dir,
+        "w.wf",
+        &[],
+        &[("FAKE_OUTPUT", output.to_str().unwrap())],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(
+        read(&dir.join("log/argv")),
+        "exec\n--json\n--skip-git-repo-check\n--model\ngpt-5.4\n-c\nmodel_reasoning_effort=\"high\"\n-\n"
+    );
+    let stdin = read(&dir.join("log/stdin"));
+    assert!(stdin.starts_with("Write the draft\n\n---\n"), "{stdin}");
+    assert!(stdin.contains("must set \"draft\""), "{stdin}");
+    assert_eq!(s["blackboard"]["draft"], "v1", "{s}");
+    assert_eq!(s["llm"]["input_tokens"], 120);
+    // Without a run directory the stage directory was a temporary one,
+    // gone after the stage.
+    let stage = read(&dir.join("log/env"))
+        .lines()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    assert!(!Path::new(&stage).exists(), "{stage}");
+}
+
+/// A `.dot` pipeline whose `plan` stage goes to `provider` and routes to
+/// `fix` or `ship`.
+fn routed(dir: &Path, provider: &str) {
+    std::fs::write(
+        dir.join("r.dot"),
+        format!(
+            "digraph r {{\n  start [shape=Mdiamond]\n  plan [shape=box, llm_provider=\"{provider}\", prompt=\"Plan\"]\n  fix [shape=box, llm_provider=\"{provider}\"]\n  ship [shape=Msquare]\n  start -> plan\n  plan -> fix [label=\"Fix\"]\n  plan -> ship [label=\"Ship\"]\n  fix -> ship\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_status_file_the_agent_writes_routes_the_run() {
+    for (provider, output, with_dir) in [
+        ("gemini-cli", "gemini.json", false),
+        ("claude-cli", "claude.json", true),
+    ] {
+        let dir = setup(&format!("status-{provider}"));
+        routed(&dir, provider);
+        let output = fixtures().join(output);
+        let events = dir.join("events.jsonl");
+        let mut args = vec!["--events", events.to_str().unwrap()];
+        if with_dir {
+            args.extend(["--run-dir", "run"]);
+        }
+        // The answer's text has no JSON object: without the status file
+        // the stage would be a retry, then a failure.
+        let out = run(
+            &dir,
+            "r.dot",
+            &args,
+            &[
+                ("FAKE_OUTPUT", output.to_str().unwrap()),
+                ("FAKE_MODE", "status"),
+                (
+                    "FAKE_STATUS",
+                    r#"{"outcome": "success", "preferred_next_label": "Ship", "context_updates": {"plan.ok": true}, "notes": "from the file"}"#,
+                ),
+            ],
+        );
+        let s = summary(&out);
+        assert_eq!(out.status.code(), Some(0), "{provider}: {s}");
+        let events = read(&events);
+        assert!(
+            !events.contains("\"fix\""),
+            "{provider}: the run went through `fix`:\n{events}"
+        );
+        // The stage's usage is kept with the file's outcome.
+        assert!(events.contains("LlmUsage"), "{provider}:\n{events}");
+        assert_eq!(
+            read(&dir.join("log/argv")).lines().next(),
+            Some(if provider == "gemini-cli" {
+                "--output-format"
+            } else {
+                "-p"
+            })
+        );
+    }
+}
+
+#[test]
+fn a_hanging_agent_is_killed_at_the_node_timeout_with_its_children() {
+    let dir = setup("hang");
+    std::fs::write(
+        dir.join("h.dot"),
+        "digraph h {\n  start [shape=Mdiamond]\n  plan [shape=box, llm_provider=\"claude-cli\", timeout=\"1s\"]\n  done [shape=Msquare]\n  start -> plan -> done\n}\n",
+    )
+    .unwrap();
+    let output = fixtures().join("claude.json");
+    let started = Instant::now();
+    let out = run(
+        &dir,
+        "h.dot",
+        &[],
+        &[
+            ("FAKE_OUTPUT", output.to_str().unwrap()),
+            ("FAKE_MODE", "hang"),
+        ],
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        format!("{stdout}{stderr}").contains("timed out"),
+        "{stdout}{stderr}"
+    );
+    let pid = read(&dir.join("log/child.pid")).trim().to_string();
+    // The background `sleep` the agent started is gone too.
+    // (SIGKILL is delivered asynchronously, and an orphan may stay a
+    // zombie until it is reaped: both count as gone.)
+    let gone = || match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|r| r.trim_start().starts_with('Z')),
+    };
+    let until = Instant::now() + Duration::from_secs(3);
+    while !gone() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(gone(), "the agent's child {pid} outlived the timeout");
+}
+
+#[test]
+fn a_missing_program_stops_the_run_before_it_starts() {
+    let dir = setup("missing");
+    std::fs::remove_file(dir.join("bin/codex")).unwrap();
+    routed(&dir, "codex-cli");
+    let out = run(&dir, "r.dot", &["--run-dir", "run"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("node `plan`: provider `codex-cli` runs `codex`, which is not on PATH"),
+        "{stderr}"
+    );
+    assert!(!dir.join("run").exists());
+}
+
+#[test]
+fn a_failing_agent_says_how_it_ended() {
+    let dir = setup("fail");
+    routed(&dir, "claude-cli");
+    let output = fixtures().join("claude.json");
+    let out = run(
+        &dir,
+        "r.dot",
+        &[],
+        &[
+            ("FAKE_OUTPUT", output.to_str().unwrap()),
+            ("FAKE_MODE", "fail"),
+        ],
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("exited with status 7: fake: not logged in"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_provider_declared_with_a_cli_api_takes_its_models() {
+    let dir = setup("declared");
+    std::fs::write(
+        dir.join("wf.toml"),
+        "[llm.providers.anthropic]\napi = \"claude-cli\"\nargs = [\"--permission-mode\", \"acceptEdits\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("d.dot"),
+        "digraph d {\n  graph [model_stylesheet=\"* { llm_model: claude-sonnet-4-6; }\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  done [shape=Msquare]\n  start -> plan -> done\n}\n",
+    )
+    .unwrap();
+    let output = fixtures().join("claude.json");
+    // No ANTHROPIC_API_KEY: the CLI brings its own login.
+    let out = run(
+        &dir,
+        "d.dot",
+        &[],
+        &[("FAKE_OUTPUT", output.to_str().unwrap())],
+    );
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(
+        read(&dir.join("log/argv")),
+        "-p\n--output-format\njson\n--model\nclaude-sonnet-4-6\n--permission-mode\nacceptEdits\n"
+    );
+}
+
+#[test]
+fn wf_human_nodes_under_agent_llm_ask_the_interviewer() {
+    let dir = setup("wf-human");
+    std::fs::write(
+        dir.join("h.wf"),
+        "workflow H {\n  human approve \"Ship it?\" {\n    prompt = \"The build is green.\"\n  }\n  exit shipped\n  exit held\n  approve -> shipped \"[S] Ship\"\n  approve -> held \"[H] Hold\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("answers.txt"), "H\n").unwrap();
+    // No model is called: the workflow has no step with a prompt.
+    let out = run(&dir, "h.wf", &["--interviewer", "answers:answers.txt"], &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    // `auto` (and the interviewer `auto`) would take the first choice.
+    assert_eq!(s["at"]["node"], "held", "{s}");
+    let out = run(&dir, "h.wf", &[], &[]);
+    assert_eq!(summary(&out)["at"]["node"], "shipped");
+    // An unknown interviewer is an error before the run.
+    let out = run(&dir, "h.wf", &["--interviewer", "robot"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown interviewer `robot`"));
+}
+
+#[test]
+fn wf_freeform_and_multi_select_questions_under_agent_llm_write_their_key() {
+    let dir = setup("wf-human-kinds");
+    std::fs::write(
+        dir.join("q.wf"),
+        "workflow Q {\n  human note \"Release note?\" { freeform = true  writes release.note: string }\n  human targets \"Where?\" {\n    choices = multiple\n    options = [\"[L] Linux\", \"[M] Mac\", \"[W] Windows\"]\n    writes deploy.targets: list\n  }\n  exit done\n  start -> note -> targets -> done\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("answers.txt"), "Ships on Friday\nL, W\n").unwrap();
+    let out = run(&dir, "q.wf", &["--interviewer", "answers:answers.txt"], &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    let board = &s["blackboard"];
+    assert_eq!(board["release.note"], "Ships on Friday", "{s}");
+    assert_eq!(
+        board["deploy.targets"],
+        serde_json::json!(["[L] Linux", "[W] Windows"]),
+        "{s}"
+    );
+    assert!(board.get("human.gate.text").is_none(), "{s}");
+}
