@@ -72,6 +72,7 @@ mod guard;
 pub mod persist;
 pub mod report;
 mod select;
+pub mod stamp;
 pub mod template;
 pub mod tools;
 

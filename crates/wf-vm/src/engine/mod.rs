@@ -7,6 +7,7 @@ mod complete;
 mod durable;
 mod replay;
 mod restart;
+mod route;
 mod screen;
 mod snapshot;
 mod step;
@@ -31,6 +32,7 @@ use crate::guard::Regexes;
 use crate::persist::{PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
+use crate::stamp::StampClock;
 
 pub use replay::{Divergence, Replay};
 pub(crate) use screen::long_key;
@@ -156,6 +158,8 @@ pub(crate) struct Outputs<'p> {
     pub log: Option<RunLog>,
     /// Re-applying logged steps on resume: nothing is emitted again.
     pub replaying: bool,
+    /// The run id and times every event carries (crate::stamp).
+    pub clock: StampClock,
 }
 
 impl Outputs<'_> {
@@ -168,11 +172,12 @@ impl Outputs<'_> {
         if self.replaying {
             return;
         }
+        let stamp = self.clock.stamp(event);
         if let Some(s) = &mut self.sink {
-            s.emit(event);
+            s.emit_stamped(event, &stamp);
         }
         if let Some(l) = &mut self.log {
-            l.add_event(event);
+            l.add_event(event, &stamp);
         }
     }
 }
@@ -310,6 +315,7 @@ impl<'p> Engine<'p> {
                 sink: None,
                 log: None,
                 replaying: false,
+                clock: StampClock::new(crate::stamp::new_run_id()),
             },
             tools: None,
             sleeper: Box::new(std::thread::sleep),
@@ -317,6 +323,12 @@ impl<'p> Engine<'p> {
             persist_warning: None,
             config,
         })
+    }
+
+    /// The run's id: a UUID v7 made when the engine was created, or the
+    /// one a restored snapshot holds (every event carries it as `run`).
+    pub fn run_id(&self) -> &str {
+        &self.out.clock.run
     }
 
     /// Sends every event to `sink` (events are not built without a sink or

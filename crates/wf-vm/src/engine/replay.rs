@@ -14,6 +14,7 @@ use crate::bound::clip;
 use crate::config::EngineConfig;
 use crate::event::CollectSink;
 use crate::persist::{PersistError, RunDir};
+use crate::stamp::TIMED_FIELDS;
 
 /// How much of a recorded or replayed value a divergence shows.
 const SHOWN_BYTES: usize = 600;
@@ -141,7 +142,10 @@ fn event_difference(
     produced: &[Value],
 ) -> Option<Divergence> {
     let n = recorded.len().max(produced.len());
-    let i = (0..n).find(|&i| recorded.get(i) != produced.get(i))?;
+    let i = (0..n).find(|&i| match (recorded.get(i), produced.get(i)) {
+        (Some(r), Some(p)) => untimed_event(r, r) != untimed_event(p, r),
+        _ => true,
+    })?;
     let counts = if recorded.len() == produced.len() {
         String::new()
     } else {
@@ -160,10 +164,32 @@ fn event_difference(
     })
 }
 
+/// An event without the fields that depend on time (`ts`,
+/// `duration_ms`); without `run` too when `recorded` has none (a log
+/// written before events carried the run id).
+fn untimed_event(event: &Value, recorded: &Value) -> Value {
+    let mut v = event.clone();
+    if let Some(o) = v.as_object_mut() {
+        for f in TIMED_FIELDS {
+            o.remove(f);
+        }
+        if recorded.get("run").is_none() {
+            o.remove("run");
+        }
+    }
+    v
+}
+
 /// The first difference between the recorded and the replayed state,
 /// times aside (a replay takes none).
 fn state_difference(recorded: &Snapshot, replayed: &Snapshot) -> Option<Divergence> {
-    let (a, b) = (untimed(recorded), untimed(replayed));
+    let (a, mut b) = (untimed(recorded), untimed(replayed));
+    // A snapshot written before runs had an id: the replay made one up.
+    if recorded.run_id.is_none()
+        && let Some(o) = b.as_object_mut()
+    {
+        o.remove("run_id");
+    }
     let (path, x, y) = first_difference(&a, &b, String::new())?;
     Some(Divergence {
         step: recorded.step.saturating_sub(1),

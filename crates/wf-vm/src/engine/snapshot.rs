@@ -50,6 +50,10 @@ pub struct Snapshot {
     /// edge (the start, a retry-target jump).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incoming_edge: Option<String>,
+    /// The run's id, kept across resumes (absent in snapshots written
+    /// before runs had one: a resume then gives the run a new id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 /// [`RunLimits`] with durations in milliseconds.
@@ -217,6 +221,7 @@ impl<'p> Engine<'p> {
                 let wf = &self.program.workflows[f.workflow.0 as usize];
                 self.program.str(wf.edges[e.0 as usize].id).to_owned()
             }),
+            run_id: Some(self.out.clock.run.clone()),
         }
     }
 
@@ -338,6 +343,10 @@ impl<'p> Engine<'p> {
         engine.status = snap.status.clone();
         engine.elapsed = Duration::from_millis(snap.elapsed_ms);
         engine.failures = snap.failures.clone();
+        if let Some(run) = &snap.run_id {
+            engine.out.clock.run = run.clone();
+        }
+        engine.out.clock.active_before_ms = snap.elapsed_ms;
         if let Some(id) = &snap.incoming_edge {
             let f = engine.frames.last().expect("checked above");
             let wf = &program.workflows[f.workflow.0 as usize];
