@@ -159,8 +159,12 @@ fn event_difference(
         step,
         line: Some(line),
         what: format!("event {} of the step{counts}", i + 1),
-        recorded: recorded.get(i).map(shown),
-        replayed: produced.get(i).map(shown),
+        recorded: recorded
+            .get(i)
+            .map(|e| shown(&displayed(e, produced.get(i)))),
+        replayed: produced
+            .get(i)
+            .map(|e| shown(&displayed(e, recorded.get(i)))),
     })
 }
 
@@ -176,6 +180,18 @@ fn untimed_event(event: &Value, recorded: &Value) -> Value {
         if recorded.get("run").is_none() {
             o.remove("run");
         }
+    }
+    v
+}
+
+/// An event as a divergence shows it: without its time and duration, and
+/// without its run id when the other side has the same.
+fn displayed(event: &Value, other: Option<&Value>) -> Value {
+    let mut v = untimed_event(event, event);
+    if let Some(o) = v.as_object_mut()
+        && o.get("run") == other.and_then(|e| e.get("run"))
+    {
+        o.remove("run");
     }
     v
 }

@@ -566,6 +566,7 @@ fn cli_snapshot_of_a_simulated_run() {
     settings.set_snapshot_path(repo_root().join("tests/run/dot/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.add_filter(r"\d+ms\)", "[TIME])");
+    common::redact_stamps(&mut settings);
     settings.bind(|| {
         assert_cmd_snapshot!(
             "run_handlers_auto",
