@@ -5,6 +5,7 @@ mod apply;
 mod budget;
 mod complete;
 mod durable;
+mod lifecycle;
 mod replay;
 mod restart;
 mod route;
@@ -160,6 +161,8 @@ pub(crate) struct Outputs<'p> {
     pub replaying: bool,
     /// The run id and times every event carries (crate::stamp).
     pub clock: StampClock,
+    /// A `.dot` run's seed 9.6 lifecycle events (lifecycle.rs).
+    pub lifecycle: Option<lifecycle::Lifecycle>,
 }
 
 impl Outputs<'_> {
@@ -172,13 +175,50 @@ impl Outputs<'_> {
         if self.replaying {
             return;
         }
-        let stamp = self.clock.stamp(event);
+        let derived = match &mut self.lifecycle {
+            Some(l) => l.derive(event),
+            None => Vec::new(),
+        };
+        for d in derived.iter().filter(|d| d.before) {
+            self.emit_derived(d, None);
+        }
+        let duration = self.emit_one(event, None);
+        for d in derived.iter().filter(|d| !d.before) {
+            self.emit_derived(d, if d.timed { duration } else { None });
+        }
+    }
+
+    /// A derived lifecycle event, as a `handler:event` of the pipeline.
+    fn emit_derived(&mut self, d: &lifecycle::Derived, duration: Option<u64>) {
+        let workflow = self
+            .lifecycle
+            .as_ref()
+            .map(|l| l.pipeline().to_owned())
+            .unwrap_or_default();
+        let ev = Event::HandlerEvent {
+            step: d.step,
+            workflow: &workflow,
+            node: &d.node,
+            name: d.name,
+            data: &d.data,
+        };
+        self.emit_one(&ev, duration);
+    }
+
+    /// Stamps one event and sends it out; its stamp's duration (or
+    /// `duration`, when given) is returned.
+    fn emit_one(&mut self, event: &Event<'_>, duration: Option<u64>) -> Option<u64> {
+        let mut stamp = self.clock.stamp(event);
+        if duration.is_some() {
+            stamp.duration_ms = duration;
+        }
         if let Some(s) = &mut self.sink {
             s.emit_stamped(event, &stamp);
         }
         if let Some(l) = &mut self.log {
             l.add_event(event, &stamp);
         }
+        stamp.duration_ms
     }
 }
 
@@ -316,6 +356,12 @@ impl<'p> Engine<'p> {
                 log: None,
                 replaying: false,
                 clock: StampClock::new(crate::stamp::new_run_id()),
+                lifecycle: (root_wf.dialect == wf_ir::Dialect::Attractor).then(|| {
+                    lifecycle::Lifecycle::new(
+                        program.str(root_wf.name),
+                        root_wf.nodes.iter().map(|n| program.str(n.id)),
+                    )
+                }),
             },
             tools: None,
             sleeper: Box::new(std::thread::sleep),

@@ -1459,3 +1459,124 @@ fn tool_nodes_are_simulated_in_a_dry_run() {
     assert_eq!(out.status.code(), Some(0), "{s}");
     assert_eq!(s["blackboard"]["stack.child.status"], "completed", "{s}");
 }
+
+/// The seed's section 9.6 lifecycle events of a `.dot` run, as
+/// `handler:event`s: (name, node, data) in order, and which carry a
+/// `duration_ms`.
+fn lifecycle(events: &[Value]) -> Vec<(String, bool)> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "handler:event")
+        .filter(|e| {
+            let name = e["name"].as_str().unwrap();
+            name.starts_with("Pipeline") || name.starts_with("Stage")
+        })
+        .map(|e| {
+            (
+                format!(
+                    "{} {} {}",
+                    e["name"].as_str().unwrap(),
+                    e["node"],
+                    e["data"]
+                ),
+                e["duration_ms"].is_u64(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 17.4: pipeline and stage events (seed 9.6) with their fields, at
+/// their moments: a stage retried then completed, and a failed pipeline.
+#[test]
+fn pipeline_and_stage_events_follow_the_run() {
+    let (out, run_dir, events) = run("lifecycle_retry", "retry.dot", &script("retry.json"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let expected = [
+        (r#"PipelineStarted "start" {"name":"retry"}"#, false),
+        (r#"StageStarted "start" {"index":0,"name":"start"}"#, false),
+        (
+            r#"StageCompleted "start" {"index":0,"name":"start","status":"success"}"#,
+            true,
+        ),
+        (r#"StageStarted "flaky" {"index":1,"name":"flaky"}"#, false),
+        (
+            r#"StageFailed "flaky" {"error":"rate limited","index":1,"name":"flaky","will_retry":true}"#,
+            false,
+        ),
+        (
+            r#"StageRetrying "flaky" {"attempt":2,"delay_ms":200,"index":1,"name":"flaky"}"#,
+            false,
+        ),
+        (
+            r#"StageFailed "flaky" {"error":"rate limited","index":1,"name":"flaky","will_retry":true}"#,
+            false,
+        ),
+        (
+            r#"StageRetrying "flaky" {"attempt":3,"delay_ms":400,"index":1,"name":"flaky"}"#,
+            false,
+        ),
+        (
+            r#"StageCompleted "flaky" {"index":1,"name":"flaky","status":"partial_success"}"#,
+            true,
+        ),
+        (r#"StageStarted "done" {"index":2,"name":"done"}"#, false),
+        (r#"PipelineCompleted "done" {"name":"retry"}"#, true),
+    ];
+    let expected: Vec<(String, bool)> = expected.iter().map(|(s, t)| (s.to_string(), *t)).collect();
+    assert_eq!(lifecycle(&events), expected);
+    // Logged like every event: the run replays.
+    let replay = wfc(&["replay", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+
+    let dir = scratch("lifecycle_fail_script");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fail = dir.join("fail.json");
+    std::fs::write(
+        &fail,
+        r#"{"fallback": "auto", "nodes": {
+            "work": [{"type": "advance", "status": "fail", "failure_reason": "broken"}],
+            "fixup": [{"type": "advance", "status": "fail", "failure_reason": "still broken"}]}}"#,
+    )
+    .unwrap();
+    let agent = format!("script:{}", fail.display());
+    let (out, _, events) = run("lifecycle_fail", "fail_no_retry.dot", &agent, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let got = lifecycle(&events);
+    let tail: Vec<&str> = got[got.len() - 4..]
+        .iter()
+        .map(|(s, _)| s.as_str())
+        .collect();
+    assert_eq!(
+        tail[0],
+        r#"StageFailed "work" {"error":"broken","index":1,"name":"work","will_retry":false}"#
+    );
+    assert_eq!(
+        tail[1],
+        r#"StageStarted "fixup" {"index":2,"name":"fixup"}"#
+    );
+    assert_eq!(
+        tail[2],
+        r#"StageFailed "fixup" {"error":"still broken","index":2,"name":"fixup","will_retry":false}"#
+    );
+    assert!(
+        tail[3].starts_with(r#"PipelineFailed "fixup" {"error":"#),
+        "{}",
+        tail[3]
+    );
+    assert!(
+        got.last().unwrap().1,
+        "PipelineFailed has the run's duration"
+    );
+}
