@@ -511,6 +511,9 @@ fn start<'p>(
     if pipeline {
         let source = args.file.as_deref().unwrap_or(Path::new("?"));
         attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
+        // `checkpoint.json` is written (attractor::Checkpoints): the events
+        // say when (CheckpointSaved).
+        engine.set_checkpoints(true);
     }
     engine
         .persist_to(run_dir.clone())

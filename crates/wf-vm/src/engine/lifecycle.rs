@@ -31,6 +31,14 @@ pub(crate) struct Lifecycle {
     pub last_failure: Option<String>,
     /// The root-level node entered last (where `PipelineCompleted` is).
     current: String,
+    /// The embedder writes the seed's checkpoint (`checkpoint.json`) from
+    /// the events: `CheckpointSaved` says when (see
+    /// [`crate::Engine::set_checkpoints`]).
+    pub checkpoints: bool,
+    /// A stage ended since the last checkpoint.
+    pending: bool,
+    /// The stage that ended last (the checkpoint's `current_node`).
+    completed: Option<String>,
     /// `PipelineStarted` went out (the run's first `node:enter`, at step
     /// 0; a resumed run is past it).
     started: bool,
@@ -45,6 +53,9 @@ impl Lifecycle {
             last_failure: None,
             started: false,
             current: String::new(),
+            checkpoints: false,
+            pending: false,
+            completed: None,
         }
     }
 
@@ -69,6 +80,14 @@ impl Lifecycle {
             node.clone_into(&mut self.current);
         }
         let step = event_step(event);
+        let saved = self.checkpoint(event).map(|node_id| Derived {
+            step,
+            name: "CheckpointSaved",
+            node: node_id.clone().unwrap_or_default(),
+            data: json!({ "node_id": node_id }),
+            timed: false,
+            before: false,
+        });
         let stage = |name: &'static str, node: &str, mut data: Value, timed| {
             data["name"] = json!(node);
             data["index"] = json!(self.index.get(node));
@@ -95,6 +114,7 @@ impl Lifecycle {
                         before: true,
                     });
                 }
+                out.extend(saved);
                 out.push(stage("StageStarted", node, json!({}), false));
                 out
             }
@@ -138,23 +158,61 @@ impl Lifecycle {
                     false,
                 ),
             ],
-            Event::EngineComplete { .. } => vec![Derived {
-                step,
-                name: "PipelineCompleted",
-                node: self.current.clone(),
-                data: json!({"name": self.pipeline}),
-                timed: true,
-                before: false,
-            }],
-            Event::EngineError { node, reason, .. } => vec![Derived {
-                step,
-                name: "PipelineFailed",
-                node: node.to_owned(),
-                data: json!({"name": self.pipeline, "error": reason}),
-                timed: true,
-                before: false,
-            }],
-            _ => Vec::new(),
+            Event::EngineComplete { .. } => saved
+                .into_iter()
+                .chain([Derived {
+                    step,
+                    name: "PipelineCompleted",
+                    node: self.current.clone(),
+                    data: json!({"name": self.pipeline}),
+                    timed: true,
+                    before: false,
+                }])
+                .collect(),
+            Event::EngineError { node, reason, .. } => saved
+                .into_iter()
+                .chain([Derived {
+                    step,
+                    name: "PipelineFailed",
+                    node: node.to_owned(),
+                    data: json!({"name": self.pipeline, "error": reason}),
+                    timed: true,
+                    before: false,
+                }])
+                .collect(),
+            _ => saved.into_iter().collect(),
+        }
+    }
+
+    /// Whether `event` makes the embedder save its checkpoint, as
+    /// `CheckpointWriter` does (`Some(node_id)`: the stage that ended
+    /// last): at a stage's entry when one ended since the last save, and
+    /// when the run completes, suspends or fails.
+    fn checkpoint(&mut self, event: &Event<'_>) -> Option<Option<String>> {
+        if !self.checkpoints {
+            return None;
+        }
+        match *event {
+            Event::NodeExit { node, depth: 1, .. } => {
+                self.completed = Some(node.to_owned());
+                self.pending = true;
+                None
+            }
+            Event::NodeEnter { depth: 1, .. } if self.pending => {
+                self.pending = false;
+                Some(self.completed.clone())
+            }
+            Event::EngineComplete { .. } => {
+                // The exit completes with the run.
+                self.completed = Some(self.current.clone());
+                self.pending = false;
+                Some(self.completed.clone())
+            }
+            Event::EngineSuspend { .. } | Event::EngineError { .. } => {
+                self.pending = false;
+                Some(self.completed.clone())
+            }
+            _ => None,
         }
     }
 }

@@ -377,6 +377,17 @@ impl<'p> Engine<'p> {
         &self.out.clock.run
     }
 
+    /// Says that the embedder writes an Attractor pipeline's checkpoint
+    /// from the events (wfc's `checkpoint.json`): the stream then carries
+    /// `CheckpointSaved` when it is due (docs/runtime.md, section 7.2).
+    /// Kept in the run's snapshots, so a resume and a replay say the same.
+    /// No effect on a `.wf` workflow. Call it before `persist_to`.
+    pub fn set_checkpoints(&mut self, on: bool) {
+        if let Some(l) = &mut self.out.lifecycle {
+            l.checkpoints = on;
+        }
+    }
+
     /// Sends every event to `sink` (events are not built without a sink or
     /// a run directory).
     pub fn set_event_sink(&mut self, sink: Box<dyn EventSink + 'p>) {

@@ -54,6 +54,10 @@ pub struct Snapshot {
     /// before runs had one: a resume then gives the run a new id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+    /// The embedder writes an Attractor checkpoint from the events
+    /// ([`Engine::set_checkpoints`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checkpoints: bool,
 }
 
 /// [`RunLimits`] with durations in milliseconds.
@@ -222,6 +226,7 @@ impl<'p> Engine<'p> {
                 self.program.str(wf.edges[e.0 as usize].id).to_owned()
             }),
             run_id: Some(self.out.clock.run.clone()),
+            checkpoints: self.out.lifecycle.as_ref().is_some_and(|l| l.checkpoints),
         }
     }
 
@@ -347,6 +352,7 @@ impl<'p> Engine<'p> {
             engine.out.clock.run = run.clone();
         }
         engine.out.clock.active_before_ms = snap.elapsed_ms;
+        engine.set_checkpoints(snap.checkpoints);
         if let Some(id) = &snap.incoming_edge {
             let f = engine.frames.last().expect("checked above");
             let wf = &program.workflows[f.workflow.0 as usize];

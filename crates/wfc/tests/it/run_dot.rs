@@ -1524,6 +1524,18 @@ fn pipeline_and_stage_events_follow_the_run() {
     ];
     let expected: Vec<(String, bool)> = expected.iter().map(|(s, t)| (s.to_string(), *t)).collect();
     assert_eq!(lifecycle(&events), expected);
+    // `CheckpointSaved` when `checkpoint.json` is written: after each
+    // stage, at the next one's entry, and at the end.
+    let saved: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "handler:event" && e["name"] == "CheckpointSaved")
+        .map(|e| &e["data"]["node_id"])
+        .collect();
+    assert_eq!(saved, ["start", "flaky", "done"]);
+    assert_eq!(
+        json(&run_dir.join("checkpoint.json"))["current_node"],
+        "done"
+    );
     // Logged like every event: the run replays.
     let replay = wfc(&["replay", run_dir.to_str().unwrap()])
         .output()
@@ -1578,5 +1590,69 @@ fn pipeline_and_stage_events_follow_the_run() {
     assert!(
         got.last().unwrap().1,
         "PipelineFailed has the run's duration"
+    );
+}
+
+/// A `.dot` run suspended at a gate (its checkpoint saved at the
+/// suspension), resumed in another process, replays identically: the
+/// snapshot keeps the run id and that checkpoints are written.
+#[test]
+fn a_suspended_pipeline_resumes_and_replays_with_its_checkpoints() {
+    let (out, run_dir, _) = run(
+        "lifecycle_gate",
+        "gate_node.dot",
+        &script("no_answer.json"),
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let d = run_dir.to_str().unwrap();
+    let resumed = wfc(&["run", "--resume", d, "--agent", "auto"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        resumed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let log = text(&run_dir.join("log.jsonl"));
+    let records: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let run_ids: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r["run"].as_str().unwrap()).collect();
+    assert_eq!(
+        run_ids.len(),
+        1,
+        "one run id across the resume: {run_ids:?}"
+    );
+    let saved: Vec<&Value> = records
+        .iter()
+        .flat_map(|r| r["events"].as_array().unwrap())
+        .filter(|e| e["name"] == "CheckpointSaved")
+        .map(|e| &e["data"]["node_id"])
+        .collect();
+    assert_eq!(
+        saved.first().copied(),
+        Some(&Value::from("start")),
+        "{saved:?}"
+    );
+    assert_eq!(
+        saved.last().copied(),
+        Some(&Value::from("done")),
+        "{saved:?}"
+    );
+    let replay = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
     );
 }
