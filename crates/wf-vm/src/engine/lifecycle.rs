@@ -11,6 +11,24 @@ use serde_json::{Value, json};
 use crate::agent::Status;
 use crate::event::Event;
 
+/// The names of the derived events.
+const NAMES: [&str; 8] = [
+    "PipelineStarted",
+    "PipelineCompleted",
+    "PipelineFailed",
+    "StageStarted",
+    "StageCompleted",
+    "StageFailed",
+    "StageRetrying",
+    "CheckpointSaved",
+];
+
+/// Whether `event` (as JSON) is one the engine derives here, not one a
+/// handler reported.
+pub(crate) fn is_derived(event: &Value) -> bool {
+    event["event"] == "handler:event" && event["name"].as_str().is_some_and(|n| NAMES.contains(&n))
+}
+
 /// One derived event: its name, node, fields, whether it takes the
 /// duration of the event it comes from, and whether it goes before it.
 pub(crate) struct Derived {

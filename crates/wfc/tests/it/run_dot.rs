@@ -1656,3 +1656,49 @@ fn a_suspended_pipeline_resumes_and_replays_with_its_checkpoints() {
         String::from_utf8_lossy(&replay.stderr)
     );
 }
+
+/// A `.dot` run directory from before events had run ids, times and
+/// lifecycle events (its log and snapshots stripped of them here) still
+/// replays: those are not compared for it.
+#[test]
+fn a_pipeline_log_without_stamps_or_lifecycle_events_replays() {
+    let (out, run_dir, _) = run("lifecycle_legacy", "retry.dot", &script("retry.json"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let strip = |v: &mut Value| {
+        for f in ["run", "ts", "duration_ms", "run_id", "checkpoints"] {
+            v.as_object_mut().unwrap().remove(f);
+        }
+    };
+    let log = text(&run_dir.join("log.jsonl"));
+    let mut lines = String::new();
+    for line in log.lines() {
+        let mut r: Value = serde_json::from_str(line).unwrap();
+        strip(&mut r);
+        let events = r["events"].as_array_mut().unwrap();
+        events.retain(|e| {
+            !(e["event"] == "handler:event"
+                && ["Pipeline", "Stage", "Checkpoint"]
+                    .iter()
+                    .any(|p| e["name"].as_str().unwrap().starts_with(p)))
+        });
+        events.iter_mut().for_each(strip);
+        lines.push_str(&format!("{r}\n"));
+    }
+    std::fs::write(run_dir.join("log.jsonl"), lines).unwrap();
+    for name in ["start.json", "snapshot.json"] {
+        let path = run_dir.join(name);
+        let mut snap = json(&path);
+        strip(&mut snap);
+        std::fs::write(&path, snap.to_string()).unwrap();
+    }
+    let replay = wfc(&["replay", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&replay.stdout),
+        String::from_utf8_lossy(&replay.stderr)
+    );
+}
