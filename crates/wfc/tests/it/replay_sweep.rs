@@ -38,16 +38,27 @@ fn fixtures(dir: &str, exts: &[&str]) -> Vec<PathBuf> {
 /// got as far as a run directory, replays it. `Some(message)`: the replay
 /// did not verify.
 fn run_and_replay(file: &Path, agent: &str, dir: &Path) -> (bool, Option<String>) {
-    let _ = std::fs::remove_dir_all(dir);
     let d = dir.to_str().unwrap();
-    let run = wfc(&[
-        "run",
-        file.to_str().unwrap(),
-        "--agent",
-        agent,
-        "--run-dir",
-        d,
-    ]);
+    let mut args = vec![
+        "run".to_owned(),
+        file.to_str().unwrap().to_owned(),
+        "--agent".into(),
+        agent.into(),
+        "--run-dir".into(),
+        d.into(),
+    ];
+    let _ = std::fs::remove_dir_all(dir);
+    let mut run = wfc(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // A workflow that needs inputs: given `1` for each (a number, or the
+    // text "1" for a string), so that it runs further than its start.
+    let needs = missing_inputs(&String::from_utf8_lossy(&run.stderr));
+    if !needs.is_empty() {
+        for key in needs {
+            args.extend(["--set".into(), format!("{key}=1")]);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+        run = wfc(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
     assert_ne!(
         run.status.code(),
         Some(101),
@@ -73,6 +84,20 @@ fn run_and_replay(file: &Path, agent: &str, dir: &Path) -> (bool, Option<String>
     (true, problem)
 }
 
+/// The inputs a run said it needs and was not given ("needs `a`, `b`,
+/// which the run was not given").
+fn missing_inputs(stderr: &str) -> Vec<String> {
+    let Some(at) = stderr.find(", which the run was not given") else {
+        return Vec::new();
+    };
+    let head = &stderr[..at];
+    let list = &head[head.rfind("needs ").map_or(0, |i| i + 6)..];
+    list.split(", ")
+        .map(|k| k.trim_matches('`').to_owned())
+        .filter(|k| !k.is_empty())
+        .collect()
+}
+
 #[test]
 fn every_durable_fixture_run_replays_identically() {
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wfc-replay-sweep");
@@ -82,6 +107,7 @@ fn every_durable_fixture_run_replays_identically() {
     files.extend(fixtures("tests/run", &["wf"]));
     files.extend(fixtures("tests/run/dot", &["dot"]));
     let (mut replayed, mut problems) = (0, Vec::new());
+    let mut long = 0;
     for (i, file) in files.iter().enumerate() {
         let mut agents = vec!["auto".to_owned()];
         let script = file.with_extension("json");
@@ -89,12 +115,17 @@ fn every_durable_fixture_run_replays_identically() {
             agents.push(format!("script:{}", script.display()));
         }
         for (j, agent) in agents.iter().enumerate() {
-            let (ran, problem) = run_and_replay(file, agent, &scratch.join(format!("{i}-{j}")));
+            let dir = scratch.join(format!("{i}-{j}"));
+            let (ran, problem) = run_and_replay(file, agent, &dir);
             replayed += usize::from(ran);
             problems.extend(problem);
+            let steps =
+                std::fs::read_to_string(dir.join("log.jsonl")).map_or(0, |l| l.lines().count());
+            long += usize::from(steps >= 3);
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
     // The sweep must not pass by running nothing.
     assert!(replayed >= 30, "only {replayed} runs replayed");
+    assert!(long >= 25, "only {long} runs took 3 steps or more");
 }
