@@ -1,8 +1,9 @@
 //! The Attractor seed's lifecycle events (section 9.6) for a `.dot` run,
 //! derived from the engine's own events as they are emitted:
 //! `PipelineStarted`, `PipelineCompleted`, `PipelineFailed`,
-//! `StageStarted`, `StageCompleted`, `StageFailed`, `StageRetrying`. They
-//! go out as `handler:event`s, like the `Interview*` and `Parallel*`
+//! `StageStarted`, `StageCompleted`, `StageFailed`, `StageRetrying`, and
+//! `CheckpointSaved` when the embedder writes checkpoints. They go out as
+//! `handler:event`s, like the `Interview*` and `Parallel*`
 //! events the handlers report (docs/runtime.md, section 7.2).
 
 use rustc_hash::FxHashMap;
