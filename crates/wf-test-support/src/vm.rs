@@ -58,15 +58,21 @@ impl Prog {
         &mut self.wfs[w.0 as usize]
     }
 
-    /// Adds a node.
+    /// Adds a node. A `step` gets a spec (`{"task": ID}`): it is work the
+    /// agent is asked to do, as the tests built on it expect, not a bare
+    /// routing node the engine passes alone (docs/runtime.md, 3.1).
     pub fn node(&mut self, w: WorkflowIdx, id: &str, op: Opcode) -> NodeIdx {
+        let mut spec = Map::new();
+        if op == Opcode::Step {
+            spec.insert("task".into(), Value::from(id));
+        }
         let id = self.s(id);
         let wf = &mut self.wfs[w.0 as usize];
         wf.nodes.push(IrNode {
             id,
             op,
             label: None,
-            spec: Map::new(),
+            spec,
             engine: EngineAttrs::default(),
             templates: Default::default(),
             reads: vec![],
@@ -227,6 +233,9 @@ pub fn recursive() -> IrProgram {
     p.guard(w, e2, vec![Insn::Exists(stop)]);
     p.edge(w, "again", "done");
     p.call(w, "again", w, &[("result", "result")]);
+    // `done` writes the result: declared, so the agent is asked there (an
+    // exit without writes completes alone, docs/runtime.md 3.1).
+    p.writes(w, "done", "result", ValueType::Int);
     p.build()
 }
 

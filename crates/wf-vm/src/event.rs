@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::agent::Status;
 use crate::failure::FailureKind;
+use crate::stamp::{Stamp, Stamped};
 
 /// A blackboard write as events show it.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -219,6 +220,15 @@ pub trait EventSink {
     /// Called once per event, in order.
     fn emit(&mut self, event: &Event<'_>);
 
+    /// Called by the engine instead of [`EventSink::emit`], with the
+    /// event's run id, time and duration (section 7 of docs/runtime.md).
+    /// Sinks that write events out override it; by default the stamp is
+    /// dropped.
+    fn emit_stamped(&mut self, event: &Event<'_>, stamp: &Stamp<'_>) {
+        let _ = stamp;
+        self.emit(event);
+    }
+
     /// Why the sink lost events (a write error), if it did: the engine
     /// then fails the run before its next step (a step of its own in the
     /// run log, so a resume replays it).
@@ -248,18 +258,31 @@ impl<W: io::Write> JsonLinesSink<W> {
     }
 }
 
-impl<W: io::Write> EventSink for JsonLinesSink<W> {
-    fn emit(&mut self, event: &Event<'_>) {
+impl<W: io::Write> JsonLinesSink<W> {
+    fn write(&mut self, value: &impl Serialize) {
         if self.error.is_some() {
             return;
         }
-        let result = serde_json::to_writer(&mut self.out, event)
+        let result = serde_json::to_writer(&mut self.out, value)
             .map_err(io::Error::from)
             .and_then(|()| self.out.write_all(b"\n"))
             .and_then(|()| self.out.flush());
         if let Err(e) = result {
             self.error = Some(e);
         }
+    }
+}
+
+impl<W: io::Write> EventSink for JsonLinesSink<W> {
+    fn emit(&mut self, event: &Event<'_>) {
+        self.write(event);
+    }
+
+    fn emit_stamped(&mut self, event: &Event<'_>, stamp: &Stamp<'_>) {
+        self.write(&Stamped {
+            event,
+            stamp: *stamp,
+        });
     }
 
     fn failure(&self) -> Option<String> {
@@ -283,6 +306,15 @@ impl CollectSink {
 impl EventSink for CollectSink {
     fn emit(&mut self, event: &Event<'_>) {
         let v = serde_json::to_value(event).unwrap_or(Value::Null);
+        self.0.borrow_mut().push(v);
+    }
+
+    fn emit_stamped(&mut self, event: &Event<'_>, stamp: &Stamp<'_>) {
+        let stamped = Stamped {
+            event,
+            stamp: *stamp,
+        };
+        let v = serde_json::to_value(stamped).unwrap_or(Value::Null);
         self.0.borrow_mut().push(v);
     }
 }

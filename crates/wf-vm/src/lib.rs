@@ -74,6 +74,7 @@ pub mod question;
 pub mod report;
 pub mod required;
 mod select;
+pub mod stamp;
 pub mod template;
 pub mod tools;
 

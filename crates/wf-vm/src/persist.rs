@@ -40,6 +40,7 @@ use wf_ir::IrProgram;
 
 use crate::engine::{Snapshot, StepInput};
 use crate::event::Event;
+use crate::stamp::{Stamp, Stamped};
 
 /// A run directory could not be used.
 #[derive(Debug)]
@@ -138,6 +139,16 @@ pub struct LogRecord {
     /// The events it emitted.
     #[serde(default)]
     pub events: Vec<Value>,
+    /// The run's id (absent in logs written before records had one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// When the step ended (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<String>,
+    /// How long the step took (the agent's decision or the tool
+    /// included), in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// A run directory (see the module docs). It holds the directory's lock
@@ -376,6 +387,7 @@ impl RunDir {
             input: Vec::new(),
             events: Vec::new(),
             line: Vec::new(),
+            begun_ms: 0,
         })
     }
 
@@ -461,6 +473,8 @@ pub(crate) struct RunLog {
     input: Vec<u8>,
     events: Vec<u8>,
     line: Vec<u8>,
+    /// When the current step began (milliseconds since the epoch).
+    begun_ms: u64,
 }
 
 impl RunLog {
@@ -472,6 +486,7 @@ impl RunLog {
     pub fn begin(&mut self) {
         self.input.clear();
         self.events.clear();
+        self.begun_ms = crate::stamp::now_ms();
     }
 
     pub fn set_input(&mut self, input: &StepInput) {
@@ -479,15 +494,20 @@ impl RunLog {
         serde_json::to_writer(&mut self.input, input).expect("inputs serialise");
     }
 
-    pub fn add_event(&mut self, event: &Event<'_>) {
+    pub fn add_event(&mut self, event: &Event<'_>, stamp: &Stamp<'_>) {
         if !self.events.is_empty() {
             self.events.push(b',');
         }
-        serde_json::to_writer(&mut self.events, event).expect("events serialise");
+        let stamped = Stamped {
+            event,
+            stamp: *stamp,
+        };
+        serde_json::to_writer(&mut self.events, &stamped).expect("events serialise");
     }
 
-    /// Appends the step's record with one `write`.
-    pub fn commit(&mut self, step: u64) -> io::Result<()> {
+    /// Appends the step's record with one `write`: its step, input and
+    /// events, then the run id, the time and the step's duration.
+    pub fn commit(&mut self, step: u64, run: &str) -> io::Result<()> {
         self.line.clear();
         write!(self.line, "{{\"step\":{step},")?;
         if self.input.len() >= 2 {
@@ -498,7 +518,15 @@ impl RunLog {
         }
         self.line.extend_from_slice(b",\"events\":[");
         self.line.extend_from_slice(&self.events);
-        self.line.extend_from_slice(b"]}\n");
+        let now = crate::stamp::now_ms();
+        self.line.extend_from_slice(b"],\"run\":");
+        serde_json::to_writer(&mut self.line, run)?;
+        writeln!(
+            self.line,
+            ",\"ts\":\"{}\",\"duration_ms\":{}}}",
+            crate::stamp::rfc3339(now),
+            now.saturating_sub(self.begun_ms)
+        )?;
         self.file.write_all(&self.line)
     }
 

@@ -593,6 +593,9 @@ fn start<'p>(
     if pipeline {
         let source = args.file.as_deref().unwrap_or(Path::new("?"));
         attractor::manifest(&wf_vm::attractor::RunFiles::new(dir), program, root, source)?;
+        // `checkpoint.json` is written (attractor::Checkpoints): the events
+        // say when (CheckpointSaved).
+        engine.set_checkpoints(true);
     }
     match &args.from {
         Some(node) => engine.persist_from(run_dir.clone(), Origin::From { node: node.clone() }),

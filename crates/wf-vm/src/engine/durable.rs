@@ -125,7 +125,7 @@ impl<'p> Engine<'p> {
             self.stop_clock();
         }
         let Some(log) = &mut self.out.log else { return };
-        if let Err(e) = log.commit(self.step - 1) {
+        if let Err(e) = log.commit(self.step - 1, &self.out.clock.run) {
             let reason = format!("could not append to the run log: {e}");
             self.out.log = None;
             self.fail_run(FailureKind::Store, reason);

@@ -6,9 +6,11 @@ mod budget;
 mod complete;
 mod durable;
 mod elsewhere;
+mod lifecycle;
 mod position;
 mod replay;
 mod restart;
+mod route;
 mod screen;
 mod snapshot;
 mod step;
@@ -33,6 +35,7 @@ use crate::guard::Regexes;
 use crate::persist::{PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
+use crate::stamp::StampClock;
 
 pub use elsewhere::{ForkError, Origin};
 pub use replay::{Divergence, Replay};
@@ -159,6 +162,10 @@ pub(crate) struct Outputs<'p> {
     pub log: Option<RunLog>,
     /// Re-applying logged steps on resume: nothing is emitted again.
     pub replaying: bool,
+    /// The run id and times every event carries (crate::stamp).
+    pub clock: StampClock,
+    /// A `.dot` run's seed 9.6 lifecycle events (lifecycle.rs).
+    pub lifecycle: Option<lifecycle::Lifecycle>,
 }
 
 impl Outputs<'_> {
@@ -171,12 +178,50 @@ impl Outputs<'_> {
         if self.replaying {
             return;
         }
+        let derived = match &mut self.lifecycle {
+            Some(l) => l.derive(event),
+            None => Vec::new(),
+        };
+        for d in derived.iter().filter(|d| d.before) {
+            self.emit_derived(d, None);
+        }
+        let duration = self.emit_one(event, None);
+        for d in derived.iter().filter(|d| !d.before) {
+            self.emit_derived(d, if d.timed { duration } else { None });
+        }
+    }
+
+    /// A derived lifecycle event, as a `handler:event` of the pipeline.
+    fn emit_derived(&mut self, d: &lifecycle::Derived, duration: Option<u64>) {
+        let workflow = self
+            .lifecycle
+            .as_ref()
+            .map(|l| l.pipeline().to_owned())
+            .unwrap_or_default();
+        let ev = Event::HandlerEvent {
+            step: d.step,
+            workflow: &workflow,
+            node: &d.node,
+            name: d.name,
+            data: &d.data,
+        };
+        self.emit_one(&ev, duration);
+    }
+
+    /// Stamps one event and sends it out; its stamp's duration (or
+    /// `duration`, when given) is returned.
+    fn emit_one(&mut self, event: &Event<'_>, duration: Option<u64>) -> Option<u64> {
+        let mut stamp = self.clock.stamp(event);
+        if duration.is_some() {
+            stamp.duration_ms = duration;
+        }
         if let Some(s) = &mut self.sink {
-            s.emit(event);
+            s.emit_stamped(event, &stamp);
         }
         if let Some(l) = &mut self.log {
-            l.add_event(event);
+            l.add_event(event, &stamp);
         }
+        stamp.duration_ms
     }
 }
 
@@ -313,6 +358,13 @@ impl<'p> Engine<'p> {
                 sink: None,
                 log: None,
                 replaying: false,
+                clock: StampClock::new(crate::stamp::new_run_id()),
+                lifecycle: (root_wf.dialect == wf_ir::Dialect::Attractor).then(|| {
+                    lifecycle::Lifecycle::new(
+                        program.str(root_wf.name),
+                        root_wf.nodes.iter().map(|n| program.str(n.id)),
+                    )
+                }),
             },
             tools: None,
             sleeper: Box::new(std::thread::sleep),
@@ -320,6 +372,23 @@ impl<'p> Engine<'p> {
             persist_warning: None,
             config,
         })
+    }
+
+    /// The run's id: a UUID v7 made when the engine was created, or the
+    /// one a restored snapshot holds (every event carries it as `run`).
+    pub fn run_id(&self) -> &str {
+        &self.out.clock.run
+    }
+
+    /// Says that the embedder writes an Attractor pipeline's checkpoint
+    /// from the events (wfc's `checkpoint.json`): the stream then carries
+    /// `CheckpointSaved` when it is due (docs/runtime.md, section 7.2).
+    /// Kept in the run's snapshots, so a resume and a replay say the same.
+    /// No effect on a `.wf` workflow. Call it before `persist_to`.
+    pub fn set_checkpoints(&mut self, on: bool) {
+        if let Some(l) = &mut self.out.lifecycle {
+            l.checkpoints = on;
+        }
     }
 
     /// Sends every event to `sink` (events are not built without a sink or

@@ -14,6 +14,7 @@ use crate::bound::clip;
 use crate::config::EngineConfig;
 use crate::event::CollectSink;
 use crate::persist::{PersistError, RunDir};
+use crate::stamp::TIMED_FIELDS;
 
 /// How much of a recorded or replayed value a divergence shows.
 const SHOWN_BYTES: usize = 600;
@@ -73,6 +74,7 @@ impl<'p> Engine<'p> {
         // `Snapshot`: the start does not fit `program` (a changed workflow
         // may have lost what the run started with).
         let mut engine = Engine::restore(program, &start, EngineConfig::default())?;
+        let legacy = start.run_id.is_none();
         // A resume with a lower `--max-steps` lowered the run's limit.
         engine.limits.max_steps = engine.limits.max_steps.min(last.limits.max_steps);
         engine.set_sleeper(Box::new(|_| {}));
@@ -107,7 +109,12 @@ impl<'p> Engine<'p> {
                 });
                 return Ok(replay);
             }
-            let produced = std::mem::take(&mut *events.borrow_mut());
+            let mut produced = std::mem::take(&mut *events.borrow_mut());
+            // A log from before events had run ids has no lifecycle events
+            // of a `.dot` run either (docs/runtime.md, 7.2): not compared.
+            if legacy {
+                produced.retain(|e| !super::lifecycle::is_derived(e));
+            }
             if let Some(d) = event_difference(step, line, &recorded, &produced) {
                 replay.divergence = Some(d);
                 return Ok(replay);
@@ -141,7 +148,10 @@ pub(super) fn event_difference(
     produced: &[Value],
 ) -> Option<Divergence> {
     let n = recorded.len().max(produced.len());
-    let i = (0..n).find(|&i| recorded.get(i) != produced.get(i))?;
+    let i = (0..n).find(|&i| match (recorded.get(i), produced.get(i)) {
+        (Some(r), Some(p)) => untimed_event(r, r) != untimed_event(p, r),
+        _ => true,
+    })?;
     let counts = if recorded.len() == produced.len() {
         String::new()
     } else {
@@ -155,15 +165,53 @@ pub(super) fn event_difference(
         step,
         line: Some(line),
         what: format!("event {} of the step{counts}", i + 1),
-        recorded: recorded.get(i).map(shown),
-        replayed: produced.get(i).map(shown),
+        recorded: recorded
+            .get(i)
+            .map(|e| shown(&displayed(e, produced.get(i)))),
+        replayed: produced
+            .get(i)
+            .map(|e| shown(&displayed(e, recorded.get(i)))),
     })
+}
+
+/// An event without the fields that depend on time (`ts`,
+/// `duration_ms`); without `run` too when `recorded` has none (a log
+/// written before events carried the run id).
+fn untimed_event(event: &Value, recorded: &Value) -> Value {
+    let mut v = event.clone();
+    if let Some(o) = v.as_object_mut() {
+        for f in TIMED_FIELDS {
+            o.remove(f);
+        }
+        if recorded.get("run").is_none() {
+            o.remove("run");
+        }
+    }
+    v
+}
+
+/// An event as a divergence shows it: without its time and duration, and
+/// without its run id when the other side has the same.
+fn displayed(event: &Value, other: Option<&Value>) -> Value {
+    let mut v = untimed_event(event, event);
+    if let Some(o) = v.as_object_mut()
+        && o.get("run") == other.and_then(|e| e.get("run"))
+    {
+        o.remove("run");
+    }
+    v
 }
 
 /// The first difference between the recorded and the replayed state,
 /// times aside (a replay takes none).
 fn state_difference(recorded: &Snapshot, replayed: &Snapshot) -> Option<Divergence> {
-    let (a, b) = (untimed(recorded), untimed(replayed));
+    let (a, mut b) = (untimed(recorded), untimed(replayed));
+    // A snapshot written before runs had an id: the replay made one up.
+    if recorded.run_id.is_none()
+        && let Some(o) = b.as_object_mut()
+    {
+        o.remove("run_id");
+    }
     let (path, x, y) = first_difference(&a, &b, String::new())?;
     Some(Divergence {
         step: recorded.step.saturating_sub(1),

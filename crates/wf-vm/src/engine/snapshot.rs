@@ -54,6 +54,14 @@ pub struct Snapshot {
     /// workflow's entry started (`wfc run --from`, `--fork`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<super::Origin>,
+    /// The run's id, kept across resumes (absent in snapshots written
+    /// before runs had one: a resume then gives the run a new id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The embedder writes an Attractor checkpoint from the events
+    /// ([`Engine::set_checkpoints`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checkpoints: bool,
 }
 
 /// [`RunLimits`] with durations in milliseconds.
@@ -222,6 +230,8 @@ impl<'p> Engine<'p> {
                 self.program.str(wf.edges[e.0 as usize].id).to_owned()
             }),
             origin: None,
+            run_id: Some(self.out.clock.run.clone()),
+            checkpoints: self.out.lifecycle.as_ref().is_some_and(|l| l.checkpoints),
         }
     }
 
@@ -343,6 +353,11 @@ impl<'p> Engine<'p> {
         engine.status = snap.status.clone();
         engine.elapsed = Duration::from_millis(snap.elapsed_ms);
         engine.failures = snap.failures.clone();
+        if let Some(run) = &snap.run_id {
+            engine.out.clock.run = run.clone();
+        }
+        engine.out.clock.active_before_ms = snap.elapsed_ms;
+        engine.set_checkpoints(snap.checkpoints);
         if let Some(id) = &snap.incoming_edge {
             let f = engine.frames.last().expect("checked above");
             let wf = &program.workflows[f.workflow.0 as usize];

@@ -72,6 +72,7 @@ impl<'p> Engine<'p> {
         if let Some(log) = &mut self.out.log {
             log.begin();
         }
+        self.out.clock.new_step();
         if !self.started {
             self.started = true;
             if let Some(reason) = self.missing_needs() {
@@ -191,6 +192,16 @@ impl<'p> Engine<'p> {
             engine_step(&src, "a node fails for a missing read")?;
             self.record_input(&StepInput::Engine);
             self.apply_advance(failed(reason), false, FailureKind::Contract);
+            return Ok(());
+        }
+        // A routing node: the engine decides alone (route.rs). A log
+        // written before routing nodes were automatic records the agent's
+        // input here instead: it is re-applied as recorded.
+        if matches!(src, Source::Live(_) | Source::Replay(StepInput::Engine))
+            && let Some(decision) = self.automatic(wf, node, phase)
+        {
+            self.record_input(&StepInput::Engine);
+            self.apply_decision(decision, FailureKind::Node);
             return Ok(());
         }
         let mut input = match src {

@@ -57,6 +57,9 @@ impl<'p> Engine<'p> {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
+        if let Some(l) = &mut self.out.lifecycle {
+            l.last_failure = Some(reason.clone());
+        }
         let max = self.config.sizes.max_failures.max(4);
         if self.failures.len() >= max {
             let head = max / 2;

@@ -58,6 +58,10 @@ fn log_events(dir: &RunDir) -> (Vec<String>, Vec<u64>) {
         .map(|e| {
             let mut e = e.clone();
             e.as_object_mut().unwrap().remove("step");
+            // Two runs: their ids and times differ.
+            for f in ["run", "ts", "duration_ms"] {
+                e.as_object_mut().unwrap().remove(f);
+            }
             e
         })
         .filter(|e| e["event"] != "engine:suspend")
@@ -908,5 +912,109 @@ fn an_answer_in_the_log_is_applied_to_its_question_only() {
         other => panic!("{other:?}"),
     }
     drop(dir);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// Issue 17.4: every event and log record carries the run id, a time and,
+/// where one applies, a duration; the id survives a suspension and a
+/// resume in another engine; a replay ignores the times but not the id,
+/// and a log from before records had them still replays.
+#[test]
+fn events_and_records_carry_the_run_id_a_time_and_durations() {
+    let program = program();
+    let path = temp_dir("stamps");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let run = engine.run_id().to_owned();
+    engine.persist_to(dir).unwrap();
+    let mut agent = script(true);
+    let first = engine.run(&mut agent);
+    assert!(matches!(first.status, RunStatus::Suspended { .. }));
+    drop(engine);
+    let mut engine = Engine::resume(
+        &program,
+        RunDir::open(&path).unwrap(),
+        EngineConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(engine.run_id(), run, "the id is kept across a resume");
+    assert_eq!(engine.run(&mut agent).status, RunStatus::Completed);
+    drop(engine);
+
+    let rfc3339 = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$").unwrap();
+    let ts = |s: &str| rfc3339.is_match(s);
+    let text = std::fs::read_to_string(path.join("log.jsonl")).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for r in &records {
+        assert_eq!(r["run"], run.as_str(), "{r}");
+        assert!(ts(r["ts"].as_str().unwrap()), "{r}");
+        assert!(r["duration_ms"].is_u64(), "{r}");
+        for e in r["events"].as_array().unwrap() {
+            assert_eq!(e["run"], run.as_str(), "{e}");
+            assert!(ts(e["ts"].as_str().unwrap()), "{e}");
+            let timed = matches!(
+                e["event"].as_str().unwrap(),
+                "engine:complete" | "engine:suspend" | "workflow:pop"
+            );
+            if timed {
+                assert!(e["duration_ms"].is_u64(), "{e}");
+            }
+        }
+    }
+    // `node:exit` has the node's duration when its entry was seen in this
+    // process (every exit but the one of the node the run resumed at).
+    let exits = records
+        .iter()
+        .flat_map(|r| r["events"].as_array().unwrap())
+        .filter(|e| e["event"] == "node:exit");
+    assert!(exits.clone().count() > 3);
+    assert!(exits.filter(|e| e["duration_ms"].is_u64()).count() >= 3);
+    let dir = RunDir::open_read_only(&path).unwrap();
+    assert_eq!(Engine::replay(&program, &dir).unwrap().divergence, None);
+
+    // Another run id in one event is a divergence.
+    let rewrite = |f: &dyn Fn(&mut serde_json::Value)| {
+        let lines: Vec<String> = records
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                f(&mut r);
+                r.to_string() + "\n"
+            })
+            .collect();
+        std::fs::write(path.join("log.jsonl"), lines.concat()).unwrap();
+    };
+    rewrite(&|r| {
+        if r["step"] == 1 {
+            r["events"][0]["run"] = json!("someone-else");
+        }
+    });
+    let d = Engine::replay(&program, &dir).unwrap().divergence.unwrap();
+    assert_eq!((d.step, d.what.as_str()), (1, "event 1 of the step"));
+    assert!(d.recorded.unwrap().contains("someone-else"));
+
+    // A log and snapshots without ids and times (an older wfc): replays.
+    rewrite(&|r| {
+        let o = r.as_object_mut().unwrap();
+        for f in ["run", "ts", "duration_ms"] {
+            o.remove(f);
+        }
+        for e in r["events"].as_array_mut().unwrap() {
+            for f in ["run", "ts", "duration_ms"] {
+                e.as_object_mut().unwrap().remove(f);
+            }
+        }
+    });
+    for name in ["start.json", "snapshot.json"] {
+        let p = path.join(name);
+        let mut s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        s.as_object_mut().unwrap().remove("run_id");
+        std::fs::write(&p, s.to_string()).unwrap();
+    }
+    assert_eq!(Engine::replay(&program, &dir).unwrap().divergence, None);
     let _ = std::fs::remove_dir_all(&path);
 }

@@ -489,3 +489,62 @@ fn a_failure_that_names_its_failure_edge_takes_it() {
         "{events:#?}"
     );
 }
+
+/// Issue 17.8: routing nodes do not ask the agent. A bare `start`, a
+/// `branch` its guards decide, a `call` node after its callee returned, a
+/// terminal with nothing to write (the callee's implicit `done`, the exit
+/// `shipped`) pass alone; work (`plan`, `decide`, `note`) and a branch whose
+/// guards leave two ways (`either`) are asked.
+#[test]
+fn routing_nodes_do_not_ask_the_agent() {
+    let program = compile(
+        r#"
+workflow Main {
+  step plan { writes mode: string }
+  branch route
+  call review = Review { verdict <- decision }
+  branch either
+  step note "Write a note"
+  exit shipped
+  exit other
+
+  start -> plan -> route
+  route -> review when mode == "full"
+  route -> other when mode != "full"
+  review -> either
+  either -> note when verdict == "ok"
+  either -> shipped when exists(verdict)
+  note -> shipped
+}
+
+workflow Review {
+  gives decision: string
+  step decide { writes decision: string }
+  start -> decide -> done
+}
+"#,
+    );
+    let asked = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    let mut agent = common::FnAgent(move |ctx: &wf_vm::DecisionContext<'_>| {
+        let node = ctx.str(ctx.node.id).to_owned();
+        seen.borrow_mut().push(node.clone());
+        Ok(match node.as_str() {
+            "plan" => common::advance(None, &[("mode", json!("full"))]),
+            "decide" => common::advance(None, &[("decision", json!("ok"))]),
+            "either" => common::advance(Some("either->note"), &[]),
+            _ => common::advance(None, &[]),
+        })
+    });
+    let (report, events) = run(&program, "Main", &mut agent);
+    assert_eq!(report.status, RunStatus::Completed, "{events:#?}");
+    assert_eq!(*asked.borrow(), ["plan", "decide", "either", "note"]);
+    // The nodes passed alone still have their events: entered, left.
+    for node in ["Main/start", "Main/route", "Review/start", "Main/review"] {
+        assert!(
+            events.iter().any(|e| e == &format!("exit {node} success")),
+            "{node}: {events:#?}"
+        );
+    }
+    assert_eq!(report.at.as_ref().unwrap().node, "shipped");
+}

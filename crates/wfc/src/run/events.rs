@@ -69,6 +69,10 @@ impl EventSink for EventFile {
         self.sink.emit(event);
     }
 
+    fn emit_stamped(&mut self, event: &wf_vm::Event<'_>, stamp: &wf_vm::stamp::Stamp<'_>) {
+        self.sink.emit_stamped(event, stamp);
+    }
+
     fn failure(&self) -> Option<String> {
         self.sink.error().map(|e| {
             format!(

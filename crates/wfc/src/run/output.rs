@@ -15,6 +15,12 @@ impl EventSink for Tee<'_> {
         }
     }
 
+    fn emit_stamped(&mut self, event: &Event<'_>, stamp: &wf_vm::stamp::Stamp<'_>) {
+        for sink in &mut self.0 {
+            sink.emit_stamped(event, stamp);
+        }
+    }
+
     fn failure(&self) -> Option<String> {
         self.0.iter().find_map(|s| s.failure())
     }

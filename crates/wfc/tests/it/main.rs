@@ -21,6 +21,7 @@ mod graph;
 mod human_fast;
 mod lsp;
 mod lsp_fixtures;
+mod replay_sweep;
 mod robustness;
 mod run;
 mod run_crash;

@@ -566,6 +566,7 @@ fn cli_snapshot_of_a_simulated_run() {
     settings.set_snapshot_path(repo_root().join("tests/run/dot/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.add_filter(r"\d+ms\)", "[TIME])");
+    common::redact_stamps(&mut settings);
     settings.bind(|| {
         assert_cmd_snapshot!(
             "run_handlers_auto",
@@ -1457,4 +1458,247 @@ fn tool_nodes_are_simulated_in_a_dry_run() {
     let s = summary(&out);
     assert_eq!(out.status.code(), Some(0), "{s}");
     assert_eq!(s["blackboard"]["stack.child.status"], "completed", "{s}");
+}
+
+/// The seed's section 9.6 lifecycle events of a `.dot` run, as
+/// `handler:event`s: (name, node, data) in order, and which carry a
+/// `duration_ms`.
+fn lifecycle(events: &[Value]) -> Vec<(String, bool)> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "handler:event")
+        .filter(|e| {
+            let name = e["name"].as_str().unwrap();
+            name.starts_with("Pipeline") || name.starts_with("Stage")
+        })
+        .map(|e| {
+            (
+                format!(
+                    "{} {} {}",
+                    e["name"].as_str().unwrap(),
+                    e["node"],
+                    e["data"]
+                ),
+                e["duration_ms"].is_u64(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 17.4: pipeline and stage events (seed 9.6) with their fields, at
+/// their moments: a stage retried then completed, and a failed pipeline.
+#[test]
+fn pipeline_and_stage_events_follow_the_run() {
+    let (out, run_dir, events) = run("lifecycle_retry", "retry.dot", &script("retry.json"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let expected = [
+        (r#"PipelineStarted "start" {"name":"retry"}"#, false),
+        (r#"StageStarted "start" {"index":0,"name":"start"}"#, false),
+        (
+            r#"StageCompleted "start" {"index":0,"name":"start","status":"success"}"#,
+            true,
+        ),
+        (r#"StageStarted "flaky" {"index":1,"name":"flaky"}"#, false),
+        (
+            r#"StageFailed "flaky" {"error":"rate limited","index":1,"name":"flaky","will_retry":true}"#,
+            false,
+        ),
+        (
+            r#"StageRetrying "flaky" {"attempt":2,"delay_ms":200,"index":1,"name":"flaky"}"#,
+            false,
+        ),
+        (
+            r#"StageFailed "flaky" {"error":"rate limited","index":1,"name":"flaky","will_retry":true}"#,
+            false,
+        ),
+        (
+            r#"StageRetrying "flaky" {"attempt":3,"delay_ms":400,"index":1,"name":"flaky"}"#,
+            false,
+        ),
+        (
+            r#"StageCompleted "flaky" {"index":1,"name":"flaky","status":"partial_success"}"#,
+            true,
+        ),
+        (r#"StageStarted "done" {"index":2,"name":"done"}"#, false),
+        (r#"PipelineCompleted "done" {"name":"retry"}"#, true),
+    ];
+    let expected: Vec<(String, bool)> = expected.iter().map(|(s, t)| (s.to_string(), *t)).collect();
+    assert_eq!(lifecycle(&events), expected);
+    // `CheckpointSaved` when `checkpoint.json` is written: after each
+    // stage, at the next one's entry, and at the end.
+    let saved: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "handler:event" && e["name"] == "CheckpointSaved")
+        .map(|e| &e["data"]["node_id"])
+        .collect();
+    assert_eq!(saved, ["start", "flaky", "done"]);
+    assert_eq!(
+        json(&run_dir.join("checkpoint.json"))["current_node"],
+        "done"
+    );
+    // Logged like every event: the run replays.
+    let replay = wfc(&["replay", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+
+    let dir = scratch("lifecycle_fail_script");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fail = dir.join("fail.json");
+    std::fs::write(
+        &fail,
+        r#"{"fallback": "auto", "nodes": {
+            "work": [{"type": "advance", "status": "fail", "failure_reason": "broken"}],
+            "fixup": [{"type": "advance", "status": "fail", "failure_reason": "still broken"}]}}"#,
+    )
+    .unwrap();
+    let agent = format!("script:{}", fail.display());
+    let (out, _, events) = run("lifecycle_fail", "fail_no_retry.dot", &agent, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let got = lifecycle(&events);
+    let tail: Vec<&str> = got[got.len() - 4..]
+        .iter()
+        .map(|(s, _)| s.as_str())
+        .collect();
+    assert_eq!(
+        tail[0],
+        r#"StageFailed "work" {"error":"broken","index":1,"name":"work","will_retry":false}"#
+    );
+    assert_eq!(
+        tail[1],
+        r#"StageStarted "fixup" {"index":2,"name":"fixup"}"#
+    );
+    assert_eq!(
+        tail[2],
+        r#"StageFailed "fixup" {"error":"still broken","index":2,"name":"fixup","will_retry":false}"#
+    );
+    assert!(
+        tail[3].starts_with(r#"PipelineFailed "fixup" {"error":"#),
+        "{}",
+        tail[3]
+    );
+    assert!(
+        got.last().unwrap().1,
+        "PipelineFailed has the run's duration"
+    );
+}
+
+/// A `.dot` run suspended at a gate (its checkpoint saved at the
+/// suspension), resumed in another process, replays identically: the
+/// snapshot keeps the run id and that checkpoints are written.
+#[test]
+fn a_suspended_pipeline_resumes_and_replays_with_its_checkpoints() {
+    let (out, run_dir, _) = run(
+        "lifecycle_gate",
+        "gate_node.dot",
+        &script("no_answer.json"),
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let d = run_dir.to_str().unwrap();
+    let resumed = wfc(&["run", "--resume", d, "--agent", "auto"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        resumed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let log = text(&run_dir.join("log.jsonl"));
+    let records: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let run_ids: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r["run"].as_str().unwrap()).collect();
+    assert_eq!(
+        run_ids.len(),
+        1,
+        "one run id across the resume: {run_ids:?}"
+    );
+    let saved: Vec<&Value> = records
+        .iter()
+        .flat_map(|r| r["events"].as_array().unwrap())
+        .filter(|e| e["name"] == "CheckpointSaved")
+        .map(|e| &e["data"]["node_id"])
+        .collect();
+    assert_eq!(
+        saved.first().copied(),
+        Some(&Value::from("start")),
+        "{saved:?}"
+    );
+    assert_eq!(
+        saved.last().copied(),
+        Some(&Value::from("done")),
+        "{saved:?}"
+    );
+    let replay = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+}
+
+/// A `.dot` run directory from before events had run ids, times and
+/// lifecycle events (its log and snapshots stripped of them here) still
+/// replays: those are not compared for it.
+#[test]
+fn a_pipeline_log_without_stamps_or_lifecycle_events_replays() {
+    let (out, run_dir, _) = run("lifecycle_legacy", "retry.dot", &script("retry.json"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let strip = |v: &mut Value| {
+        for f in ["run", "ts", "duration_ms", "run_id", "checkpoints"] {
+            v.as_object_mut().unwrap().remove(f);
+        }
+    };
+    let log = text(&run_dir.join("log.jsonl"));
+    let mut lines = String::new();
+    for line in log.lines() {
+        let mut r: Value = serde_json::from_str(line).unwrap();
+        strip(&mut r);
+        let events = r["events"].as_array_mut().unwrap();
+        events.retain(|e| {
+            !(e["event"] == "handler:event"
+                && ["Pipeline", "Stage", "Checkpoint"]
+                    .iter()
+                    .any(|p| e["name"].as_str().unwrap().starts_with(p)))
+        });
+        events.iter_mut().for_each(strip);
+        lines.push_str(&format!("{r}\n"));
+    }
+    std::fs::write(run_dir.join("log.jsonl"), lines).unwrap();
+    for name in ["start.json", "snapshot.json"] {
+        let path = run_dir.join(name);
+        let mut snap = json(&path);
+        strip(&mut snap);
+        std::fs::write(&path, snap.to_string()).unwrap();
+    }
+    let replay = wfc(&["replay", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&replay.stdout),
+        String::from_utf8_lossy(&replay.stderr)
+    );
 }

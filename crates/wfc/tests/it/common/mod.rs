@@ -51,3 +51,32 @@ pub fn files_with_extensions(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
 #[allow(unused_imports)] // each test module uses its own subset
 pub use corpus::shared_corpus;
 use wf_test_support::corpus;
+
+/// Snapshot filters for what changes every run: the run id, the time and
+/// the duration each event and log record carries (docs/runtime.md,
+/// section 7). The fields stay in the snapshot, their values do not.
+pub fn redact_stamps(settings: &mut insta::Settings) {
+    settings.add_filter(r#""run":"[0-9a-f-]{36}""#, r#""run":"[RUN]""#);
+    settings.add_filter(r#""ts":"[0-9T:.Z-]+""#, r#""ts":"[TS]""#);
+    settings.add_filter(r#""duration_ms":\d+"#, r#""duration_ms":"[MS]""#);
+}
+
+/// JSON lines (an `--events` file, a log) without what differs between two
+/// runs of one workflow: each object's `run`, `ts` and `duration_ms`
+/// (docs/runtime.md, section 7). Lines that are not JSON objects are kept.
+pub fn unstamped(lines: &str) -> String {
+    lines
+        .lines()
+        .map(
+            |line| match serde_json::from_str::<serde_json::Value>(line) {
+                Ok(serde_json::Value::Object(mut o)) => {
+                    for f in ["run", "ts", "duration_ms"] {
+                        o.remove(f);
+                    }
+                    serde_json::Value::Object(o).to_string() + "\n"
+                }
+                _ => format!("{line}\n"),
+            },
+        )
+        .collect()
+}
