@@ -71,6 +71,7 @@ pub mod failure;
 mod guard;
 pub mod persist;
 pub mod report;
+mod store;
 mod select;
 pub mod template;
 pub mod tools;
@@ -88,6 +89,7 @@ pub use engine::{
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
 pub use failure::{FailureKind, RunFailure};
 pub use persist::{LogRecord, PersistError, RunDir};
+pub use store::{Lease, MemoryStore, QuestionRecord, RunStore, StorePart};
 pub use report::{Entries, FailureRecord, Report, RunStatus};
 pub use select::normalize_label;
 pub use tools::{ProcessToolRunner, SimulatedToolRunner};
