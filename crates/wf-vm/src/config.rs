@@ -95,9 +95,9 @@ pub struct EngineConfig {
     /// besides the time and byte triggers below (0 = no step trigger).
     pub snapshot_every: u64,
     /// With a run directory: write a snapshot once the run has been running
-    /// this long since the last one (zero = no time trigger), unless the
-    /// last snapshot took more than a quarter of that time
-    /// (docs/runtime.md, "Snapshot cadence").
+    /// this long since the last one (zero = no time trigger), and at least
+    /// four times as long as the last snapshot took (docs/runtime.md,
+    /// "Snapshot cadence").
     pub snapshot_interval: Duration,
     /// With a run directory: write a snapshot once this many bytes were
     /// appended to the log since the last one (0 = no byte trigger): it

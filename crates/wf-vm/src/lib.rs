@@ -71,8 +71,8 @@ pub mod failure;
 mod guard;
 pub mod persist;
 pub mod report;
-mod store;
 mod select;
+mod store;
 pub mod template;
 pub mod tools;
 
@@ -89,7 +89,7 @@ pub use engine::{
 pub use event::{CollectSink, Event, EventSink, JsonLinesSink};
 pub use failure::{FailureKind, RunFailure};
 pub use persist::{LogRecord, PersistError, RunDir};
-pub use store::{Lease, MemoryStore, QuestionRecord, RunStore, StorePart};
 pub use report::{Entries, FailureRecord, Report, RunStatus};
 pub use select::normalize_label;
+pub use store::{Lease, MemoryStore, QuestionRecord, RunStore, StorePart};
 pub use tools::{ProcessToolRunner, SimulatedToolRunner};

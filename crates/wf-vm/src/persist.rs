@@ -10,13 +10,19 @@
 //!   "events": […]}`; its cost per step does not depend on the state's size;
 //! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
 //!   (temporary file, fsync, rename, fsync of the directory) at the start,
-//!   at suspension, at the end and every N steps;
+//!   at suspension, at the end and by the snapshot cadence (`cadence.rs`);
 //! - `start.json` — the state the run started from (a [`Snapshot`] at
 //!   step 0, inputs included), written once: `wfc replay` re-runs the log
 //!   from it;
 //! - `run.lock` — the pid of the process that holds the directory: a
 //!   [`RunDir`] holds an exclusive OS lock (`flock`) on it while any clone
 //!   of it lives, so two processes never run one directory at once.
+//!
+//! - `effects.jsonl`, `questions.jsonl` — effects by idempotence key, and
+//!   questions and answers ([`crate::RunStore`]).
+//!
+//! The engine reaches all of it through [`crate::RunStore`], which
+//! [`RunDir`] implements (`persist/store.rs`).
 //!
 //! Resuming reads the snapshot and re-applies the log records after it. A
 //! last line without its newline is a torn write from a killed process: it
@@ -42,8 +48,8 @@ use wf_ir::IrProgram;
 use crate::engine::{Snapshot, StepInput};
 use crate::store::RunStore;
 
-pub(crate) use cadence::Cadence;
 use crate::event::Event;
+pub(crate) use cadence::Cadence;
 
 /// A run directory could not be used.
 #[derive(Debug)]

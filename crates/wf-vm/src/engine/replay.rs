@@ -57,13 +57,15 @@ impl<'p> Engine<'p> {
     /// `program` ([`EngineError::Snapshot`]).
     pub fn replay(program: &'p IrProgram, dir: &dyn RunStore) -> Result<Replay, EngineError> {
         let start = dir.read_start()?.ok_or_else(|| {
-            EngineError::Persist(dir.corrupt(
-                StorePart::Start,
-                None,
-                "it is missing: the run was started by a wfc without replay, \
+            EngineError::Persist(
+                dir.corrupt(
+                    StorePart::Start,
+                    None,
+                    "it is missing: the run was started by a wfc without replay, \
                  and cannot be replayed"
-                    .into(),
-            ))
+                        .into(),
+                ),
+            )
         })?;
         // The snapshot first: the log is synced before each snapshot, so it
         // holds at least the snapshot's steps even while the run goes on.

@@ -54,8 +54,8 @@ impl Cadence {
         }
         let bytes_due =
             config.snapshot_log_bytes > 0 && self.bytes_since >= config.snapshot_log_bytes;
-        let time_check = !config.snapshot_interval.is_zero()
-            && self.steps_since.is_multiple_of(CLOCK_EVERY);
+        let time_check =
+            !config.snapshot_interval.is_zero() && self.steps_since.is_multiple_of(CLOCK_EVERY);
         if !bytes_due && !time_check {
             return false;
         }

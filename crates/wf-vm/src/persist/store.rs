@@ -98,9 +98,7 @@ impl RunStore for RunDir {
 
     fn sync(&mut self) -> Result<(), PersistError> {
         match &self.log {
-            Some(f) => f
-                .sync_data()
-                .map_err(io_err(&self.file(LOG), "sync")),
+            Some(f) => f.sync_data().map_err(io_err(&self.file(LOG), "sync")),
             None => Ok(()),
         }
     }
@@ -114,8 +112,8 @@ impl RunStore for RunDir {
     }
 
     fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError> {
-        let line = serde_json::to_vec(&json!({"key": key, "outputs": outputs}))
-            .expect("JSON serialises");
+        let line =
+            serde_json::to_vec(&json!({"key": key, "outputs": outputs})).expect("JSON serialises");
         self.append_line(EFFECTS, &line, true)
     }
 

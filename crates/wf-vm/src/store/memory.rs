@@ -147,6 +147,14 @@ impl MemoryStore {
     }
 }
 
+/// A handle dropped with its lease gives it up, as a process's OS lock
+/// goes with the process.
+impl Drop for MemoryStore {
+    fn drop(&mut self) {
+        let _ = self.release_lock();
+    }
+}
+
 impl RunStore for MemoryStore {
     fn append(&mut self, step: u64, record: &[u8]) -> Result<(), PersistError> {
         let mut s = self.writing()?;
@@ -226,7 +234,10 @@ impl RunStore for MemoryStore {
     fn renew_lock(&mut self, ttl: Duration) -> Result<Lease, PersistError> {
         let holder = {
             let s = self.writing()?;
-            s.lease.as_ref().map(|l| l.holder.clone()).unwrap_or_default()
+            s.lease
+                .as_ref()
+                .map(|l| l.holder.clone())
+                .unwrap_or_default()
         };
         self.take(&holder, Some(ttl))
     }
