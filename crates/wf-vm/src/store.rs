@@ -121,9 +121,9 @@ pub trait RunStore: Send + std::fmt::Debug {
     /// current lease.
     fn take_lock(&mut self, holder: &str, ttl: Duration) -> Result<Lease, PersistError>;
 
-    /// Extends this handle's lease by `ttl` from now;
-    /// [`PersistError::LockLost`] when it lapsed and another took it (or it
-    /// was released).
+    /// Extends this handle's lease by `ttl` from now (also a lease that
+    /// lapsed but nobody took since); [`PersistError::LockLost`] when
+    /// another took it, or it was released.
     fn renew_lock(&mut self, ttl: Duration) -> Result<Lease, PersistError>;
 
     /// Gives the lease up; writes through this handle fail afterwards.

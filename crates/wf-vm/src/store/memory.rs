@@ -232,14 +232,19 @@ impl RunStore for MemoryStore {
     }
 
     fn renew_lock(&mut self, ttl: Duration) -> Result<Lease, PersistError> {
-        let holder = {
-            let s = self.writing()?;
-            s.lease
-                .as_ref()
-                .map(|l| l.holder.clone())
-                .unwrap_or_default()
-        };
-        self.take(&holder, Some(ttl))
+        let mut s = self.shared();
+        // A lease that lapsed but that nobody took since is still this
+        // handle's to renew (its token is unchanged).
+        match &mut s.lease {
+            Some(l) if Some(l.token) == self.token => {
+                l.expires_ms = Some(now_ms().saturating_add(ttl.as_millis() as u64));
+                Ok(l.clone())
+            }
+            other => Err(PersistError::LockLost {
+                run: self.name.clone(),
+                holder: other.as_ref().map(|l| l.holder.clone()),
+            }),
+        }
     }
 
     fn release_lock(&mut self) -> Result<(), PersistError> {
