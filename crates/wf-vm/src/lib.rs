@@ -52,6 +52,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! A run directory is one [`RunStore`]: `persist_to`, `resume`, `inspect`
+//! and `replay` take any (a [`MemoryStore`], or a store of the embedder's
+//! own, e.g. a database).
+//!
 //! [`Engine::run`] runs to completion, suspension or failure;
 //! [`Engine::run_for`] runs a step budget and returns
 //! [`RunStatus::Yielded`] when the run could go on; [`Engine::step`] runs one
