@@ -14,6 +14,9 @@ pub struct Prog {
     strings: Vec<String>,
     ids: HashMap<String, StrId>,
     wfs: Vec<IrWorkflow>,
+    /// Node index by workflow and id: `n` is called per edge, and a linear
+    /// search made building a 200,000-node chain quadratic.
+    nodes: HashMap<(u32, StrId), NodeIdx>,
 }
 
 impl Prog {
@@ -68,6 +71,8 @@ impl Prog {
         }
         let id = self.s(id);
         let wf = &mut self.wfs[w.0 as usize];
+        let idx = NodeIdx(wf.nodes.len() as u32);
+        self.nodes.entry((w.0, id)).or_insert(idx);
         wf.nodes.push(IrNode {
             id,
             op,
@@ -87,12 +92,10 @@ impl Prog {
     /// The node with this id.
     pub fn n(&mut self, w: WorkflowIdx, id: &str) -> NodeIdx {
         let id = self.s(id);
-        let i = self.wfs[w.0 as usize]
+        *self
             .nodes
-            .iter()
-            .position(|n| n.id == id)
-            .unwrap_or_else(|| panic!("no node {id:?}"));
-        NodeIdx(i as u32)
+            .get(&(w.0, id))
+            .unwrap_or_else(|| panic!("no node {id:?}"))
     }
 
     pub fn nm(&mut self, w: WorkflowIdx, id: &str) -> &mut IrNode {
@@ -168,7 +171,7 @@ impl Prog {
     pub fn chain(&mut self, w: WorkflowIdx, ids: &[&str]) {
         for id in ids {
             let sid = self.s(id);
-            if !self.wfs[w.0 as usize].nodes.iter().any(|n| n.id == sid) {
+            if !self.nodes.contains_key(&(w.0, sid)) {
                 self.node(w, id, Opcode::Step);
             }
         }

@@ -91,9 +91,19 @@ pub struct EngineConfig {
     /// agent timeout wins over the default node timeout in either
     /// direction.
     pub agent_timeout: Option<Duration>,
-    /// With a run directory: write a full snapshot every this many steps
-    /// (0 = only at suspension, completion and failure).
+    /// With a run directory: write a full snapshot every this many steps,
+    /// besides the time and byte triggers below (0 = no step trigger).
     pub snapshot_every: u64,
+    /// With a run directory: write a snapshot once the run has been running
+    /// this long since the last one (zero = no time trigger), and at least
+    /// four times as long as the last snapshot took (docs/runtime.md,
+    /// "Snapshot cadence").
+    pub snapshot_interval: Duration,
+    /// With a run directory: write a snapshot once this many bytes were
+    /// appended to the log since the last one (0 = no byte trigger): it
+    /// bounds what a resume re-applies. Same spacing rule as
+    /// `snapshot_interval`.
+    pub snapshot_log_bytes: u64,
     /// An agent error (the agent failed to answer, or a decision came
     /// later than the node's timeout allows) suspends the run, recording
     /// the error, instead of failing it: for durable runs, whose resume
@@ -114,7 +124,9 @@ impl Default for EngineConfig {
             limits: RunLimits::default(),
             sizes: SizeLimits::default(),
             agent_timeout: None,
-            snapshot_every: 10_000,
+            snapshot_every: 0,
+            snapshot_interval: Duration::from_secs(1),
+            snapshot_log_bytes: 16 << 20,
             suspend_on_agent_error: false,
             questions_wait: false,
         }

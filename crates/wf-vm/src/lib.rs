@@ -52,6 +52,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! A run directory is one [`RunStore`]: `persist_to`, `resume`, `inspect`
+//! and `replay` take any (a [`MemoryStore`], or a store of the embedder's
+//! own, e.g. a database).
+//!
 //! [`Engine::run`] runs to completion, suspension or failure;
 //! [`Engine::run_for`] runs a step budget and returns
 //! [`RunStatus::Yielded`] when the run could go on; [`Engine::step`] runs one
@@ -75,6 +79,7 @@ pub mod report;
 pub mod required;
 mod select;
 pub mod stamp;
+mod store;
 pub mod template;
 pub mod tools;
 
@@ -93,4 +98,5 @@ pub use failure::{FailureKind, RunFailure};
 pub use persist::{LogRecord, PersistError, RunDir};
 pub use report::{Entries, FailureRecord, Report, RunStatus};
 pub use select::normalize_label;
+pub use store::{Lease, MemoryStore, QuestionRecord, RunStore, StorePart};
 pub use tools::{ProcessToolRunner, SimulatedToolRunner};

@@ -10,7 +10,7 @@
 //!   "events": […]}`; its cost per step does not depend on the state's size;
 //! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
 //!   (temporary file, fsync, rename, fsync of the directory) at the start,
-//!   at suspension, at the end and every N steps;
+//!   at suspension, at the end and by the snapshot cadence (`cadence.rs`);
 //! - `start.json` — the state the run started from (a [`Snapshot`] at
 //!   step 0, inputs included), written once: `wfc replay` re-runs the log
 //!   from it;
@@ -18,13 +18,21 @@
 //!   [`RunDir`] holds an exclusive OS lock (`flock`) on it while any clone
 //!   of it lives, so two processes never run one directory at once.
 //!
+//! - `effects.jsonl`, `questions.jsonl` — effects by idempotence key, and
+//!   questions and answers ([`crate::RunStore`]).
+//!
+//! The engine reaches all of it through [`crate::RunStore`], which
+//! [`RunDir`] implements (`persist/store.rs`).
+//!
 //! Resuming reads the snapshot and re-applies the log records after it. A
 //! last line without its newline is a torn write from a killed process: it
 //! is cut off the file, and that step runs again.
 
 mod answers;
+mod cadence;
 mod events;
 mod lock;
+mod store;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
@@ -39,8 +47,11 @@ use serde_json::Value;
 use wf_ir::IrProgram;
 
 use crate::engine::{Snapshot, StepInput};
+use crate::store::RunStore;
+
 use crate::event::Event;
 use crate::stamp::{Stamp, Stamped};
+pub(crate) use cadence::Cadence;
 
 /// A run directory could not be used.
 #[derive(Debug)]
@@ -75,6 +86,24 @@ pub enum PersistError {
         /// holder has not written it yet).
         pid: Option<u32>,
     },
+    /// Another holder has a current lease on the run (a store whose
+    /// holders are not processes: see [`crate::RunStore::take_lock`]).
+    Held {
+        /// The run.
+        run: String,
+        /// The holder.
+        holder: String,
+    },
+    /// This handle's lease lapsed and another holder took it, or it was
+    /// released: the handle may not write any more.
+    LockLost {
+        /// The run.
+        run: String,
+        /// The current holder, if any.
+        holder: Option<String>,
+    },
+    /// An answer to a question the run never asked.
+    UnknownQuestion(String),
 }
 
 impl std::fmt::Display for PersistError {
@@ -114,6 +143,17 @@ impl std::fmt::Display for PersistError {
                 "run directory {} is in use by another process",
                 path.display()
             ),
+            PersistError::Held { run, holder } => write!(f, "run {run} is held by {holder}"),
+            PersistError::LockLost { run, holder } => {
+                write!(f, "the lease on run {run} was lost")?;
+                match holder {
+                    Some(h) => write!(f, " (now held by {h})"),
+                    None => Ok(()),
+                }
+            }
+            PersistError::UnknownQuestion(id) => {
+                write!(f, "the run never asked a question `{id}`")
+            }
         }
     }
 }
@@ -159,6 +199,10 @@ pub struct RunDir {
     /// The locked `run.lock`: the lock lasts as long as the open file.
     /// `None`: opened read-only ([`RunDir::open_read_only`]).
     lock: Option<Arc<File>>,
+    /// `log.jsonl` opened for appending, on the first append.
+    log: Option<Arc<File>>,
+    /// The line being appended (reused: one `write` per record).
+    line: Vec<u8>,
 }
 
 const SNAPSHOT: &str = "snapshot.json";
@@ -185,6 +229,8 @@ impl RunDir {
         let dir = RunDir {
             lock: Some(lock(&path)?),
             path,
+            log: None,
+            line: Vec::new(),
         };
         // `program.json` and `meta.json` count too: a process killed before
         // its first snapshot still leaves a run that is not ours to replace.
@@ -228,6 +274,8 @@ impl RunDir {
         let dir = RunDir {
             lock: Some(lock(&path)?),
             path,
+            log: None,
+            line: Vec::new(),
         };
         let snap = dir.file(SNAPSHOT);
         if !snap.exists() {
@@ -258,7 +306,12 @@ impl RunDir {
                 message: "there is no snapshot: this is not a run directory".into(),
             });
         }
-        Ok(RunDir { path, lock: None })
+        Ok(RunDir {
+            path,
+            lock: None,
+            log: None,
+            line: Vec::new(),
+        })
     }
 
     /// Whether another process holds the directory's lock: `Some(pid)`
@@ -372,25 +425,6 @@ impl RunDir {
         Ok(())
     }
 
-    /// Opens the log for appending.
-    pub(crate) fn open_log(&self) -> Result<RunLog, PersistError> {
-        let path = self.file(LOG);
-        self.check_writable(&path)?;
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_err(&path, "open"))?;
-        Ok(RunLog {
-            file,
-            dir: self.clone(),
-            input: Vec::new(),
-            events: Vec::new(),
-            line: Vec::new(),
-            begun_ms: 0,
-        })
-    }
-
     /// Every log record; a torn last line is cut off the file first (left
     /// alone, and not read, through a read-only handle).
     pub fn read_log(&self) -> Result<Vec<(usize, LogRecord)>, PersistError> {
@@ -466,20 +500,33 @@ impl RunDir {
     }
 }
 
-/// The open step log of a running engine.
+/// The step log of a running engine: builds each step's record and
+/// appends it through the run's store.
 pub(crate) struct RunLog {
-    file: File,
-    dir: RunDir,
+    store: Box<dyn RunStore>,
     input: Vec<u8>,
     events: Vec<u8>,
     line: Vec<u8>,
     /// When the current step began (milliseconds since the epoch).
     begun_ms: u64,
+    /// When to write the next snapshot.
+    pub cadence: Cadence,
 }
 
 impl RunLog {
-    pub fn dir(&self) -> &RunDir {
-        &self.dir
+    pub fn new(store: Box<dyn RunStore>) -> Self {
+        RunLog {
+            store,
+            input: Vec::new(),
+            events: Vec::new(),
+            line: Vec::new(),
+            begun_ms: 0,
+            cadence: Cadence::new(),
+        }
+    }
+
+    pub fn store(&mut self) -> &mut dyn RunStore {
+        &mut *self.store
     }
 
     /// Starts a step's record.
@@ -505,11 +552,15 @@ impl RunLog {
         serde_json::to_writer(&mut self.events, &stamped).expect("events serialise");
     }
 
-    /// Appends the step's record with one `write`: its step, input and
-    /// events, then the run id, the time and the step's duration.
-    pub fn commit(&mut self, step: u64, run: &str) -> io::Result<()> {
+    /// Appends the step's record (a run directory: with one `write`): its
+    /// step, input and events, then the run id, the time and the step's
+    /// duration.
+    pub fn commit(&mut self, step: u64, run: &str) -> Result<(), PersistError> {
         self.line.clear();
-        write!(self.line, "{{\"step\":{step},")?;
+        self.line.extend_from_slice(b"{\"step\":");
+        self.line
+            .extend_from_slice(itoa_u64(step, &mut [0; 20]).as_bytes());
+        self.line.push(b',');
         if self.input.len() >= 2 {
             self.line
                 .extend_from_slice(&self.input[1..self.input.len() - 1]);
@@ -520,18 +571,30 @@ impl RunLog {
         self.line.extend_from_slice(&self.events);
         let now = crate::stamp::now_ms();
         self.line.extend_from_slice(b"],\"run\":");
-        serde_json::to_writer(&mut self.line, run)?;
-        writeln!(
+        serde_json::to_writer(&mut self.line, run).expect("strings serialise");
+        write!(
             self.line,
             ",\"ts\":\"{}\",\"duration_ms\":{}}}",
             crate::stamp::rfc3339(now),
             now.saturating_sub(self.begun_ms)
-        )?;
-        self.file.write_all(&self.line)
+        )
+        .expect("writing to a Vec");
+        self.store.append(step, &self.line)?;
+        self.cadence.logged(self.line.len() as u64 + 1);
+        Ok(())
     }
+}
 
-    /// Flushes the log to disk (before a snapshot).
-    pub fn sync(&self) -> io::Result<()> {
-        self.file.sync_data()
+/// `n` in decimal, in `buf`.
+fn itoa_u64(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
+    std::str::from_utf8(&buf[i..]).expect("digits")
 }

@@ -1,39 +1,43 @@
 //! Durable runs: the first snapshot, resuming from a run directory, and
 //! the per-step log record and periodic snapshots.
 
+use std::time::Instant;
+
 use wf_ir::IrProgram;
 
 use super::{Engine, EngineError, step};
 use crate::config::EngineConfig;
 use crate::failure::FailureKind;
-use crate::persist::{LogRecord, PersistError, RunDir};
+use crate::persist::{LogRecord, RunLog};
 use crate::report::RunStatus;
+use crate::store::{RunStore, StorePart};
 
 impl<'p> Engine<'p> {
-    /// Makes the run durable in `dir` (see [`RunDir`]): writes the first
-    /// snapshot now, then appends one log record per step.
-    pub fn persist_to(&mut self, dir: RunDir) -> Result<(), EngineError> {
-        self.persist_with_origin(dir, None)
+    /// Makes the run durable in `store` (a [`RunDir`](crate::RunDir), or
+    /// any [`RunStore`]): writes the start state and the first snapshot
+    /// now, then appends one log record per step.
+    pub fn persist_to(&mut self, store: impl RunStore + 'static) -> Result<(), EngineError> {
+        self.persist_with_origin(Box::new(store), None)
     }
 
     /// [`Engine::persist_to`], with `start.json` recording where the run
     /// started when not at its workflow's entry (`--from`, `--fork`).
     pub(super) fn persist_with_origin(
         &mut self,
-        dir: RunDir,
+        mut store: Box<dyn RunStore>,
         origin: Option<super::Origin>,
     ) -> Result<(), EngineError> {
         let snap = self.snapshot();
-        // `start.json` first: a run that has a snapshot has its start.
-        // Only it names the origin: `snapshot.json` is the state alone,
-        // compared as such by `wfc replay`.
+        // The start first: a run that has a snapshot has its start. Only
+        // it names the origin: the snapshot is the state alone, compared
+        // as such by `wfc replay`.
         let start = super::Snapshot {
             origin,
             ..snap.clone()
         };
-        dir.write_start(&start)?;
-        dir.write_snapshot(&snap)?;
-        self.out.log = Some(dir.open_log()?);
+        store.write_start(&start)?;
+        store.write_snapshot(&snap)?;
+        self.out.log = Some(RunLog::new(store));
         Ok(())
     }
 
@@ -43,40 +47,34 @@ impl<'p> Engine<'p> {
     /// killed mid-write) is dropped. The run continues logging to `dir`.
     pub fn resume(
         program: &'p IrProgram,
-        dir: RunDir,
+        store: impl RunStore + 'static,
         config: EngineConfig,
     ) -> Result<Self, EngineError> {
-        let mut engine = Engine::inspect(program, &dir, config)?;
-        engine.out.log = Some(dir.open_log()?);
+        let mut engine = Engine::inspect(program, &store, config)?;
+        engine.out.log = Some(RunLog::new(Box::new(store)));
         Ok(engine)
     }
 
     /// The run in `dir` as its snapshot and log say it stands, without
     /// continuing it or writing anything (`wfc status`): [`Engine::report`]
     /// tells its status and position. `dir` may be opened to read only
-    /// ([`RunDir::open_read_only`]).
+    /// ([`RunDir::open_read_only`](crate::RunDir::open_read_only)).
     pub fn inspect(
         program: &'p IrProgram,
-        dir: &RunDir,
+        dir: &dyn RunStore,
         config: EngineConfig,
     ) -> Result<Self, EngineError> {
         let snap = dir.read_snapshot()?;
         // Errors name the file at fault: both are untrusted input.
         let mut engine = Engine::restore(program, &snap, config).map_err(|e| match e {
-            EngineError::Snapshot(message) => EngineError::Persist(PersistError::Corrupt {
-                path: dir.snapshot_path(),
-                line: None,
-                message,
-            }),
+            EngineError::Snapshot(message) => {
+                EngineError::Persist(dir.corrupt(StorePart::Snapshot, None, message))
+            }
             other => other,
         })?;
-        let records = dir.read_log_after(snap.step)?;
+        let records = dir.read_log_from(snap.step)?;
         let corrupt = |line: usize, message: String| {
-            EngineError::Persist(PersistError::Corrupt {
-                path: dir.log_path(),
-                line: Some(line),
-                message,
-            })
+            EngineError::Persist(dir.corrupt(StorePart::Log, Some(line), message))
         };
         engine.out.replaying = true;
         for (line, record) in records {
@@ -131,9 +129,8 @@ impl<'p> Engine<'p> {
             self.fail_run(FailureKind::Store, reason);
             return;
         }
-        let every = self.config.snapshot_every;
-        if done || (every > 0 && self.step.is_multiple_of(every)) {
-            if let Err(e) = log.sync() {
+        if done || log.cadence.due(self.step, &self.config) {
+            if let Err(e) = log.store().sync() {
                 let reason = format!("could not sync the run log: {e}");
                 self.out.log = None;
                 if done {
@@ -144,9 +141,12 @@ impl<'p> Engine<'p> {
                 }
                 return;
             }
+            let started = Instant::now();
             let snap = self.snapshot();
-            let result = self.out.log.as_ref().map(|l| l.dir().write_snapshot(&snap));
-            if let Some(Err(e)) = result {
+            let log = self.out.log.as_mut().expect("checked above");
+            let result = log.store().write_snapshot(&snap);
+            log.cadence.written(started);
+            if let Err(e) = result {
                 self.out.log = None;
                 if done {
                     // The log already holds the step that ended the run:

@@ -133,7 +133,7 @@ impl<'p> Engine<'p> {
     /// [`Engine::persist_to`] for a run that started elsewhere: its
     /// `start.json` records `origin` (`wfc status` shows it).
     pub fn persist_from(&mut self, dir: RunDir, origin: Origin) -> Result<(), EngineError> {
-        self.persist_with_origin(dir, Some(origin))
+        self.persist_with_origin(Box::new(dir), Some(origin))
     }
 
     /// A new engine in the state the run in `source` had after `at` steps,

@@ -13,8 +13,8 @@ use super::{Engine, EngineError, Snapshot};
 use crate::bound::clip;
 use crate::config::EngineConfig;
 use crate::event::CollectSink;
-use crate::persist::{PersistError, RunDir};
 use crate::stamp::TIMED_FIELDS;
+use crate::store::{RunStore, StorePart};
 
 /// How much of a recorded or replayed value a divergence shows.
 const SHOWN_BYTES: usize = 600;
@@ -56,21 +56,22 @@ impl<'p> Engine<'p> {
     /// snapshot (but for the times it holds). `Err`: the directory cannot
     /// be read ([`EngineError::Persist`]), or its start does not fit
     /// `program` ([`EngineError::Snapshot`]).
-    pub fn replay(program: &'p IrProgram, dir: &RunDir) -> Result<Replay, EngineError> {
-        let start_path = dir.path().join("start.json");
+    pub fn replay(program: &'p IrProgram, dir: &dyn RunStore) -> Result<Replay, EngineError> {
         let start = dir.read_start()?.ok_or_else(|| {
-            EngineError::Persist(PersistError::Corrupt {
-                path: start_path,
-                line: None,
-                message: "it is missing: the run was started by a wfc without replay, \
-                          and cannot be replayed"
-                    .into(),
-            })
+            EngineError::Persist(
+                dir.corrupt(
+                    StorePart::Start,
+                    None,
+                    "it is missing: the run was started by a wfc without replay, \
+                 and cannot be replayed"
+                        .into(),
+                ),
+            )
         })?;
         // The snapshot first: the log is synced before each snapshot, so it
         // holds at least the snapshot's steps even while the run goes on.
         let last = dir.read_snapshot()?;
-        let records = dir.read_log()?;
+        let records = dir.read_log_from(0)?;
         // `Snapshot`: the start does not fit `program` (a changed workflow
         // may have lost what the run started with).
         let mut engine = Engine::restore(program, &start, EngineConfig::default())?;

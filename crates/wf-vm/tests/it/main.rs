@@ -12,4 +12,5 @@ mod engine;
 mod limits;
 mod persist;
 mod reflex_conformance;
+mod store;
 mod wf_source;

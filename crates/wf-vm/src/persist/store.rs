@@ -1,0 +1,229 @@
+//! [`RunStore`] for [`RunDir`]: the embedded store, a directory of files
+//! (module docs of `persist`). Effects and questions are JSON lines of
+//! their own (`effects.jsonl`, `questions.jsonl`), synced when written.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write as _};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wf_ir::IrProgram;
+
+use super::{LOG, LogRecord, PersistError, RunDir, io_err, lock};
+use crate::engine::Snapshot;
+use crate::store::{Lease, QuestionRecord, RunStore, StorePart};
+
+const EFFECTS: &str = "effects.jsonl";
+const QUESTIONS: &str = "questions.jsonl";
+
+impl RunDir {
+    /// Appends `line` (without its line break) to file `name` with one
+    /// `write`, opening it first when needed.
+    fn append_line(&mut self, name: &str, line: &[u8], sync: bool) -> Result<(), PersistError> {
+        let path = self.file(name);
+        self.check_writable(&path)?;
+        let file = if name == LOG {
+            if self.log.is_none() {
+                self.log = Some(Arc::new(open_append(&path)?));
+            }
+            self.log.clone().expect("just opened")
+        } else {
+            Arc::new(open_append(&path)?)
+        };
+        self.line.clear();
+        self.line.extend_from_slice(line);
+        self.line.push(b'\n');
+        (&*file)
+            .write_all(&self.line)
+            .map_err(io_err(&path, "append to"))?;
+        if sync {
+            file.sync_data().map_err(io_err(&path, "sync"))?;
+        }
+        Ok(())
+    }
+
+    /// The complete lines of JSON-lines file `name` (none when missing).
+    fn lines_of(&self, name: &str) -> Result<Vec<Value>, PersistError> {
+        let path = self.file(name);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err(&path, "read")(e)),
+        };
+        // A last line without its newline is a torn write: not recorded.
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let mut out = Vec::new();
+        for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+            if line.is_empty() {
+                continue;
+            }
+            out.push(
+                serde_json::from_slice(line).map_err(|e| PersistError::Corrupt {
+                    path: path.clone(),
+                    line: Some(i + 1),
+                    message: e.to_string(),
+                })?,
+            );
+        }
+        Ok(out)
+    }
+
+    fn lease(&self) -> Lease {
+        Lease {
+            holder: format!("process {}", std::process::id()),
+            token: 0,
+            expires_ms: None,
+        }
+    }
+}
+
+fn open_append(path: &PathBuf) -> Result<File, PersistError> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_err(path, "open"))
+}
+
+/// A run directory's lease is its OS lock: it never lapses while the
+/// process lives, so `ttl` is ignored, the token is always 0 and the
+/// holder is the process. Releasing gives up this handle's share of the
+/// lock; the OS frees it when no handle (clone) holds it.
+impl RunStore for RunDir {
+    fn append(&mut self, _step: u64, record: &[u8]) -> Result<(), PersistError> {
+        self.append_line(LOG, record, false)
+    }
+
+    fn sync(&mut self) -> Result<(), PersistError> {
+        match &self.log {
+            Some(f) => f.sync_data().map_err(io_err(&self.file(LOG), "sync")),
+            None => Ok(()),
+        }
+    }
+
+    fn write_snapshot(&mut self, snap: &Snapshot) -> Result<(), PersistError> {
+        RunDir::write_snapshot(self, snap)
+    }
+
+    fn write_start(&mut self, snap: &Snapshot) -> Result<(), PersistError> {
+        RunDir::write_start(self, snap)
+    }
+
+    fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError> {
+        let line =
+            serde_json::to_vec(&json!({"key": key, "outputs": outputs})).expect("JSON serialises");
+        self.append_line(EFFECTS, &line, true)
+    }
+
+    fn effect(&self, key: &str) -> Result<Option<Value>, PersistError> {
+        let mut found = None;
+        for mut v in self.lines_of(EFFECTS)? {
+            if v["key"] == key {
+                found = Some(v["outputs"].take());
+            }
+        }
+        Ok(found)
+    }
+
+    fn record_question(&mut self, id: &str, question: &Value) -> Result<(), PersistError> {
+        let line =
+            serde_json::to_vec(&json!({"id": id, "question": question})).expect("JSON serialises");
+        self.append_line(QUESTIONS, &line, true)
+    }
+
+    fn record_answer(&mut self, id: &str, answer: &Value) -> Result<(), PersistError> {
+        if !self.questions()?.iter().any(|q| q.id == id) {
+            return Err(PersistError::UnknownQuestion(id.to_owned()));
+        }
+        let line =
+            serde_json::to_vec(&json!({"id": id, "answer": answer})).expect("JSON serialises");
+        self.append_line(QUESTIONS, &line, true)
+    }
+
+    fn questions(&self) -> Result<Vec<QuestionRecord>, PersistError> {
+        let mut out: Vec<QuestionRecord> = Vec::new();
+        for mut v in self.lines_of(QUESTIONS)? {
+            let id = v["id"].as_str().unwrap_or_default().to_owned();
+            let at = out.iter().position(|q| q.id == id);
+            if let Some(q) = v.get_mut("question") {
+                let question = q.take();
+                match at {
+                    Some(i) => {
+                        out[i].question = question;
+                        out[i].answer = None;
+                    }
+                    None => out.push(QuestionRecord {
+                        id,
+                        question,
+                        answer: None,
+                    }),
+                }
+            } else if let (Some(i), Some(a)) = (at, v.get_mut("answer")) {
+                out[i].answer = Some(a.take());
+            }
+        }
+        Ok(out)
+    }
+
+    fn take_lock(&mut self, _holder: &str, _ttl: Duration) -> Result<Lease, PersistError> {
+        if self.lock.is_none() {
+            self.lock = Some(lock(&self.path)?);
+        }
+        Ok(self.lease())
+    }
+
+    fn renew_lock(&mut self, _ttl: Duration) -> Result<Lease, PersistError> {
+        match self.lock {
+            Some(_) => Ok(self.lease()),
+            None => Err(PersistError::LockLost {
+                run: self.path.display().to_string(),
+                holder: self.lock_holder()?,
+            }),
+        }
+    }
+
+    fn release_lock(&mut self) -> Result<(), PersistError> {
+        self.lock = None;
+        self.log = None;
+        Ok(())
+    }
+
+    fn lock_holder(&self) -> Result<Option<String>, PersistError> {
+        Ok(self.holder()?.map(|pid| match pid {
+            Some(pid) => format!("process {pid}"),
+            None => "another process".to_owned(),
+        }))
+    }
+
+    fn program(&self) -> Result<IrProgram, PersistError> {
+        RunDir::program(self)
+    }
+
+    fn read_snapshot(&self) -> Result<Snapshot, PersistError> {
+        RunDir::read_snapshot(self)
+    }
+
+    fn read_start(&self) -> Result<Option<Snapshot>, PersistError> {
+        RunDir::read_start(self)
+    }
+
+    fn read_log_from(&self, from: u64) -> Result<Vec<(usize, LogRecord)>, PersistError> {
+        self.read_log_after(from)
+    }
+
+    fn corrupt(&self, part: StorePart, position: Option<usize>, message: String) -> PersistError {
+        let name = match part {
+            StorePart::Log => LOG,
+            StorePart::Snapshot => super::SNAPSHOT,
+            StorePart::Start => super::START,
+            StorePart::Program => super::PROGRAM,
+        };
+        PersistError::Corrupt {
+            path: self.file(name),
+            line: position,
+            message,
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! The persistence interface (`RunStore`): one suite of behaviour run
+//! against both implementations (a run directory and the in-memory
+//! store), and the snapshot cadence's bounds.
+
+use crate::common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{Value, json};
+use wf_ir::{IrProgram, WorkflowIdx};
+use wf_vm::agents::AutoAgent;
+use wf_vm::{
+    Engine, EngineConfig, LogRecord, MemoryStore, PersistError, RunDir, RunStatus, RunStore,
+    Snapshot, StorePart,
+};
+
+/// Makes stores of one implementation for one run.
+trait Backend {
+    /// The run, created for `program`, its lease held.
+    fn create(&mut self, program: &IrProgram) -> Box<dyn RunStore>;
+    /// Another writer of the same run (takes the lease).
+    fn open(&self) -> Result<Box<dyn RunStore>, PersistError>;
+    /// A reader of the same run (no lease).
+    fn reader(&self) -> Box<dyn RunStore>;
+}
+
+struct Dir(std::path::PathBuf);
+
+impl Backend for Dir {
+    fn create(&mut self, program: &IrProgram) -> Box<dyn RunStore> {
+        first_snapshot(
+            Box::new(RunDir::create(&self.0, program, &json!({})).unwrap()),
+            program,
+        )
+    }
+    fn open(&self) -> Result<Box<dyn RunStore>, PersistError> {
+        Ok(Box::new(RunDir::open(&self.0)?))
+    }
+    fn reader(&self) -> Box<dyn RunStore> {
+        Box::new(RunDir::open_read_only(&self.0).unwrap())
+    }
+}
+
+struct Memory(Option<MemoryStore>);
+
+impl Backend for Memory {
+    fn create(&mut self, program: &IrProgram) -> Box<dyn RunStore> {
+        let store = MemoryStore::create("run", program, "worker-1");
+        self.0 = Some(store.reader());
+        first_snapshot(Box::new(store), program)
+    }
+    fn open(&self) -> Result<Box<dyn RunStore>, PersistError> {
+        Ok(Box::new(self.0.as_ref().unwrap().open("worker-2")?))
+    }
+    fn reader(&self) -> Box<dyn RunStore> {
+        Box::new(self.0.as_ref().unwrap().reader())
+    }
+}
+
+/// `store` with the snapshot of a run of `program` that has not started
+/// (a run is readable once it has one).
+fn first_snapshot(mut store: Box<dyn RunStore>, program: &IrProgram) -> Box<dyn RunStore> {
+    let engine = Engine::new(program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    store.write_snapshot(&engine.snapshot()).unwrap();
+    store
+}
+
+/// Runs `suite` on a fresh run of each implementation.
+fn both(name: &str, suite: impl Fn(&mut dyn Backend)) {
+    suite(&mut Dir(temp_dir(&format!("store-{name}"))));
+    suite(&mut Memory(None));
+}
+
+fn steps_of(records: &[(usize, LogRecord)]) -> Vec<u64> {
+    records.iter().map(|(_, r)| r.step).collect()
+}
+
+/// Interrupted after 7 steps (the engine dropped, as a killed process
+/// leaves it) and resumed through another handle: the resumed run ends as
+/// an uninterrupted one, with every step logged once, in order, and the
+/// recorded run replays.
+#[test]
+fn a_run_resumed_through_the_store_ends_as_an_uninterrupted_run() {
+    let program = linear(20, true);
+    let mut straight = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let expected = straight.run(&mut AutoAgent);
+    both("resume", |b| {
+        let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+        engine.persist_to(b.create(&program)).unwrap();
+        assert_eq!(engine.run_for(&mut AutoAgent, 7), RunStatus::Yielded);
+        drop(engine);
+        let stored = b.reader().program().unwrap();
+        assert_eq!(stored, program);
+        let mut engine =
+            Engine::resume(&stored, b.open().unwrap(), EngineConfig::default()).unwrap();
+        assert_eq!(engine.steps(), 7);
+        let report = engine.run(&mut AutoAgent);
+        assert_eq!(report.status, expected.status);
+        assert_eq!(report.blackboard, expected.blackboard);
+        drop(engine);
+        let reader = b.reader();
+        let steps = steps_of(&reader.read_log_from(0).unwrap());
+        assert_eq!(steps, (0..expected.steps).collect::<Vec<_>>());
+        assert_eq!(
+            steps_of(&reader.read_log_from(15).unwrap()),
+            (15..expected.steps).collect::<Vec<_>>()
+        );
+        assert_eq!(reader.read_snapshot().unwrap().step, expected.steps);
+        assert_eq!(reader.read_start().unwrap().unwrap().step, 0);
+        let replay = Engine::replay(&stored, &*reader).unwrap();
+        assert_eq!(replay.divergence, None);
+        assert_eq!(replay.steps, expected.steps);
+    });
+}
+
+/// One writer at a time: a second can take the lease only once the first
+/// released it, and the first may not write after that; a reader writes
+/// nothing.
+#[test]
+fn the_lease_admits_one_writer_at_a_time() {
+    let program = linear(3, false);
+    both("lease", |b| {
+        let mut first = b.create(&program);
+        let holder = first.lock_holder().unwrap();
+        assert!(holder.is_some());
+        assert!(matches!(
+            b.open(),
+            Err(PersistError::InUse { .. } | PersistError::Held { .. })
+        ));
+        let lease = first.renew_lock(Duration::from_secs(60)).unwrap();
+        assert_eq!(
+            first
+                .take_lock("again", Duration::from_secs(60))
+                .unwrap()
+                .token,
+            lease.token
+        );
+        let mut reader = b.reader();
+        assert!(
+            reader
+                .append(0, br#"{"step":0,"input":"engine","events":[]}"#)
+                .is_err()
+        );
+        assert!(reader.record_effect("k", &json!(1)).is_err());
+        first.release_lock().unwrap();
+        assert!(
+            first
+                .append(0, br#"{"step":0,"input":"engine","events":[]}"#)
+                .is_err()
+        );
+        assert!(matches!(
+            first.renew_lock(Duration::from_secs(1)),
+            Err(PersistError::LockLost { .. })
+        ));
+        let mut second = b.open().unwrap();
+        second
+            .append(0, br#"{"step":0,"input":"engine","events":[]}"#)
+            .unwrap();
+        assert_eq!(steps_of(&b.reader().read_log_from(0).unwrap()), [0]);
+    });
+}
+
+/// A lease with a time to live lapses unless renewed: another worker takes
+/// it (with a higher token), and the first worker's writes are refused.
+/// (A run directory's lease is an OS lock, which never lapses.)
+#[test]
+fn a_lapsed_lease_passes_to_another_worker_and_fences_the_first() {
+    let program = linear(3, false);
+    let root = MemoryStore::create("run", &program, "a");
+    let mut a = root.reader();
+    drop(root);
+    let lease = a.take_lock("a", Duration::ZERO).unwrap();
+    assert!(lease.expires_ms.is_some());
+    let mut b = a.reader();
+    let taken = b.take_lock("b", Duration::from_secs(60)).unwrap();
+    assert!(taken.token > lease.token);
+    assert_eq!(a.lock_holder().unwrap().as_deref(), Some("b"));
+    match a.record_effect("k", &json!(1)) {
+        Err(PersistError::LockLost { holder, .. }) => assert_eq!(holder.as_deref(), Some("b")),
+        other => panic!("{other:?}"),
+    }
+    assert!(a.renew_lock(Duration::from_secs(60)).is_err());
+    b.record_effect("k", &json!(2)).unwrap();
+    assert_eq!(a.effect("k").unwrap(), Some(json!(2)));
+    // A lapsed lease nobody took is still its holder's to renew, with the
+    // same token; until renewed, its holder may not write.
+    let renewed = {
+        b.renew_lock(Duration::ZERO).unwrap();
+        assert!(b.record_effect("k", &json!(3)).is_err());
+        b.renew_lock(Duration::from_secs(60)).unwrap()
+    };
+    assert_eq!(renewed.token, taken.token);
+    b.record_effect("k", &json!(3)).unwrap();
+    assert_eq!(b.lock_holder().unwrap().as_deref(), Some("b"));
+}
+
+/// A recorded effect is found by its key, through another handle and
+/// after the writer is gone; the latest record wins.
+#[test]
+fn effects_are_found_by_key() {
+    let program = linear(3, false);
+    both("effects", |b| {
+        let mut w = b.create(&program);
+        assert_eq!(w.effect("deploy#1").unwrap(), None);
+        w.record_effect("deploy#1", &json!({"url": "x"})).unwrap();
+        w.record_effect("deploy#2", &json!(null)).unwrap();
+        w.record_effect("deploy#1", &json!({"url": "y"})).unwrap();
+        drop(w);
+        let r = b.reader();
+        assert_eq!(r.effect("deploy#1").unwrap(), Some(json!({"url": "y"})));
+        assert_eq!(r.effect("deploy#2").unwrap(), Some(Value::Null));
+        assert_eq!(r.effect("deploy#3").unwrap(), None);
+    });
+}
+
+/// Questions keep their order; an answer goes to the question it names,
+/// only to one that was asked; asking again forgets the old answer.
+#[test]
+fn answers_go_to_the_question_they_name() {
+    let program = linear(3, false);
+    both("questions", |b| {
+        let mut w = b.create(&program);
+        w.record_question("q1", &json!({"text": "Ship?"})).unwrap();
+        w.record_question("q2", &json!({"text": "Why?"})).unwrap();
+        assert!(matches!(
+            w.record_answer("q3", &json!("yes")),
+            Err(PersistError::UnknownQuestion(id)) if id == "q3"
+        ));
+        w.record_answer("q2", &json!("because")).unwrap();
+        let qs = b.reader().questions().unwrap();
+        let got: Vec<(&str, Option<&Value>)> = qs
+            .iter()
+            .map(|q| (q.id.as_str(), q.answer.as_ref()))
+            .collect();
+        assert_eq!(got, [("q1", None), ("q2", Some(&json!("because")))]);
+        w.record_question("q2", &json!({"text": "Why, again?"}))
+            .unwrap();
+        let qs = b.reader().questions().unwrap();
+        assert_eq!(qs[1].question, json!({"text": "Why, again?"}));
+        assert_eq!(qs[1].answer, None);
+    });
+}
+
+/// What a store holds that does not fit the program is reported as
+/// corrupt, naming the part (a run directory names the file).
+#[test]
+fn a_snapshot_that_does_not_fit_names_the_store_part() {
+    let program = linear(3, false);
+    let other = linear(5, false);
+    both("corrupt", |b| {
+        let mut engine = Engine::new(&other, WorkflowIdx(0), EngineConfig::default()).unwrap();
+        let mut store = b.create(&program);
+        engine.run_for(&mut AutoAgent, 4);
+        store.write_snapshot(&engine.snapshot()).unwrap();
+        drop(store);
+        let err = Engine::inspect(&program, &*b.reader(), EngineConfig::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("snapshot"), "{err}");
+        assert!(err.contains("has no node `n"), "{err}");
+        let named = b
+            .reader()
+            .corrupt(StorePart::Log, Some(3), "x".into())
+            .to_string();
+        assert!(named.contains("line 3"), "{named}");
+    });
+}
+
+/// A store that counts the snapshots written through it and may take
+/// `delay` to write each one (a slow disk or database).
+#[derive(Debug)]
+struct Counting {
+    inner: MemoryStore,
+    snapshots: Arc<Mutex<Vec<(u64, Instant, Instant)>>>,
+    delay: Duration,
+}
+
+impl RunStore for Counting {
+    fn append(&mut self, step: u64, record: &[u8]) -> Result<(), PersistError> {
+        self.inner.append(step, record)
+    }
+    fn sync(&mut self) -> Result<(), PersistError> {
+        self.inner.sync()
+    }
+    fn write_snapshot(&mut self, snap: &Snapshot) -> Result<(), PersistError> {
+        let start = Instant::now();
+        std::thread::sleep(self.delay);
+        self.inner.write_snapshot(snap)?;
+        self.snapshots
+            .lock()
+            .unwrap()
+            .push((snap.step, start, Instant::now()));
+        Ok(())
+    }
+    fn write_start(&mut self, snap: &Snapshot) -> Result<(), PersistError> {
+        self.inner.write_start(snap)
+    }
+    fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError> {
+        self.inner.record_effect(key, outputs)
+    }
+    fn effect(&self, key: &str) -> Result<Option<Value>, PersistError> {
+        self.inner.effect(key)
+    }
+    fn record_question(&mut self, id: &str, q: &Value) -> Result<(), PersistError> {
+        self.inner.record_question(id, q)
+    }
+    fn record_answer(&mut self, id: &str, a: &Value) -> Result<(), PersistError> {
+        self.inner.record_answer(id, a)
+    }
+    fn questions(&self) -> Result<Vec<wf_vm::QuestionRecord>, PersistError> {
+        self.inner.questions()
+    }
+    fn take_lock(&mut self, h: &str, ttl: Duration) -> Result<wf_vm::Lease, PersistError> {
+        self.inner.take_lock(h, ttl)
+    }
+    fn renew_lock(&mut self, ttl: Duration) -> Result<wf_vm::Lease, PersistError> {
+        self.inner.renew_lock(ttl)
+    }
+    fn release_lock(&mut self) -> Result<(), PersistError> {
+        self.inner.release_lock()
+    }
+    fn lock_holder(&self) -> Result<Option<String>, PersistError> {
+        self.inner.lock_holder()
+    }
+    fn program(&self) -> Result<IrProgram, PersistError> {
+        self.inner.program()
+    }
+    fn read_snapshot(&self) -> Result<Snapshot, PersistError> {
+        self.inner.read_snapshot()
+    }
+    fn read_start(&self) -> Result<Option<Snapshot>, PersistError> {
+        self.inner.read_start()
+    }
+    fn read_log_from(&self, from: u64) -> Result<Vec<(usize, LogRecord)>, PersistError> {
+        self.inner.read_log_from(from)
+    }
+    fn corrupt(&self, part: StorePart, pos: Option<usize>, message: String) -> PersistError {
+        self.inner.corrupt(part, pos, message)
+    }
+}
+
+/// Runs a 2,000-step chain through a [`Counting`] store; returns the
+/// snapshots written (step, start, end) between the first and the final
+/// one.
+fn cadence(config: EngineConfig, delay: Duration) -> Vec<(u64, Instant, Instant)> {
+    let program = linear(2000, false);
+    let snapshots = Arc::new(Mutex::new(Vec::new()));
+    let store = Counting {
+        inner: MemoryStore::create("run", &program, "w"),
+        snapshots: snapshots.clone(),
+        delay,
+    };
+    let mut engine = Engine::new(&program, WorkflowIdx(0), config).unwrap();
+    engine.persist_to(store).unwrap();
+    assert_eq!(engine.run(&mut AutoAgent).status, RunStatus::Completed);
+    let mut s = snapshots.lock().unwrap().clone();
+    s.remove(0);
+    // The final snapshot, written whatever the cadence.
+    assert_eq!(s.pop().map(|s| s.0), Some(2000));
+    s
+}
+
+/// With only the byte trigger, a snapshot is written each time the log
+/// has grown by that many bytes (each log record here is well under 1 KB):
+/// the replay a resume does is bounded.
+#[test]
+fn snapshots_follow_the_log_bytes() {
+    let config = EngineConfig {
+        snapshot_every: 0,
+        snapshot_interval: Duration::ZERO,
+        snapshot_log_bytes: 20_000,
+        ..EngineConfig::default()
+    };
+    let snaps = cadence(config, Duration::ZERO);
+    let steps: Vec<u64> = snaps.iter().map(|s| s.0).collect();
+    // None between the first and the final one when no trigger is set.
+    let none = EngineConfig {
+        snapshot_every: 0,
+        snapshot_interval: Duration::ZERO,
+        snapshot_log_bytes: 0,
+        ..EngineConfig::default()
+    };
+    assert_eq!(cadence(none, Duration::ZERO), []);
+    // Records of this chain are 450 to 1,000 bytes (with their run id,
+    // time and duration, about 800): the first snapshot comes after 20 to
+    // 45 steps (the later ones may be held back by the spacing when the
+    // machine is loaded), and never two within 20,000 bytes (20 steps) of
+    // log.
+    assert!((20..=45).contains(&steps[0]), "{steps:?}");
+    assert!(steps.windows(2).all(|w| w[1] - w[0] >= 20), "{steps:?}");
+}
+
+/// A slow store is not asked for snapshots faster than it writes them:
+/// even when every step's log would trigger one, the run spends at least
+/// four times a snapshot's cost running between two of them.
+#[test]
+fn slow_snapshots_are_spaced_by_their_cost() {
+    let config = EngineConfig {
+        snapshot_every: 0,
+        snapshot_interval: Duration::from_millis(1),
+        snapshot_log_bytes: 1,
+        ..EngineConfig::default()
+    };
+    let delay = Duration::from_millis(20);
+    let snaps = cadence(config, delay);
+    // Without the spacing: one snapshot per step (2,000 × 20 ms).
+    assert!(snaps.len() < 50, "{} snapshots", snaps.len());
+    for w in snaps.windows(2) {
+        let (cost, gap) = (w[0].2 - w[0].1, w[1].1 - w[0].2);
+        assert!(gap >= cost * 4, "{gap:?} after a snapshot of {cost:?}");
+    }
+}
