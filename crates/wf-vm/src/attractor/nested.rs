@@ -38,6 +38,28 @@ impl ToolRunner for Shared {
             Err(_) => Outcome::failed("the tool runner is busy with another tool"),
         }
     }
+
+    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
+        self.0.try_borrow().ok()?.fork()
+    }
+}
+
+/// A forked tool runner owned by a branch's thread, as a tool runner.
+pub(crate) struct Owned(pub Box<dyn ToolRunner + Send>);
+
+impl ToolRunner for Owned {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
+        self.0.run(context, command, timeout)
+    }
+
+    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
+        self.0.fork()
+    }
 }
 
 /// The tool runner of a nested engine: `tools` (`None`: tools are not

@@ -24,3 +24,4 @@ mod run;
 mod run_crash;
 mod run_dot;
 mod run_dot_corpus;
+mod run_parallel;

@@ -54,6 +54,10 @@ impl DecisionAgent for Lent<'_> {
     fn is_instant(&self) -> bool {
         self.0.is_instant()
     }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        self.0.fork()
+    }
 }
 
 /// Where a branch stops: a fan-in or exit node, by handler type or opcode.

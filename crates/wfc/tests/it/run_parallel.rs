@@ -1,0 +1,111 @@
+//! Parallel branches (issue 17 item 6): Attractor fan-outs run their
+//! branches at once, up to `max_parallel`, and say so in their events.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::common::dot::{fixture, scratch, wfc};
+
+/// `wfc run FILE --agent auto --allow-tools` with a run directory: the
+/// output and the `handler:event` events, by name.
+fn run(test: &str, file: &str, extra: &[&str]) -> (Output, PathBuf, Vec<Value>) {
+    let dir = scratch(test);
+    let run_dir = dir.join("run");
+    let events = dir.join("events.jsonl");
+    let file = fixture(file);
+    let mut args = vec![
+        "run",
+        file.to_str().unwrap(),
+        "--agent",
+        "auto",
+        "--allow-tools",
+        "--format",
+        "json",
+        "--progress",
+        "never",
+        "--run-dir",
+        run_dir.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = wfc(&args);
+    let events = std::fs::read_to_string(&events)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &Value| e["event"] == "handler:event")
+        .collect();
+    (out, run_dir, events)
+}
+
+fn named<'e>(events: &'e [Value], name: &str) -> Vec<&'e Value> {
+    events.iter().filter(|e| e["name"] == name).collect()
+}
+
+/// Each branch's `(start, end)` in ms since the fan-out started, from its
+/// `ParallelBranchStarted` and `ParallelBranchCompleted` events.
+fn intervals(events: &[Value]) -> Vec<(u64, u64)> {
+    let started = named(events, "ParallelBranchStarted");
+    let done = named(events, "ParallelBranchCompleted");
+    assert_eq!(started.len(), done.len());
+    started
+        .iter()
+        .zip(&done)
+        .map(|(s, d)| {
+            assert_eq!(s["data"]["branch"], d["data"]["branch"]);
+            let at = s["data"]["offset_ms"].as_u64().unwrap();
+            (at, at + d["data"]["duration_ms"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// The most branches running at one moment.
+fn most_at_once(spans: &[(u64, u64)]) -> usize {
+    spans
+        .iter()
+        .map(|&(t, _)| spans.iter().filter(|&&(s, e)| s <= t && t < e).count())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn attractor_branches_run_at_once() {
+    let (out, _, events) = run("par_at_once", "parallel_sleep.dot", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let started = named(&events, "ParallelStarted");
+    assert_eq!(started[0]["data"]["concurrency"], 4, "{}", started[0]);
+    let spans = intervals(&events);
+    // The events are in edge order, whatever order the branches ended in.
+    let ids: Vec<_> = named(&events, "ParallelBranchCompleted")
+        .iter()
+        .map(|e| e["data"]["branch"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, ["a", "b", "c", "d"]);
+    // Every branch started before any ended: all four overlapped. One
+    // after another, each would start after the one before it ended.
+    let first_end = spans.iter().map(|s| s.1).min().unwrap();
+    assert!(spans.iter().all(|s| s.0 < first_end), "{spans:?}");
+    assert_eq!(most_at_once(&spans), 4, "{spans:?}");
+    // And the fan-out took well under the 4 × 300 ms of a sequential run.
+    let took = named(&events, "ParallelCompleted")[0]["data"]["duration_ms"]
+        .as_u64()
+        .unwrap();
+    assert!(took < 750, "the fan-out took {took} ms: {spans:?}");
+}
+
+#[test]
+fn max_parallel_bounds_the_branches_at_once() {
+    let (out, _, events) = run("par_max_2", "parallel_sleep_2.dot", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let started = named(&events, "ParallelStarted");
+    assert_eq!(started[0]["data"]["concurrency"], 2, "{}", started[0]);
+    assert_eq!(started[0]["data"]["max_parallel"], 2, "{}", started[0]);
+    let spans = intervals(&events);
+    assert_eq!(spans.len(), 4);
+    assert_eq!(most_at_once(&spans), 2, "{spans:?}");
+}
