@@ -18,6 +18,7 @@
 
 pub mod branch;
 pub mod concurrent;
+pub mod journal;
 pub mod policy;
 
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ use wf_ir::IrProgram;
 use super::handler::{Handler, HandlerCx, HandlerRegistry};
 use super::human::{SharedInterviewer, WaitHuman};
 use crate::agent::{AgentError, Decision, Outcome, Status, Write};
-use branch::{BranchEnv, run_branch};
+use branch::BranchEnv;
 pub use policy::{BranchResult, ErrorPolicy, JoinPolicy, Policy};
 
 /// Loads a child pipeline for `stack.manager_loop` (a `.dot` file, compiled
@@ -139,6 +140,13 @@ impl Handler for Parallel {
             kit: &self.kit,
             fan_out: d.node_idx,
             inherited: &inherited,
+            // Only the root pipeline's fan-outs: a nested one runs in a
+            // branch, whose steps are counted from 0 in every branch and
+            // which runs again whole when it did not finish.
+            journal: &match self.kit.depth {
+                0 => journal::Journal::at(cx.files, cx.node_id, d.step),
+                _ => journal::Journal::default(),
+            },
         };
         let plan = concurrent::plan(&shared, cx.backend.as_deref(), &targets, &policy);
         let mut started_data = json!({"branch_count": targets.len(),
@@ -164,7 +172,15 @@ impl Handler for Parallel {
         // Each started branch's events, in edge order (deterministic
         // whatever order concurrent branches finished in).
         for (index, ran) in runs.into_iter().enumerate() {
-            if let Some(offset) = ran.offset_ms {
+            if ran.resumed {
+                let r = &ran.result;
+                cx.event(
+                    "ParallelBranchCompleted",
+                    json!({"branch": r.id, "index": index, "duration_ms": ran.duration_ms,
+                           "success": r.succeeded(), "outcome": r.outcome.as_str(),
+                           "resumed": true}),
+                );
+            } else if let Some(offset) = ran.offset_ms {
                 let r = &ran.result;
                 cx.event(
                     "ParallelBranchStarted",
@@ -243,7 +259,7 @@ fn one_at_a_time(
     let started = std::time::Instant::now();
     let mut runs = Vec::with_capacity(targets.len());
     let mut stopped: Option<String> = None;
-    for &target in targets {
+    for (index, &target) in targets.iter().enumerate() {
         let w = &s.program.workflows[s.workflow.0 as usize];
         let id = s.program.str(w.nodes[target.0 as usize].id);
         if let Some(why) = &stopped {
@@ -251,10 +267,10 @@ fn one_at_a_time(
                 result: BranchResult::not_run(id, why),
                 offset_ms: None,
                 duration_ms: 0,
+                resumed: false,
             });
             continue;
         }
-        let t = std::time::Instant::now();
         let env = BranchEnv {
             program: s.program,
             workflow: s.workflow,
@@ -265,13 +281,9 @@ fn one_at_a_time(
             fan_out: s.fan_out,
             inherited: s.inherited,
         };
-        let result = run_branch(env, target);
-        stopped = policy.stop_after(&result);
-        runs.push(concurrent::Ran {
-            result,
-            offset_ms: Some((t - started).as_millis() as u64),
-            duration_ms: t.elapsed().as_millis() as u64,
-        });
+        let ran = concurrent::run_one(env, index, target, s.journal, started);
+        stopped = policy.stop_after(&ran.result);
+        runs.push(ran);
     }
     runs
 }

@@ -109,3 +109,82 @@ fn max_parallel_bounds_the_branches_at_once() {
     assert_eq!(spans.len(), 4);
     assert_eq!(most_at_once(&spans), 2, "{spans:?}");
 }
+
+/// Item 3: a fan-out killed with SIGKILL while one branch runs resumes
+/// without running the branch that had finished.
+#[test]
+fn a_killed_fan_out_resumes_without_rerunning_finished_branches() {
+    use std::time::{Duration, Instant};
+    let dir = scratch("par_durable");
+    let run_dir = dir.join("run");
+    let d = run_dir.to_str().unwrap();
+    let file = fixture("parallel_durable.dot");
+    let f = file.to_str().unwrap();
+    let ran = run_dir.join("ran.txt");
+    let mut first = std::process::Command::new(insta_cmd::get_cargo_bin("wfc"))
+        .current_dir(crate::common::repo_root())
+        .args(["run", f, "--agent", "auto", "--allow-tools"])
+        .args(["--progress", "never", "--run-dir", d])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once `a` is journaled and `b` is running.
+    let journal = run_dir.join("fan/branches/step-1/0.json");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(&ran).unwrap_or_default();
+        if journal.exists() && text.contains('b') {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the fan-out did not get going");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    assert!(!run_dir.join("fan/branches/step-1/1.json").exists());
+    std::fs::write(run_dir.join("resume"), "").unwrap();
+    let events = dir.join("events.jsonl");
+    let out = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "auto",
+        "--allow-tools",
+        "--format",
+        "json",
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // `a` ran once; `b`, killed half-way, ran again.
+    let mut lines: Vec<String> = std::fs::read_to_string(&ran)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["a", "b", "b"]);
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = s["blackboard"]["parallel.results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{s}");
+    assert!(results.iter().all(|r| r["outcome"] == "success"), "{s}");
+    let log: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let done: Vec<&Value> = log
+        .iter()
+        .filter(|e| e["name"] == "ParallelBranchCompleted")
+        .collect();
+    assert_eq!(done[0]["data"]["branch"], "a");
+    assert_eq!(done[0]["data"]["resumed"], true, "{}", done[0]);
+    assert!(done[1]["data"].get("resumed").is_none(), "{}", done[1]);
+    // The log follows the recorded fan-out: replay verifies it.
+    let replay = wfc(&["replay", d]);
+    let said = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(0), "{said}");
+}

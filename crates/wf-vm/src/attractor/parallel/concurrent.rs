@@ -11,6 +11,9 @@
 //! a backend or tool runner that cannot be forked), and the parallel
 //! handler then runs them in edge order as before.
 //!
+//! Each finished branch is journaled ([`Journal`]) before the join, so a
+//! resumed run does not run it again.
+//!
 //! Results are kept by branch index, so `parallel.results`, the events and
 //! the join are in edge order whatever order the threads finish in.
 
@@ -25,6 +28,7 @@ use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
 use super::Kit;
 use super::branch::{BranchEnv, run_branch, stop_kind};
+use super::journal::Journal;
 use super::policy::{BranchResult, Policy};
 use crate::agent::{DecisionAgent, Status, ToolRunner};
 use crate::attractor::RunFiles;
@@ -70,6 +74,8 @@ pub struct Shared<'e> {
     pub fan_out: NodeIdx,
     /// What is left of the run's limits.
     pub inherited: &'e Inherited,
+    /// Where finished branches are recorded.
+    pub journal: &'e Journal,
 }
 
 /// One branch's run: its result, and when it started and how long it
@@ -82,6 +88,46 @@ pub struct Ran {
     pub offset_ms: Option<u64>,
     /// How long it ran.
     pub duration_ms: u64,
+    /// It had finished before the run was interrupted: its result comes
+    /// from the journal, it did not run again.
+    pub resumed: bool,
+}
+
+/// Runs branch `index` (from `target`) unless the journal has its result,
+/// and journals the result; `since` is when the fan-out started.
+pub fn run_one(
+    env: BranchEnv<'_>,
+    index: usize,
+    target: NodeIdx,
+    journal: &Journal,
+    since: Instant,
+) -> Ran {
+    let w = &env.program.workflows[env.workflow.0 as usize];
+    let id = env.program.str(w.nodes[target.0 as usize].id);
+    if let Some((result, duration_ms)) = journal.load(index, id) {
+        return Ran {
+            result,
+            offset_ms: None,
+            duration_ms,
+            resumed: true,
+        };
+    }
+    let t = Instant::now();
+    let mut result = run_branch(env, target);
+    let duration_ms = t.elapsed().as_millis() as u64;
+    if let Err(e) = journal.record(index, &result, duration_ms) {
+        let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
+        result.notes = Some(match result.notes.take() {
+            Some(n) => format!("{n}; {note}"),
+            None => note,
+        });
+    }
+    Ran {
+        result,
+        offset_ms: Some((t - since).as_millis() as u64),
+        duration_ms,
+        resumed: false,
+    }
 }
 
 /// The nodes a branch from `start` may run: every node reachable without
@@ -176,8 +222,14 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
     let slots: Mutex<Vec<Option<Ran>>> = Mutex::new((0..targets.len()).map(|_| None).collect());
     let files = s.files.map(RunFiles::parts);
     let (depth, base_dir, root) = (s.kit.depth, s.kit.base_dir.clone(), s.kit.root.clone());
-    let (program, workflow, context, fan_out, inherited) =
-        (s.program, s.workflow, s.context, s.fan_out, s.inherited);
+    let (program, workflow, context, fan_out, inherited, journal) = (
+        s.program,
+        s.workflow,
+        s.context,
+        s.fan_out,
+        s.inherited,
+        s.journal,
+    );
     std::thread::scope(|scope| {
         let handles: Vec<_> = plan
             .workers
@@ -208,9 +260,9 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                                 result: BranchResult::not_run(id, &why),
                                 offset_ms: None,
                                 duration_ms: 0,
+                                resumed: false,
                             },
                             None => {
-                                let t = Instant::now();
                                 let env = BranchEnv {
                                     program,
                                     workflow,
@@ -223,15 +275,11 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                                     fan_out,
                                     inherited,
                                 };
-                                let result = run_branch(env, target);
-                                if let Some(why) = policy.stop_after(&result) {
+                                let ran = run_one(env, i, target, journal, started);
+                                if let Some(why) = policy.stop_after(&ran.result) {
                                     lock(stopped).get_or_insert(why);
                                 }
-                                Ran {
-                                    result,
-                                    offset_ms: Some((t - started).as_millis() as u64),
-                                    duration_ms: t.elapsed().as_millis() as u64,
-                                }
+                                ran
                             }
                         };
                         lock(slots)[i] = Some(ran);
@@ -263,6 +311,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                     },
                     offset_ms: None,
                     duration_ms: 0,
+                    resumed: false,
                 }
             })
         })
