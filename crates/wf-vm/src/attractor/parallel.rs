@@ -20,6 +20,7 @@ pub mod branch;
 pub mod concurrent;
 pub mod journal;
 pub mod policy;
+pub mod trace;
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -186,11 +187,19 @@ impl Handler for Parallel {
                     "ParallelBranchStarted",
                     json!({"branch": r.id, "index": index, "offset_ms": offset}),
                 );
-                cx.event(
-                    "ParallelBranchCompleted",
-                    json!({"branch": r.id, "index": index, "duration_ms": ran.duration_ms,
-                           "success": r.succeeded(), "outcome": r.outcome.as_str()}),
-                );
+                for event in ran.events.events {
+                    cx.event(
+                        "ParallelBranchEvent",
+                        json!({"branch": r.id, "index": index, "event": event}),
+                    );
+                }
+                let mut done = json!({"branch": r.id, "index": index,
+                    "duration_ms": ran.duration_ms, "success": r.succeeded(),
+                    "outcome": r.outcome.as_str()});
+                if ran.events.dropped > 0 {
+                    done["events_dropped"] = json!(ran.events.dropped);
+                }
+                cx.event("ParallelBranchCompleted", done);
             }
             results.push(ran.result);
         }
@@ -268,6 +277,7 @@ fn one_at_a_time(
                 offset_ms: None,
                 duration_ms: 0,
                 resumed: false,
+                events: Default::default(),
             });
             continue;
         }

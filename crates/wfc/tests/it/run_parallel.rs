@@ -188,3 +188,35 @@ fn a_killed_fan_out_resumes_without_rerunning_finished_branches() {
     let said = String::from_utf8_lossy(&replay.stdout);
     assert_eq!(replay.status.code(), Some(0), "{said}");
 }
+
+/// Item 4: the branches' own events are in the run's event log, each with
+/// its branch, grouped by branch in edge order (as the log records them,
+/// whatever order the threads ran in), so a replay sees one order.
+#[test]
+fn branch_events_are_logged_with_their_branch() {
+    let (out, run_dir, events) = run("par_events", "parallel_sleep.dot", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let mut current: Option<String> = None;
+    let mut seen = Vec::new();
+    for e in &events {
+        let data = &e["data"];
+        match e["name"].as_str().unwrap() {
+            "ParallelBranchStarted" => current = data["branch"].as_str().map(str::to_owned),
+            "ParallelBranchCompleted" => current = None,
+            "ParallelBranchEvent" => {
+                let branch = data["branch"].as_str().unwrap();
+                assert_eq!(current.as_deref(), Some(branch), "{e}");
+                let inner = &data["event"];
+                if inner["event"] == "node:enter" && inner["node"] == branch {
+                    seen.push(branch.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen, ["a", "b", "c", "d"]);
+    let replay = wfc(&["replay", run_dir.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(0), "{said}");
+}

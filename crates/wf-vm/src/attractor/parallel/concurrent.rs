@@ -30,6 +30,7 @@ use super::Kit;
 use super::branch::{BranchEnv, run_branch, stop_kind};
 use super::journal::Journal;
 use super::policy::{BranchResult, Policy};
+use super::trace::BranchEvents;
 use crate::agent::{DecisionAgent, Status, ToolRunner};
 use crate::attractor::RunFiles;
 use crate::attractor::nested::{self, Inherited};
@@ -91,6 +92,8 @@ pub struct Ran {
     /// It had finished before the run was interrupted: its result comes
     /// from the journal, it did not run again.
     pub resumed: bool,
+    /// The branch's own events (none when it did not run here).
+    pub events: BranchEvents,
 }
 
 /// Runs branch `index` (from `target`) unless the journal has its result,
@@ -110,10 +113,11 @@ pub fn run_one(
             offset_ms: None,
             duration_ms,
             resumed: true,
+            events: BranchEvents::default(),
         };
     }
     let t = Instant::now();
-    let mut result = run_branch(env, target);
+    let (mut result, events) = run_branch(env, target);
     let duration_ms = t.elapsed().as_millis() as u64;
     if let Err(e) = journal.record(index, &result, duration_ms) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
@@ -127,6 +131,7 @@ pub fn run_one(
         offset_ms: Some((t - since).as_millis() as u64),
         duration_ms,
         resumed: false,
+        events,
     }
 }
 
@@ -261,6 +266,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                                 offset_ms: None,
                                 duration_ms: 0,
                                 resumed: false,
+                                events: BranchEvents::default(),
                             },
                             None => {
                                 let env = BranchEnv {
@@ -312,6 +318,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                     offset_ms: None,
                     duration_ms: 0,
                     resumed: false,
+                    events: BranchEvents::default(),
                 }
             })
         })
