@@ -11,6 +11,11 @@ use crate::common::dot::{fixture, scratch, wfc};
 /// `wfc run FILE --agent auto --allow-tools` with a run directory: the
 /// output and the `handler:event` events, by name.
 fn run(test: &str, file: &str, extra: &[&str]) -> (Output, PathBuf, Vec<Value>) {
+    run_as(test, file, "auto", extra)
+}
+
+/// [`run`] with another `--agent`.
+fn run_as(test: &str, file: &str, agent: &str, extra: &[&str]) -> (Output, PathBuf, Vec<Value>) {
     let dir = scratch(test);
     let run_dir = dir.join("run");
     let events = dir.join("events.jsonl");
@@ -19,7 +24,7 @@ fn run(test: &str, file: &str, extra: &[&str]) -> (Output, PathBuf, Vec<Value>) 
         "run",
         file.to_str().unwrap(),
         "--agent",
-        "auto",
+        agent,
         "--allow-tools",
         "--format",
         "json",
@@ -219,4 +224,29 @@ fn branch_events_are_logged_with_their_branch() {
     let replay = wfc(&["replay", run_dir.to_str().unwrap()]);
     let said = String::from_utf8_lossy(&replay.stdout);
     assert_eq!(replay.status.code(), Some(0), "{said}");
+}
+
+/// Branches that need the run's own thread (a human gate asks the run's
+/// interviewer) run one after another, and the log says why; branches
+/// whose nodes never ask the backend run at once even when the backend
+/// cannot be copied to a thread (a script read in order).
+#[test]
+fn the_log_says_why_branches_ran_one_after_another() {
+    let (out, _, events) = run("par_gate", "parallel_gate.dot", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let started = named(&events, "ParallelStarted");
+    let data = &started[0]["data"];
+    assert_eq!(data["concurrency"], 1, "{data}");
+    assert_eq!(data["sequential_reason"], "node `b` is a `wait.human` node");
+
+    let dir = scratch("par_script");
+    let script = dir.join("script.json");
+    std::fs::write(&script, r#"{"nodes": {}}"#).unwrap();
+    let agent = format!("script:{}", script.display());
+    let (out, _, events) = run_as("par_script_run", "parallel_sleep.dot", &agent, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let started = named(&events, "ParallelStarted");
+    assert_eq!(started[0]["data"]["concurrency"], 4, "{}", started[0]);
 }

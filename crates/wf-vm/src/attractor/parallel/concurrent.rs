@@ -178,7 +178,7 @@ pub fn plan(
         });
     }
     let w = &s.program.workflows[s.workflow.0 as usize];
-    let mut tools = false;
+    let (mut tools, mut asks) = (false, false);
     for &t in targets {
         for n in branch_nodes(s.program, s.workflow, s.fan_out, t) {
             let node = &w.nodes[n.0 as usize];
@@ -191,11 +191,14 @@ pub fn plan(
                 return Err(format!("node `{id}` has the custom handler type `{ty}`"));
             }
             tools |= node.op == Opcode::Tool;
+            // Only codergen stages consult the backend (tool nodes never
+            // reach a handler; start, exit and conditional do not ask).
+            asks |= node.op != Opcode::Tool && ty == "codergen";
         }
     }
     let mut workers = Vec::with_capacity(width);
     for _ in 0..width {
-        let agent = match backend {
+        let agent = match backend.filter(|_| asks) {
             None => None,
             Some(b) => Some(
                 b.fork()
