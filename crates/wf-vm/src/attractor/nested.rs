@@ -90,6 +90,23 @@ impl Inherited {
         }
     }
 
+    /// What a nested run started at step `step` of a run with `config`
+    /// and `limits`, `elapsed` into it, inherits.
+    pub(crate) fn new(
+        config: &EngineConfig,
+        limits: &RunLimits,
+        step: u64,
+        elapsed: Duration,
+    ) -> Self {
+        let mut cap = limits.clone();
+        cap.max_steps = cap.max_steps.saturating_sub(step);
+        cap.wall_clock = cap.wall_clock.saturating_sub(elapsed);
+        Inherited {
+            config: config.clone(),
+            cap,
+        }
+    }
+
     /// An engine at the entry of `wf`: the workflow's own limits apply
     /// where they are tighter than what is left of the parent's.
     pub fn engine<'p>(

@@ -5,6 +5,8 @@ mod apply;
 mod budget;
 mod complete;
 mod durable;
+mod fan_out;
+mod fan_pool;
 mod replay;
 mod restart;
 mod screen;

@@ -250,3 +250,75 @@ fn the_log_says_why_branches_ran_one_after_another() {
     let started = named(&events, "ParallelStarted");
     assert_eq!(started[0]["data"]["concurrency"], 4, "{}", started[0]);
 }
+
+/// Item 1: a `.wf` `parallel` runs its branches at once (three tools of
+/// 300 ms each), each in its own copy of the scope, and the `join` sees
+/// every branch's writes; the run directory replays.
+#[test]
+fn wf_parallel_and_join_run() {
+    let (out, run_dir, events) = run("wf_par", "../parallel.wf", &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["at"]["node"], "done", "{s}");
+    for region in ["eu", "us", "jp"] {
+        assert_eq!(
+            s["blackboard"][format!("ask_{region}.stdout")],
+            format!("{region}\n")
+        );
+    }
+    let started = named(&events, "ParallelStarted");
+    assert_eq!(started[0]["data"]["concurrency"], 3, "{}", started[0]);
+    let spans = intervals(&events);
+    assert_eq!(most_at_once(&spans), 3, "{spans:?}");
+    let replay = wfc(&["replay", run_dir.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(0), "{said}");
+}
+
+/// Item 1: the join's `merge` strategies, on two branches writing one key
+/// (a script answers for them); `merge = fail` makes the parallel node
+/// fail, routed like any failure (here to the `failed` exit).
+#[test]
+fn wf_join_merges_by_its_strategy() {
+    let source = std::fs::read_to_string(fixture("../parallel_merge.wf")).unwrap();
+    let script = fixture("../parallel_merge.json");
+    let agent = format!("script:{}", script.display());
+    let expect = [
+        ("last_wins", r#"{"both":"right","r":2}"#),
+        ("first_wins", r#"{"both":"left","l":1}"#),
+        (
+            "collect",
+            r#"[{"both":"left","l":1},{"both":"right","r":2}]"#,
+        ),
+        ("merge_dict", r#"{"both":"right","l":1,"r":2}"#),
+        ("fail", "null"),
+    ];
+    for (strategy, want) in expect {
+        let dir = scratch(&format!("wf_merge_{strategy}"));
+        let file = dir.join("merge.wf");
+        std::fs::write(&file, source.replace("MERGE", strategy)).unwrap();
+        let out = wfc(&[
+            "run",
+            file.to_str().unwrap(),
+            "--agent",
+            &agent,
+            "--format",
+            "json",
+            "--progress",
+            "never",
+        ]);
+        let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want: Value = serde_json::from_str(want).unwrap();
+        assert_eq!(s["blackboard"]["pick"], want, "{strategy}: {s}");
+        if strategy == "fail" {
+            assert_eq!(s["at"]["node"], "failed", "{s}");
+            assert_eq!(
+                s["failures"][0]["reason"],
+                "node `fan`: branches `left` and `right` each wrote `pick`, and the join merges with `merge = fail`"
+            );
+        } else {
+            assert_eq!(s["at"]["node"], "done", "{strategy}: {s}");
+        }
+    }
+}
