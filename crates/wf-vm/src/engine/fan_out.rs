@@ -22,6 +22,7 @@ use crate::agent::{
     BlackboardView, Decision, DecisionAgent, DecisionContext, Outcome, Status, ToolRunner, Write,
 };
 use crate::attractor::nested::Inherited;
+use crate::attractor::parallel::journal::Journal;
 use crate::attractor::parallel::policy::{self, BranchResult, Policy};
 use crate::attractor::parallel::trace::{BranchEvents, TraceSink};
 use crate::report::RunStatus;
@@ -32,6 +33,8 @@ struct Run {
     join: Option<NodeIdx>,
     events: BranchEvents,
     duration_ms: u64,
+    /// Taken from the journal: it finished before the run was killed.
+    resumed: bool,
 }
 
 /// Lends a borrowed tool runner to an engine that wants to own one.
@@ -135,7 +138,42 @@ fn run_branch(
         join,
         events,
         duration_ms: t.elapsed().as_millis() as u64,
+        resumed: false,
     }
+}
+
+/// [`run_branch`], unless the journal has the branch's result; journals
+/// the result of a branch it runs.
+fn run_journaled(
+    env: Env<'_>,
+    (index, start): (usize, NodeIdx),
+    agent: &mut dyn DecisionAgent,
+    tools: Option<Box<dyn ToolRunner + '_>>,
+    journal: &Journal,
+) -> Run {
+    let w = &env.program.workflows[env.wf.0 as usize];
+    let id = env.program.str(w.nodes[start.0 as usize].id);
+    if let Some((result, duration_ms)) = journal.load(index, id) {
+        let join = result.stopped_at.as_deref().and_then(|at| {
+            (w.nodes.iter())
+                .position(|n| n.op == Opcode::Join && env.program.str(n.id) == at)
+                .map(|i| NodeIdx(i as u32))
+        });
+        let events = BranchEvents::default();
+        return Run {
+            result,
+            join,
+            events,
+            duration_ms,
+            resumed: true,
+        };
+    }
+    let mut run = run_branch(env, start, agent, tools);
+    if let Err(e) = journal.record(index, &run.result, run.duration_ms) {
+        let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
+        run.result.notes = Some(note);
+    }
+    run
 }
 
 /// Merges the keys the branches wrote, in edge order, by `strategy`
@@ -227,6 +265,21 @@ impl Engine<'_> {
             context: &context,
             inherited: &inherited,
         };
+        // Branches take time: the next step reads the clock.
+        self.clock_due = true;
+        // Finished branches are journaled (docs/runtime.md, "Durable
+        // fan-outs"), in a durable run's directory only.
+        let journal = match &self.out.log {
+            Some(log) => Journal::in_dir(
+                log.dir()
+                    .path()
+                    .join("branches")
+                    .join(crate::attractor::safe_name(self.wf_name(wf)))
+                    .join(crate::attractor::safe_name(name))
+                    .join(format!("step-{}", self.step)),
+            ),
+            None => Journal::default(),
+        };
         let width = (policy.max_parallel as usize).min(targets.len());
         let forks = (width > 1)
             .then(|| super::fan_pool::forks(agent, self.tools.as_deref().map(|t| t as _), width))
@@ -243,6 +296,7 @@ impl Engine<'_> {
                     join: None,
                     events,
                     duration_ms,
+                    resumed: false,
                 },
                 None,
             )
@@ -254,12 +308,13 @@ impl Engine<'_> {
                     &targets,
                     |r: &(Run, Option<u64>)| policy.stop_after(&r.0.result),
                     skipped,
-                    |(agent, tools), t| {
+                    |(agent, tools), i, t| {
                         let tools = tools
                             .as_deref_mut()
                             .map(|t| Box::new(LentTools(t)) as Box<dyn ToolRunner>);
                         let at = started.elapsed().as_millis() as u64;
-                        (run_branch(env, t, agent.as_mut(), tools), Some(at))
+                        let run = run_journaled(env, (i, t), agent.as_mut(), tools, &journal);
+                        (run, Some(at))
                     },
                 );
                 runs.into_iter()
@@ -290,7 +345,7 @@ impl Engine<'_> {
                         .as_deref_mut()
                         .map(|t| Box::new(LentTools(t)) as Box<dyn ToolRunner>);
                     let at = started.elapsed().as_millis() as u64;
-                    let run = run_branch(env, t, agent, lent);
+                    let run = run_journaled(env, (i, t), agent, lent, &journal);
                     stopped = policy.stop_after(&run.result);
                     out.push((run, Some(at)));
                 }
@@ -308,7 +363,13 @@ impl Engine<'_> {
         let mut joins = Vec::new();
         for (index, (run, at)) in runs.into_iter().enumerate() {
             let r = &run.result;
-            if let Some(at) = at {
+            if run.resumed {
+                outcome.events.push(event(
+                    "ParallelBranchCompleted",
+                    json!({"branch": r.id, "index": index, "duration_ms": run.duration_ms,
+                           "outcome": r.outcome.as_str(), "resumed": true}),
+                ));
+            } else if let Some(at) = at {
                 outcome.events.push(event(
                     "ParallelBranchStarted",
                     json!({"branch": r.id, "index": index, "offset_ms": at}),

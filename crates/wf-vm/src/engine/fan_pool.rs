@@ -32,7 +32,7 @@ pub(super) fn forks(
         .collect()
 }
 
-/// Runs `work` on every target, on the workers' threads. Once `stop` says
+/// Runs `work` on every target (with its index), on the workers' threads. Once `stop` says
 /// so for a finished branch, targets not yet started get `skipped(index,
 /// why)` instead. A worker thread that panicked leaves `None`.
 pub(super) fn run<R: Send>(
@@ -40,7 +40,7 @@ pub(super) fn run<R: Send>(
     targets: &[NodeIdx],
     stop: impl Fn(&R) -> Option<String> + Sync,
     skipped: impl Fn(usize, &str) -> R + Sync,
-    work: impl Fn(&mut Worker, NodeIdx) -> R + Sync,
+    work: impl Fn(&mut Worker, usize, NodeIdx) -> R + Sync,
 ) -> Vec<Option<R>> {
     let next = AtomicUsize::new(0);
     let stopped: Mutex<Option<String>> = Mutex::new(None);
@@ -62,7 +62,7 @@ pub(super) fn run<R: Send>(
                         let r = match why {
                             Some(why) => skipped(i, &why),
                             None => {
-                                let r = work(&mut worker, target);
+                                let r = work(&mut worker, i, target);
                                 if let Some(why) = stop(&r) {
                                     stopped
                                         .lock()

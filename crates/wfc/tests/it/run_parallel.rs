@@ -322,3 +322,61 @@ fn wf_join_merges_by_its_strategy() {
         }
     }
 }
+
+/// Item 3 for `.wf`: a fan-out killed with SIGKILL while one branch runs
+/// resumes without running the branch that had finished, and replays.
+#[test]
+fn a_killed_wf_fan_out_resumes_without_rerunning_finished_branches() {
+    use std::time::{Duration, Instant};
+    let dir = scratch("wf_par_durable");
+    let run_dir = dir.join("run");
+    let d = run_dir.to_str().unwrap();
+    let ran = dir.join("ran.txt");
+    let set = format!("out={}", ran.display());
+    let file = fixture("../parallel_durable.wf");
+    let mut first = std::process::Command::new(insta_cmd::get_cargo_bin("wfc"))
+        .current_dir(crate::common::repo_root())
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--agent",
+            "auto",
+            "--allow-tools",
+        ])
+        .args(["--set", &set, "--progress", "never", "--run-dir", d])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once `a` is journaled and `b` is running.
+    let journal = run_dir.join("branches/Durable/fan/step-1");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(&ran).unwrap_or_default();
+        if journal.join("0.json").exists() && text.contains('b') {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the fan-out did not get going");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    assert!(!journal.join("1.json").exists());
+    std::fs::write(dir.join("ran.txt.resume"), "").unwrap();
+    let args = ["run", "--resume", d, "--agent", "auto", "--allow-tools"];
+    let out = wfc(&[&args[..], &["--format", "json"]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["at"]["node"], "done", "{s}");
+    let mut lines: Vec<String> = std::fs::read_to_string(&ran)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["a", "b", "b"]);
+    let replay = wfc(&["replay", d]);
+    let said = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(0), "{said}");
+}

@@ -40,6 +40,11 @@ impl Journal {
         }
     }
 
+    /// The journal in `dir` (a `.wf` fan-out's, under the run directory).
+    pub(crate) fn in_dir(dir: std::path::PathBuf) -> Self {
+        Journal { dir: Some(dir) }
+    }
+
     fn path(&self, index: usize) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(format!("{index}.json")))
     }
