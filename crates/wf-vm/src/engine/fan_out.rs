@@ -281,10 +281,27 @@ impl Engine<'_> {
             None => Journal::default(),
         };
         let width = (policy.max_parallel as usize).min(targets.len());
+        // Whether a branch may ask the agent: any node but a tool (a call's
+        // callee asks).
+        let ask = targets.iter().any(|&t| {
+            crate::attractor::parallel::concurrent::branch_nodes(program, wf, node, t)
+                .iter()
+                .any(|n| w.nodes[n.0 as usize].op != Opcode::Tool)
+        });
+        let tools = self.tools.as_deref().map(|t| t as _);
         let forks = (width > 1)
-            .then(|| super::fan_pool::forks(agent, self.tools.as_deref().map(|t| t as _), width))
+            .then(|| super::fan_pool::forks(agent, ask, tools, width))
             .flatten();
         let concurrency = forks.as_ref().map_or(1, Vec::len);
+        let sequential_reason = match () {
+            _ if forks.is_some() => None,
+            _ if targets.len() < 2 => Some("a single branch"),
+            _ if width < 2 => Some("max_parallel=1"),
+            _ if ask && agent.fork().is_none() => {
+                Some("the agent cannot be copied to another thread")
+            }
+            _ => Some("the tool runner cannot be copied to another thread"),
+        };
         let started = Instant::now();
         let skipped = |i: usize, why: &str| -> (Run, Option<u64>) {
             let id = program.str(w.nodes[targets[i].0 as usize].id);
@@ -354,11 +371,12 @@ impl Engine<'_> {
             }
         };
         let mut outcome = Outcome::success();
-        outcome.events.push(event(
-            "ParallelStarted",
-            json!({"branch_count": targets.len(), "max_parallel": policy.max_parallel,
-                   "concurrency": concurrency}),
-        ));
+        let mut started = json!({"branch_count": targets.len(),
+            "max_parallel": policy.max_parallel, "concurrency": concurrency});
+        if let Some(why) = sequential_reason {
+            started["sequential_reason"] = json!(why);
+        }
+        outcome.events.push(event("ParallelStarted", started));
         let mut results = Vec::with_capacity(runs.len());
         let mut joins = Vec::new();
         for (index, (run, at)) in runs.into_iter().enumerate() {

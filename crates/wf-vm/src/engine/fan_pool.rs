@@ -15,9 +15,12 @@ pub(super) type Worker = (
     Option<Box<dyn ToolRunner + Send>>,
 );
 
-/// `width` workers, when the agent and the tool runner (if any) fork.
+/// `width` workers, when the agent (if the branches `ask` it) and the
+/// tool runner (if any) fork. Branches that never ask the agent (tools
+/// alone) get the `auto` agent, which they do not consult.
 pub(super) fn forks(
     agent: &dyn DecisionAgent,
+    ask: bool,
     tools: Option<&dyn ToolRunner>,
     width: usize,
 ) -> Option<Vec<Worker>> {
@@ -27,7 +30,11 @@ pub(super) fn forks(
                 None => None,
                 Some(t) => Some(t.fork()?),
             };
-            Some((agent.fork()?, tools))
+            let agent = match ask {
+                true => agent.fork()?,
+                false => Box::new(crate::agents::AutoAgent::new()),
+            };
+            Some((agent, tools))
         })
         .collect()
 }

@@ -380,3 +380,35 @@ fn a_killed_wf_fan_out_resumes_without_rerunning_finished_branches() {
     let said = String::from_utf8_lossy(&replay.stdout);
     assert_eq!(replay.status.code(), Some(0), "{said}");
 }
+
+/// `.wf` branches of tools alone run at once under an agent that cannot
+/// be copied to threads (a script); branches whose steps ask it run one
+/// after another, so the script's queues see one question at a time.
+#[test]
+fn wf_branches_run_at_once_unless_they_ask_an_agent_that_cannot_fork() {
+    let dir = scratch("wf_par_script");
+    let script = dir.join("script.json");
+    std::fs::write(&script, r#"{"fallback": "auto", "nodes": {}}"#).unwrap();
+    let agent = format!("script:{}", script.display());
+    let (out, _, events) = run_as("wf_par_script_tools", "../parallel.wf", &agent, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let started = named(&events, "ParallelStarted");
+    assert_eq!(started[0]["data"]["concurrency"], 3, "{}", started[0]);
+
+    let source = std::fs::read_to_string(fixture("../parallel_merge.wf")).unwrap();
+    let file = dir.join("merge.wf");
+    std::fs::write(&file, source.replace("MERGE", "collect")).unwrap();
+    let script = fixture("../parallel_merge.json");
+    let agent = format!("script:{}", script.display());
+    let file = file.to_str().unwrap();
+    let (out, _, events) = run_as("wf_par_script_steps", file, &agent, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let started = named(&events, "ParallelStarted");
+    assert_eq!(started[0]["data"]["concurrency"], 1, "{}", started[0]);
+    assert_eq!(
+        started[0]["data"]["sequential_reason"],
+        "the agent cannot be copied to another thread"
+    );
+}

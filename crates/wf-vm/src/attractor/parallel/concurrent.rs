@@ -138,7 +138,7 @@ pub fn run_one(
 /// The nodes a branch from `start` may run: every node reachable without
 /// passing a fan-in or exit node (where a branch stops) or the fan-out
 /// itself. Nested fan-outs are included with their own branches.
-fn branch_nodes(
+pub(crate) fn branch_nodes(
     program: &IrProgram,
     wf: WorkflowIdx,
     fan_out: NodeIdx,
