@@ -462,3 +462,45 @@ fn event(name: &str, data: Value) -> crate::agent::HandlerEvent {
         data,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn branch(id: &str, writes: Value) -> BranchResult {
+        BranchResult {
+            outcome: Status::Success,
+            context_updates: writes.as_object().unwrap().clone(),
+            ..BranchResult::not_run(id, "")
+        }
+    }
+
+    #[test]
+    fn merge_strategies_in_edge_order() {
+        let a = branch("a", json!({"k": {"x": 1, "both": "a"}, "only_a": 1}));
+        let b = branch("b", json!({"k": {"y": 2, "both": "b"}}));
+        let got = |s: &str| {
+            merge(s, &[&a, &b]).map(|w| w.into_iter().map(|w| (w.key, w.value)).collect::<Vec<_>>())
+        };
+        let k = |v: Value| vec![("k".to_string(), v), ("only_a".to_string(), json!(1))];
+        assert_eq!(got("last_wins").unwrap(), k(json!({"y": 2, "both": "b"})));
+        assert_eq!(got("first_wins").unwrap(), k(json!({"x": 1, "both": "a"})));
+        assert_eq!(
+            got("merge_dict").unwrap(),
+            k(json!({"x": 1, "y": 2, "both": "b"}))
+        );
+        let collected = got("collect").unwrap();
+        assert_eq!(
+            collected[0].1,
+            json!([{"x": 1, "both": "a"}, {"y": 2, "both": "b"}])
+        );
+        assert_eq!(collected[1].1, json!([1]));
+        let conflict = got("fail").unwrap_err();
+        assert_eq!(
+            conflict,
+            "branches `a` and `b` each wrote `k`, and the join merges with `merge = fail`"
+        );
+        // One writer is no conflict.
+        assert!(merge("fail", &[&a]).is_ok());
+    }
+}

@@ -38,3 +38,25 @@ impl EventSink for TraceSink {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_branch_keeps_its_first_events_and_counts_the_rest() {
+        let mut sink = TraceSink::default();
+        for step in 0..(MAX_BRANCH_EVENTS as u64 + 44) {
+            sink.emit(&Event::NodeEnter {
+                step,
+                workflow: "w",
+                node: "n",
+                depth: 1,
+            });
+        }
+        let t = sink.0.borrow();
+        assert_eq!(t.events.len(), MAX_BRANCH_EVENTS);
+        assert_eq!(t.events[0]["step"], 0);
+        assert_eq!(t.dropped, 44);
+    }
+}
