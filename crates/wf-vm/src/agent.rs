@@ -300,6 +300,15 @@ pub trait DecisionAgent {
     fn is_instant(&self) -> bool {
         false
     }
+
+    /// An independent copy that can decide on another thread, for the
+    /// concurrent branches of an Attractor `parallel` node
+    /// (`docs/runtime.md`, "Parallel branches"). `None` (the default): the
+    /// agent cannot be copied (a script read in order, a person at the
+    /// console), and branches that need it run one after another.
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        None
+    }
 }
 
 /// Runs the command of a `tool` node. The engine uses it instead of the
@@ -316,4 +325,11 @@ pub trait ToolRunner {
         command: &crate::template::ShellCommand,
         timeout: std::time::Duration,
     ) -> Outcome;
+
+    /// An independent copy that can run commands on another thread, for
+    /// concurrent parallel branches. `None` (the default): branches that
+    /// run tools run one after another.
+    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
+        None
+    }
 }

@@ -46,8 +46,9 @@ pub enum FailureKind {
     /// The run had nowhere to go: no valid edge for a successful outcome,
     /// an unsatisfied goal gate without a retry target.
     Route,
-    /// The program asks for something this engine cannot run (a `.wf`
-    /// `parallel` fan-out, a guard pattern that does not compile).
+    /// The program asks for something this engine cannot run (a guard
+    /// pattern that does not compile, a root workflow that does not
+    /// exist).
     Program,
 }
 

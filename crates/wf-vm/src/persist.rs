@@ -525,6 +525,11 @@ impl RunLog {
         }
     }
 
+    /// The store's folder for fan-out journals ([`RunStore::journal_dir`]).
+    pub fn journal_dir(&self) -> Option<std::path::PathBuf> {
+        self.store.journal_dir()
+    }
+
     pub fn store(&mut self) -> &mut dyn RunStore {
         &mut *self.store
     }

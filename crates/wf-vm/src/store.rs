@@ -153,6 +153,14 @@ pub trait RunStore: Send + std::fmt::Debug {
     /// something the engine cannot use, naming it as the store names it
     /// (a run directory: the file).
     fn corrupt(&self, part: StorePart, position: Option<usize>, message: String) -> PersistError;
+
+    /// The folder where the engine journals the finished branches of a
+    /// `.wf` fan-out (docs/runtime.md, "Parallel branches"), when the store
+    /// keeps the run on a file system; `None` (the default) leaves
+    /// fan-outs unjournaled: a resumed run then runs their branches again.
+    fn journal_dir(&self) -> Option<std::path::PathBuf> {
+        None
+    }
 }
 
 impl<S: RunStore + ?Sized> RunStore for Box<S> {
@@ -209,6 +217,9 @@ impl<S: RunStore + ?Sized> RunStore for Box<S> {
     }
     fn corrupt(&self, part: StorePart, position: Option<usize>, message: String) -> PersistError {
         (**self).corrupt(part, position, message)
+    }
+    fn journal_dir(&self) -> Option<std::path::PathBuf> {
+        (**self).journal_dir()
     }
 }
 

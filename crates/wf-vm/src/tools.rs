@@ -165,6 +165,10 @@ impl ToolRunner for ProcessToolRunner {
             Err(reason) => failed(writes, reason),
         }
     }
+
+    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
+        Some(Box::new(self.clone()))
+    }
 }
 
 impl ProcessToolRunner {

@@ -24,6 +24,10 @@ impl DecisionAgent for AutoAgent {
         true
     }
 
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        Some(Box::new(*self))
+    }
+
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         let writes: Vec<Write> = ctx
             .node

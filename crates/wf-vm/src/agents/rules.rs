@@ -72,6 +72,10 @@ impl DecisionAgent for RulesAgent {
         true
     }
 
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        Some(Box::new(*self))
+    }
+
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         let spec = &ctx.node.spec;
         if let Some(reason) = spec.get("suspend") {

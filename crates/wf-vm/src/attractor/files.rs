@@ -33,6 +33,21 @@ impl RunFiles {
         }
     }
 
+    /// The layout as data another thread can take: the root and the
+    /// count of `loop_restart`s (a parallel branch on a thread of its own
+    /// writes where its parent's next node would).
+    pub(crate) fn parts(&self) -> (PathBuf, u32) {
+        (self.root.clone(), self.restarts.get())
+    }
+
+    /// The layout [`RunFiles::parts`] describes, with a count of its own.
+    pub(crate) fn from_parts((root, restarts): (PathBuf, u32)) -> Self {
+        RunFiles {
+            root,
+            restarts: Rc::new(Cell::new(restarts)),
+        }
+    }
+
     /// The run directory.
     pub fn root(&self) -> &Path {
         &self.root

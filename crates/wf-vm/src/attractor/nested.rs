@@ -38,6 +38,28 @@ impl ToolRunner for Shared {
             Err(_) => Outcome::failed("the tool runner is busy with another tool"),
         }
     }
+
+    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
+        self.0.try_borrow().ok()?.fork()
+    }
+}
+
+/// A forked tool runner owned by a branch's thread, as a tool runner.
+pub(crate) struct Owned(pub Box<dyn ToolRunner + Send>);
+
+impl ToolRunner for Owned {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &ShellCommand,
+        timeout: Duration,
+    ) -> Outcome {
+        self.0.run(context, command, timeout)
+    }
+
+    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
+        self.0.fork()
+    }
 }
 
 /// The tool runner of a nested engine: `tools` (`None`: tools are not
@@ -64,6 +86,23 @@ impl Inherited {
         cap.wall_clock = cap.wall_clock.saturating_sub(d.elapsed);
         Inherited {
             config: d.config.clone(),
+            cap,
+        }
+    }
+
+    /// What a nested run started at step `step` of a run with `config`
+    /// and `limits`, `elapsed` into it, inherits.
+    pub(crate) fn new(
+        config: &EngineConfig,
+        limits: &RunLimits,
+        step: u64,
+        elapsed: Duration,
+    ) -> Self {
+        let mut cap = limits.clone();
+        cap.max_steps = cap.max_steps.saturating_sub(step);
+        cap.wall_clock = cap.wall_clock.saturating_sub(elapsed);
+        Inherited {
+            config: config.clone(),
             cap,
         }
     }

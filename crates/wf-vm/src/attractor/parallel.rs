@@ -1,13 +1,14 @@
 //! `parallel` (seed 4.8): fan out to every outgoing edge, each branch with
 //! an isolated copy of the context, then join by policy.
 //!
-//! The engine is single-threaded, so branches run **one after another**,
-//! in edge order; `max_parallel` (default 4) is validated and bounds
-//! nothing further (one branch at a time is within any bound). Everything
-//! else is as if they ran at once: each branch starts from the context as
-//! it was when the parallel node started (not from a sibling's results),
-//! and nothing a branch writes reaches the parent context except through
-//! `parallel.results`.
+//! Branches run **at once**, on threads, `max_parallel` (default 4) at a
+//! time, when every branch can run away from the parent's thread (see
+//! [`concurrent`]); otherwise one after another, in edge order, and the
+//! `ParallelStarted` event says why (`sequential_reason`). Either way each
+//! branch starts from the context as it was when the parallel node started
+//! (not from a sibling's results), nothing a branch writes reaches the
+//! parent context except through `parallel.results`, and results and
+//! events are in edge order.
 //!
 //! A branch runs from its edge's target until it reaches a fan-in node
 //! (`parallel.fan_in`, op `join`) or an exit node, which it does not run;
@@ -16,7 +17,10 @@
 //! and error policies.
 
 pub mod branch;
+pub mod concurrent;
+pub mod journal;
 pub mod policy;
+pub mod trace;
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -27,7 +31,7 @@ use wf_ir::IrProgram;
 use super::handler::{Handler, HandlerCx, HandlerRegistry};
 use super::human::{SharedInterviewer, WaitHuman};
 use crate::agent::{AgentError, Decision, Outcome, Status, Write};
-use branch::{BranchEnv, run_branch};
+use branch::BranchEnv;
 pub use policy::{BranchResult, ErrorPolicy, JoinPolicy, Policy};
 
 /// Loads a child pipeline for `stack.manager_loop` (a `.dot` file, compiled
@@ -128,47 +132,76 @@ impl Handler for Parallel {
             .into_iter()
             .filter_map(|k| view.get(k).map(|v| (k.to_owned(), v.clone())))
             .collect();
-        cx.event(
-            "ParallelStarted",
-            json!({"branch_count": targets.len(), "join_policy": policy.join.name(),
-                   "error_policy": policy.error.name()}),
-        );
-        let started = std::time::Instant::now();
         let inherited = super::nested::Inherited::of(d);
-        let mut results: Vec<BranchResult> = Vec::with_capacity(targets.len());
-        let mut stopped: Option<String> = None;
-        for (index, &target) in targets.iter().enumerate() {
-            let id = d.str(d.workflow.nodes[target.0 as usize].id).to_owned();
-            if let Some(why) = &stopped {
-                results.push(BranchResult::not_run(&id, why));
-                continue;
-            }
-            cx.event(
-                "ParallelBranchStarted",
-                json!({"branch": id, "index": index}),
-            );
-            let t = std::time::Instant::now();
-            let env = BranchEnv {
-                program: d.program,
-                workflow: d.workflow_idx,
-                context: &context,
-                backend: cx
+        let shared = concurrent::Shared {
+            program: d.program,
+            workflow: d.workflow_idx,
+            context: &context,
+            files: cx.files,
+            kit: &self.kit,
+            fan_out: d.node_idx,
+            inherited: &inherited,
+            // Only the root pipeline's fan-outs: a nested one runs in a
+            // branch, whose steps are counted from 0 in every branch and
+            // which runs again whole when it did not finish.
+            journal: &match self.kit.depth {
+                0 => journal::Journal::at(cx.files, cx.node_id, d.step),
+                _ => journal::Journal::default(),
+            },
+        };
+        let plan = concurrent::plan(&shared, cx.backend.as_deref(), &targets, &policy);
+        let mut started_data = json!({"branch_count": targets.len(),
+            "join_policy": policy.join.name(), "error_policy": policy.error.name(),
+            "max_parallel": policy.max_parallel,
+            "concurrency": plan.as_ref().map_or(1, concurrent::Plan::width)});
+        if let Err(why) = &plan {
+            started_data["sequential_reason"] = json!(why);
+        }
+        cx.event("ParallelStarted", started_data);
+        let started = std::time::Instant::now();
+        let runs = match plan {
+            Ok(plan) => concurrent::run(&shared, plan, &targets, &policy),
+            Err(_) => {
+                let backend = cx
                     .backend
                     .as_deref_mut()
-                    .map(|b| b as &mut dyn crate::agent::DecisionAgent),
-                files: cx.files,
-                kit: &self.kit,
-                fan_out: d.node_idx,
-                inherited: &inherited,
-            };
-            let result = run_branch(env, target);
-            cx.event(
-                "ParallelBranchCompleted",
-                json!({"branch": id, "index": index, "duration_ms": t.elapsed().as_millis() as u64,
-                       "success": result.succeeded(), "outcome": result.outcome.as_str()}),
-            );
-            stopped = policy.stop_after(&result);
-            results.push(result);
+                    .map(|b| b as &mut dyn crate::agent::DecisionAgent);
+                one_at_a_time(&shared, backend, &targets, &policy)
+            }
+        };
+        let mut results: Vec<BranchResult> = Vec::with_capacity(runs.len());
+        // Each started branch's events, in edge order (deterministic
+        // whatever order concurrent branches finished in).
+        for (index, ran) in runs.into_iter().enumerate() {
+            if ran.resumed {
+                let r = &ran.result;
+                cx.event(
+                    "ParallelBranchCompleted",
+                    json!({"branch": r.id, "index": index, "duration_ms": ran.duration_ms,
+                           "success": r.succeeded(), "outcome": r.outcome.as_str(),
+                           "resumed": true}),
+                );
+            } else if let Some(offset) = ran.offset_ms {
+                let r = &ran.result;
+                cx.event(
+                    "ParallelBranchStarted",
+                    json!({"branch": r.id, "index": index, "offset_ms": offset}),
+                );
+                for event in ran.events.events {
+                    cx.event(
+                        "ParallelBranchEvent",
+                        json!({"branch": r.id, "index": index, "event": event}),
+                    );
+                }
+                let mut done = json!({"branch": r.id, "index": index,
+                    "duration_ms": ran.duration_ms, "success": r.succeeded(),
+                    "outcome": r.outcome.as_str()});
+                if ran.events.dropped > 0 {
+                    done["events_dropped"] = json!(ran.events.dropped);
+                }
+                cx.event("ParallelBranchCompleted", done);
+            }
+            results.push(ran.result);
         }
         let join = policy.join_outcome(&results);
         let kept: Vec<&BranchResult> = results
@@ -222,6 +255,47 @@ impl Handler for Parallel {
         }
         Ok(Decision::Advance(outcome))
     }
+}
+
+/// Runs the branches in edge order, one after another (see
+/// [`concurrent::plan`] for when), stopping as the policy says.
+fn one_at_a_time(
+    s: &concurrent::Shared<'_>,
+    mut backend: Option<&mut dyn crate::agent::DecisionAgent>,
+    targets: &[wf_ir::NodeIdx],
+    policy: &Policy,
+) -> Vec<concurrent::Ran> {
+    let started = std::time::Instant::now();
+    let mut runs = Vec::with_capacity(targets.len());
+    let mut stopped: Option<String> = None;
+    for (index, &target) in targets.iter().enumerate() {
+        let w = &s.program.workflows[s.workflow.0 as usize];
+        let id = s.program.str(w.nodes[target.0 as usize].id);
+        if let Some(why) = &stopped {
+            runs.push(concurrent::Ran {
+                result: BranchResult::not_run(id, why),
+                offset_ms: None,
+                duration_ms: 0,
+                resumed: false,
+                events: Default::default(),
+            });
+            continue;
+        }
+        let env = BranchEnv {
+            program: s.program,
+            workflow: s.workflow,
+            context: s.context,
+            backend: backend.as_deref_mut().map(|b| b as _),
+            files: s.files,
+            kit: s.kit,
+            fan_out: s.fan_out,
+            inherited: s.inherited,
+        };
+        let ran = concurrent::run_one(env, index, target, s.journal, started);
+        stopped = policy.stop_after(&ran.result);
+        runs.push(ran);
+    }
+    runs
 }
 
 #[cfg(test)]

@@ -243,7 +243,14 @@ impl Engine<'_> {
             return;
         }
         if let Some(target) = outcome.jump.as_deref().filter(|_| status != Status::Fail) {
-            if !attractor {
+            // A `.wf` fan-out continues at the `join` its branches reached
+            // (`fan_out.rs`); nothing else in `.wf` moves without an edge.
+            let to_join = ir_node.op == Opcode::Parallel
+                && self.program.workflows[wf.0 as usize]
+                    .nodes
+                    .iter()
+                    .any(|n| n.op == Opcode::Join && self.program.str(n.id) == target);
+            if !attractor && !to_join {
                 // Only pipeline handlers may leave a node without an edge:
                 // in `.wf` every move follows an edge whose guard holds.
                 // The step ends in an error: its writes are dropped.

@@ -170,20 +170,10 @@ impl<'p> Engine<'p> {
             self.fail_node(wf, node, kind, reason);
             return Ok(());
         }
-        // An Attractor `parallel` node runs its handler (the agent).
-        if ir_node.op == Opcode::Parallel
-            && self.program.workflows[wf.0 as usize].dialect != wf_ir::Dialect::Attractor
-        {
-            // Fan-out with isolated scopes is not implemented: refuse
-            // clearly rather than silently taking one branch.
-            let reason = format!(
-                "node `{}` of workflow `{}` is a `parallel` fan-out, which this engine does not run yet",
-                self.node_name(wf, node),
-                self.wf_name(wf)
-            );
-            self.fail_run(FailureKind::Program, reason);
-            return Ok(());
-        }
+        // A `.wf` `parallel` node runs its branches (`fan_out.rs`); an
+        // Attractor one runs its handler (the agent).
+        let fan_out = ir_node.op == Opcode::Parallel
+            && self.program.workflows[wf.0 as usize].dialect != wf_ir::Dialect::Attractor;
         if !self.compute_valid(wf, node, Status::Success.as_str(), None) {
             return Ok(());
         }
@@ -211,6 +201,7 @@ impl<'p> Engine<'p> {
                 ));
             }
             Source::Replay(input) => input,
+            Source::Live(agent) if fan_out => self.fan_out(agent, wf, node),
             Source::Live(agent) => {
                 let started = if instant { None } else { now };
                 self.ask(agent, wf, node, started)

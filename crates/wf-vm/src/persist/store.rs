@@ -213,6 +213,10 @@ impl RunStore for RunDir {
         self.read_log_after(from)
     }
 
+    fn journal_dir(&self) -> Option<std::path::PathBuf> {
+        Some(self.path().to_path_buf())
+    }
+
     fn corrupt(&self, part: StorePart, position: Option<usize>, message: String) -> PersistError {
         let name = match part {
             StorePart::Log => LOG,

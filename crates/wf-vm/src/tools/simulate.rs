@@ -74,4 +74,8 @@ impl ToolRunner for SimulatedToolRunner {
             ..Outcome::success()
         }
     }
+
+    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
+        Some(Box::new(*self))
+    }
 }

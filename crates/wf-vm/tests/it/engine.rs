@@ -562,7 +562,7 @@ fn guards_see_the_outcome_label_and_the_nodes_writes() {
 }
 
 #[test]
-fn parallel_fan_out_is_refused_clearly() {
+fn a_fan_out_whose_branches_reach_no_join_fails_clearly() {
     let mut p = Prog::new();
     let w = p.wf("main");
     p.chain(w, &["fan", "a", "end"]);
@@ -571,7 +571,10 @@ fn parallel_fan_out_is_refused_clearly() {
     let program = p.build();
     let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
     let reason = failed_reason(&report.status);
-    assert!(reason.contains("`parallel` fan-out"), "{reason}");
+    assert!(
+        reason.contains("node `fan`: no branch reached a `join` node"),
+        "{reason}"
+    );
 }
 
 /// Runs `program`'s first workflow with `agent`; the report and the raw

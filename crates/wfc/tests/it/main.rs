@@ -28,4 +28,5 @@ mod run_crash;
 mod run_dot;
 mod run_dot_corpus;
 mod run_elsewhere;
+mod run_parallel;
 mod tool_hooks;

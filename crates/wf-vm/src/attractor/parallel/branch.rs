@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
 use super::policy::BranchResult;
+use super::trace::{BranchEvents, TraceSink};
 use super::{Kit, install};
 use crate::agent::{AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, Status};
 use crate::attractor::nested::{self, Inherited};
@@ -53,6 +54,10 @@ impl DecisionAgent for Lent<'_> {
 
     fn is_instant(&self) -> bool {
         self.0.is_instant()
+    }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        self.0.fork()
     }
 }
 
@@ -100,8 +105,8 @@ pub fn static_fan_in(program: &IrProgram, wf: WorkflowIdx, starts: &[NodeIdx]) -
     found
 }
 
-/// Runs the branch that starts at `start`.
-pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> BranchResult {
+/// Runs the branch that starts at `start`: its result and its events.
+pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> (BranchResult, BranchEvents) {
     let id = env
         .program
         .str(env.program.workflows[env.workflow.0 as usize].nodes[start.0 as usize].id);
@@ -119,9 +124,11 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> BranchResult {
         Err(e) => {
             result.outcome = Status::Fail;
             result.failure_reason = Some(e.to_string());
-            return result;
+            return (result, BranchEvents::default());
         }
     };
+    let trace = TraceSink::default();
+    engine.set_event_sink(Box::new(trace.clone()));
     for (k, v) in env.context {
         // Reserved keys (`internal.…`) are the engine's own; a branch's
         // engine keeps its own.
@@ -213,7 +220,9 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> BranchResult {
     if let Some(score) = result.context_updates.get("score").and_then(Value::as_f64) {
         result.score = score;
     }
-    result
+    drop(engine);
+    let events = std::mem::take(&mut *trace.0.borrow_mut());
+    (result, events)
 }
 
 impl Engine<'_> {

@@ -6,14 +6,14 @@
 //! | join_policy | the parallel node's status |
 //! |---|---|
 //! | `wait_all` (default) | `success` when no branch failed, else `partial_success` (with `error_policy=ignore`: `success` when one branch succeeded, else `fail`) |
-//! | `first_success` | `success` when a branch succeeded (the branches after it are not run), else `fail` |
+//! | `first_success` | `success` when a branch succeeded (the branches not yet started are not run), else `fail` |
 //! | `k_of_n` | `success` when at least `join_k` branches succeeded, else `fail` |
 //! | `quorum` | `success` when at least `ceil(join_quorum × n)` branches succeeded (`join_quorum` in (0, 1]; unset: a strict majority, `n/2 + 1`), else `fail` |
 //!
 //! | error_policy | effect |
 //! |---|---|
 //! | `continue` (default) | every branch runs; all results are kept |
-//! | `fail_fast` | the first failed branch stops the fan-out (later branches are recorded as `skipped`, not run) and the parallel node fails |
+//! | `fail_fast` | the first failed branch stops the fan-out (branches not yet started are recorded as `skipped`, not run; those running finish) and the parallel node fails |
 //! | `ignore` | failed branches are left out of `parallel.results` and do not make `wait_all` partial |
 
 use serde::{Deserialize, Serialize};
@@ -76,7 +76,7 @@ pub struct Policy {
     pub join: JoinPolicy,
     /// The error policy.
     pub error: ErrorPolicy,
-    /// `max_parallel` (validated; branches run one at a time).
+    /// `max_parallel`: how many branches run at once, at most.
     pub max_parallel: u32,
 }
 

@@ -1,0 +1,335 @@
+//! Running a fan-out's branches at once, on threads, up to `max_parallel`.
+//!
+//! The engine and the handlers are single-threaded (they share the run
+//! directory's files, the interviewer and the tool runner through `Rc`),
+//! so a branch on a thread gets copies of what it needs instead of the
+//! parent's: a fork of the backend ([`DecisionAgent::fork`]) and of the
+//! tool runner ([`ToolRunner::fork`]), one per worker thread, and the run
+//! directory's layout. What cannot be copied decides the plan:
+//! [`plan`] says why the branches must run one after another instead
+//! (a `wait.human` gate or a child pipeline in a branch, a custom handler,
+//! a backend or tool runner that cannot be forked), and the parallel
+//! handler then runs them in edge order as before.
+//!
+//! Each finished branch is journaled ([`Journal`]) before the join, so a
+//! resumed run does not run it again.
+//!
+//! Results are kept by branch index, so `parallel.results`, the events and
+//! the join are in edge order whatever order the threads finish in.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use serde_json::Value;
+use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
+
+use super::Kit;
+use super::branch::{BranchEnv, run_branch, stop_kind};
+use super::journal::Journal;
+use super::policy::{BranchResult, Policy};
+use super::trace::BranchEvents;
+use crate::agent::{DecisionAgent, Status, ToolRunner};
+use crate::attractor::RunFiles;
+use crate::attractor::nested::{self, Inherited};
+
+/// Handler types a branch on a thread cannot run: they need what only the
+/// parent thread has (the interviewer, the child-pipeline loader).
+const NEEDS_THE_PARENT: [&str; 2] = ["wait.human", "stack.manager_loop"];
+
+/// One worker thread's own backend and tool runner.
+type Worker = (
+    Option<Box<dyn DecisionAgent + Send>>,
+    Option<Box<dyn ToolRunner + Send>>,
+);
+
+/// How the branches of a fan-out run concurrently: one backend and tool
+/// runner per worker thread.
+pub struct Plan {
+    workers: Vec<Worker>,
+}
+
+impl Plan {
+    /// How many branches run at once.
+    pub fn width(&self) -> usize {
+        self.workers.len()
+    }
+}
+
+/// What every branch shares, read-only.
+pub struct Shared<'e> {
+    /// The program.
+    pub program: &'e IrProgram,
+    /// The workflow of the parallel node.
+    pub workflow: WorkflowIdx,
+    /// The parent context when the fan-out started.
+    pub context: &'e [(String, Value)],
+    /// The run directory.
+    pub files: Option<&'e RunFiles>,
+    /// The handlers' shared parts (only `depth`, `base_dir` and `root`
+    /// reach the threads).
+    pub kit: &'e Kit,
+    /// The parallel node.
+    pub fan_out: NodeIdx,
+    /// What is left of the run's limits.
+    pub inherited: &'e Inherited,
+    /// Where finished branches are recorded.
+    pub journal: &'e Journal,
+}
+
+/// One branch's run: its result, and when it started and how long it
+/// took (milliseconds since the fan-out started); `None` times for a
+/// branch the policy did not start.
+pub struct Ran {
+    /// The result.
+    pub result: BranchResult,
+    /// Start, in ms since the fan-out started.
+    pub offset_ms: Option<u64>,
+    /// How long it ran.
+    pub duration_ms: u64,
+    /// It had finished before the run was interrupted: its result comes
+    /// from the journal, it did not run again.
+    pub resumed: bool,
+    /// The branch's own events (none when it did not run here).
+    pub events: BranchEvents,
+}
+
+/// Runs branch `index` (from `target`) unless the journal has its result,
+/// and journals the result; `since` is when the fan-out started.
+pub fn run_one(
+    env: BranchEnv<'_>,
+    index: usize,
+    target: NodeIdx,
+    journal: &Journal,
+    since: Instant,
+) -> Ran {
+    let w = &env.program.workflows[env.workflow.0 as usize];
+    let id = env.program.str(w.nodes[target.0 as usize].id);
+    if let Some((result, duration_ms)) = journal.load(index, id) {
+        return Ran {
+            result,
+            offset_ms: None,
+            duration_ms,
+            resumed: true,
+            events: BranchEvents::default(),
+        };
+    }
+    let t = Instant::now();
+    let (mut result, events) = run_branch(env, target);
+    let duration_ms = t.elapsed().as_millis() as u64;
+    if let Err(e) = journal.record(index, &result, duration_ms) {
+        let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
+        result.notes = Some(match result.notes.take() {
+            Some(n) => format!("{n}; {note}"),
+            None => note,
+        });
+    }
+    Ran {
+        result,
+        offset_ms: Some((t - since).as_millis() as u64),
+        duration_ms,
+        resumed: false,
+        events,
+    }
+}
+
+/// The nodes a branch from `start` may run: every node reachable without
+/// passing a fan-in or exit node (where a branch stops) or the fan-out
+/// itself. Nested fan-outs are included with their own branches.
+pub(crate) fn branch_nodes(
+    program: &IrProgram,
+    wf: WorkflowIdx,
+    fan_out: NodeIdx,
+    start: NodeIdx,
+) -> Vec<NodeIdx> {
+    let w = &program.workflows[wf.0 as usize];
+    let mut seen = vec![false; w.nodes.len()];
+    let mut out = Vec::new();
+    let mut stack = vec![start];
+    while let Some(n) = stack.pop() {
+        if n == fan_out || std::mem::replace(&mut seen[n.0 as usize], true) {
+            continue;
+        }
+        if stop_kind(program, wf, n).is_some() {
+            continue;
+        }
+        out.push(n);
+        stack.extend(w.outgoing(n).iter().map(|e| e.to));
+    }
+    out
+}
+
+/// Whether the branches from `targets` can run on threads, `max_parallel`
+/// at a time, and with what; `Err` says why they run one after another.
+pub fn plan(
+    s: &Shared<'_>,
+    backend: Option<&dyn DecisionAgent>,
+    targets: &[NodeIdx],
+    policy: &Policy,
+) -> Result<Plan, String> {
+    let width = (policy.max_parallel as usize).min(targets.len());
+    if width < 2 {
+        return Err(if targets.len() < 2 {
+            "a single branch".into()
+        } else {
+            "max_parallel=1".into()
+        });
+    }
+    let w = &s.program.workflows[s.workflow.0 as usize];
+    let (mut tools, mut asks) = (false, false);
+    for &t in targets {
+        for n in branch_nodes(s.program, s.workflow, s.fan_out, t) {
+            let node = &w.nodes[n.0 as usize];
+            let ty = node.handler.map_or("codergen", |h| s.program.str(h));
+            let id = s.program.str(node.id);
+            if NEEDS_THE_PARENT.contains(&ty) {
+                return Err(format!("node `{id}` is a `{ty}` node"));
+            }
+            if s.kit.custom.iter().any(|(c, _)| c == ty) {
+                return Err(format!("node `{id}` has the custom handler type `{ty}`"));
+            }
+            tools |= node.op == Opcode::Tool;
+            // Only codergen stages consult the backend (tool nodes never
+            // reach a handler; start, exit and conditional do not ask).
+            asks |= node.op != Opcode::Tool && ty == "codergen";
+        }
+    }
+    let mut workers = Vec::with_capacity(width);
+    for _ in 0..width {
+        let agent = match backend.filter(|_| asks) {
+            None => None,
+            Some(b) => Some(
+                b.fork()
+                    .ok_or("the backend cannot be copied to another thread")?,
+            ),
+        };
+        let runner = match (&s.kit.tools, tools) {
+            (Some(t), true) => Some(
+                t.try_borrow()
+                    .ok()
+                    .and_then(|r| r.fork())
+                    .ok_or("the tool runner cannot be copied to another thread")?,
+            ),
+            _ => None,
+        };
+        workers.push((agent, runner));
+    }
+    Ok(Plan { workers })
+}
+
+/// Runs the branches from `targets` as `plan` says and returns their
+/// runs in edge order. A branch that ends the fan-out by the error or join
+/// policy (`fail_fast`, `first_success`) keeps the branches not yet
+/// started from starting; those already running finish.
+pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> Vec<Ran> {
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let stopped: Mutex<Option<String>> = Mutex::new(None);
+    let slots: Mutex<Vec<Option<Ran>>> = Mutex::new((0..targets.len()).map(|_| None).collect());
+    let files = s.files.map(RunFiles::parts);
+    let (depth, base_dir, root) = (s.kit.depth, s.kit.base_dir.clone(), s.kit.root.clone());
+    let (program, workflow, context, fan_out, inherited, journal) = (
+        s.program,
+        s.workflow,
+        s.context,
+        s.fan_out,
+        s.inherited,
+        s.journal,
+    );
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = plan
+            .workers
+            .into_iter()
+            .map(|(mut agent, runner)| {
+                let (next, stopped, slots) = (&next, &stopped, &slots);
+                let (files, base_dir, root) = (files.clone(), base_dir.clone(), root.clone());
+                scope.spawn(move || {
+                    let files = files.map(RunFiles::from_parts);
+                    let kit = Kit {
+                        depth,
+                        base_dir,
+                        root,
+                        tools: runner.map(|r| {
+                            Rc::new(RefCell::new(nested::Owned(r))) as nested::SharedTools
+                        }),
+                        ..Kit::default()
+                    };
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(&target) = targets.get(i) else { break };
+                        let id = program.str(
+                            program.workflows[workflow.0 as usize].nodes[target.0 as usize].id,
+                        );
+                        let why = lock(stopped).clone();
+                        let ran = match why {
+                            Some(why) => Ran {
+                                result: BranchResult::not_run(id, &why),
+                                offset_ms: None,
+                                duration_ms: 0,
+                                resumed: false,
+                                events: BranchEvents::default(),
+                            },
+                            None => {
+                                let env = BranchEnv {
+                                    program,
+                                    workflow,
+                                    context,
+                                    backend: agent
+                                        .as_deref_mut()
+                                        .map(|b| b as &mut dyn DecisionAgent),
+                                    files: files.as_ref(),
+                                    kit: &kit,
+                                    fan_out,
+                                    inherited,
+                                };
+                                let ran = run_one(env, i, target, journal, started);
+                                if let Some(why) = policy.stop_after(&ran.result) {
+                                    lock(stopped).get_or_insert(why);
+                                }
+                                ran
+                            }
+                        };
+                        lock(slots)[i] = Some(ran);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            // A panicking branch leaves its slot empty: it fails below.
+            let _ = h.join();
+        }
+    });
+    let slots = slots.into_inner().unwrap_or_else(PoisonError::into_inner);
+    slots
+        .into_iter()
+        .zip(targets)
+        .map(|(slot, &target)| {
+            slot.unwrap_or_else(|| {
+                let id =
+                    program.str(program.workflows[workflow.0 as usize].nodes[target.0 as usize].id);
+                Ran {
+                    result: BranchResult {
+                        outcome: Status::Fail,
+                        failure_reason: Some(
+                            "the branch's thread stopped unexpectedly (a bug in wfc)".into(),
+                        ),
+                        notes: None,
+                        ..BranchResult::not_run(id, "")
+                    },
+                    offset_ms: None,
+                    duration_ms: 0,
+                    resumed: false,
+                    events: BranchEvents::default(),
+                }
+            })
+        })
+        .collect()
+}
+
+/// A lock that a panicking branch did not make unusable: the data behind
+/// it is a slot list and a reason, valid whatever the panic interrupted.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}

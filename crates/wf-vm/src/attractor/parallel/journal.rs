@@ -1,0 +1,81 @@
+//! The branch journal: what makes a fan-out durable.
+//!
+//! A parallel node's step is logged only when the whole fan-out is done,
+//! so a run killed during it re-runs the node on resume. To keep the
+//! branches that had finished from running again (and repeating their
+//! side effects), each branch's result is written, atomically and synced,
+//! as soon as it finishes:
+//! `{stage dir of the parallel node}/branches/step-{N}/{index}.json`. The
+//! resumed run re-runs the node at the same step `N` (the log replays the
+//! run up to it exactly), finds the results there and runs only the
+//! branches that have none. A later visit of the node is another step,
+//! and a `loop_restart` another stage directory: neither reads this one.
+//!
+//! A branch that was running when the run died has no result and runs
+//! again from its first node.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::policy::BranchResult;
+use crate::attractor::RunFiles;
+
+/// The journal of one execution of a parallel node; inert without a run
+/// directory.
+#[derive(Debug, Clone, Default)]
+pub struct Journal {
+    dir: Option<PathBuf>,
+}
+
+impl Journal {
+    /// The journal of the parallel node `node` run at `step`.
+    pub fn at(files: Option<&RunFiles>, node: &str, step: u64) -> Self {
+        Journal {
+            dir: files.map(|f| {
+                f.stage_path(node)
+                    .join("branches")
+                    .join(format!("step-{step}"))
+            }),
+        }
+    }
+
+    /// The journal in `dir` (a `.wf` fan-out's, under the run directory).
+    pub(crate) fn in_dir(dir: std::path::PathBuf) -> Self {
+        Journal { dir: Some(dir) }
+    }
+
+    fn path(&self, index: usize) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(format!("{index}.json")))
+    }
+
+    /// The recorded result of branch `index` (starting at `id`), when it
+    /// finished before the run was interrupted: the result and how long it
+    /// took. A file that does not parse or names another branch is
+    /// ignored (the branch runs).
+    pub fn load(&self, index: usize, id: &str) -> Option<(BranchResult, u64)> {
+        let text = std::fs::read(self.path(index)?).ok()?;
+        let v: Value = serde_json::from_slice(&text).ok()?;
+        let result: BranchResult = serde_json::from_value(v.get("result")?.clone()).ok()?;
+        (result.id == id).then(|| (result, v["duration_ms"].as_u64().unwrap_or(0)))
+    }
+
+    /// Records that branch `index` finished with `result`, durably: the
+    /// file is written beside, synced, renamed, and the directory synced.
+    pub fn record(
+        &self,
+        index: usize,
+        result: &BranchResult,
+        duration_ms: u64,
+    ) -> std::io::Result<()> {
+        let (Some(dir), Some(path)) = (&self.dir, self.path(index)) else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)?;
+        let doc = json!({"format": "wfc-parallel-branch", "version": 1,
+                         "index": index, "duration_ms": duration_ms, "result": result});
+        RunFiles::new(dir).write_json(&path, &doc)?;
+        // The rename itself must survive a crash too.
+        std::fs::File::open(dir)?.sync_all()
+    }
+}

@@ -1,0 +1,164 @@
+//! One branch of a `.wf` fan-out: an engine of its own on the workflow,
+//! from the branch's first node to the `join` it reaches (see
+//! [`super::fan_out`]).
+
+use std::time::Instant;
+
+use serde_json::Value;
+use wf_ir::{NodeIdx, Opcode, WorkflowIdx};
+
+use crate::agent::{DecisionAgent, DecisionContext, Outcome, Status, ToolRunner};
+use crate::attractor::nested::Inherited;
+use crate::attractor::parallel::journal::Journal;
+use crate::attractor::parallel::policy::BranchResult;
+use crate::attractor::parallel::trace::{BranchEvents, TraceSink};
+use crate::report::RunStatus;
+
+/// A branch's run.
+pub(super) struct Run {
+    pub(super) result: BranchResult,
+    pub(super) join: Option<NodeIdx>,
+    pub(super) events: BranchEvents,
+    pub(super) duration_ms: u64,
+    /// Taken from the journal: it finished before the run was killed.
+    pub(super) resumed: bool,
+}
+
+/// Lends a borrowed tool runner to an engine that wants to own one.
+pub(super) struct LentTools<'a>(pub(super) &'a mut dyn ToolRunner);
+
+impl ToolRunner for LentTools<'_> {
+    fn run(
+        &mut self,
+        context: &DecisionContext<'_>,
+        command: &crate::template::ShellCommand,
+        timeout: std::time::Duration,
+    ) -> Outcome {
+        self.0.run(context, command, timeout)
+    }
+}
+
+/// Everything a branch needs but its agent and tool runner.
+#[derive(Clone, Copy)]
+pub(super) struct Env<'e> {
+    pub(super) program: &'e wf_ir::IrProgram,
+    pub(super) wf: WorkflowIdx,
+    pub(super) fan_out: NodeIdx,
+    pub(super) context: &'e [(String, Value)],
+    pub(super) inherited: &'e Inherited,
+}
+
+pub(super) fn run_branch(
+    env: Env<'_>,
+    start: NodeIdx,
+    agent: &mut dyn DecisionAgent,
+    tools: Option<Box<dyn ToolRunner + '_>>,
+) -> Run {
+    let t = Instant::now();
+    let w = &env.program.workflows[env.wf.0 as usize];
+    let id = env.program.str(w.nodes[start.0 as usize].id);
+    let mut result = BranchResult {
+        outcome: Status::Success,
+        notes: None,
+        ..BranchResult::not_run(id, "")
+    };
+    let mut join = None;
+    let trace = TraceSink::default();
+    match env.inherited.engine(env.program, env.wf) {
+        Err(e) => {
+            result.outcome = Status::Fail;
+            result.failure_reason = Some(e.to_string());
+        }
+        Ok(mut engine) => {
+            for (k, v) in env.context {
+                let _ = engine.set_input(k, v.clone());
+            }
+            engine.start_at(start);
+            if let Some(tools) = tools {
+                engine.set_tool_runner(tools);
+            }
+            engine.set_event_sink(Box::new(trace.clone()));
+            loop {
+                let (wf, node, depth) = engine.position();
+                let op = env.program.workflows[wf.0 as usize].nodes[node.0 as usize].op;
+                if depth == 1 && matches!(op, Opcode::Join | Opcode::Exit) {
+                    join = (op == Opcode::Join).then_some(node);
+                    break;
+                }
+                if depth == 1 && node == env.fan_out && engine.steps() > 0 {
+                    result.outcome = Status::Fail;
+                    result.failure_reason = Some(
+                        "the branch came back to its own parallel node without reaching a join"
+                            .into(),
+                    );
+                    break;
+                }
+                match engine.step(agent).clone() {
+                    RunStatus::Running => {}
+                    RunStatus::Completed | RunStatus::Yielded => break,
+                    RunStatus::Failed { reason } => {
+                        result.outcome = Status::Fail;
+                        result.failure_reason = Some(reason);
+                        break;
+                    }
+                    RunStatus::Suspended { reason } => {
+                        result.outcome = Status::Fail;
+                        result.failure_reason = Some(format!(
+                            "the branch suspended ({reason}); branches cannot suspend"
+                        ));
+                        break;
+                    }
+                }
+            }
+            for (k, v) in engine.report().blackboard.0 {
+                let before = env.context.iter().find(|(pk, _)| *pk == k).map(|p| &p.1);
+                if before != Some(&v) {
+                    result.context_updates.insert(k, v);
+                }
+            }
+        }
+    }
+    result.stopped_at = join.map(|j| env.program.str(w.nodes[j.0 as usize].id).to_owned());
+    let events = std::mem::take(&mut *trace.0.borrow_mut());
+    Run {
+        result,
+        join,
+        events,
+        duration_ms: t.elapsed().as_millis() as u64,
+        resumed: false,
+    }
+}
+
+/// [`run_branch`], unless the journal has the branch's result; journals
+/// the result of a branch it runs.
+pub(super) fn run_journaled(
+    env: Env<'_>,
+    (index, start): (usize, NodeIdx),
+    agent: &mut dyn DecisionAgent,
+    tools: Option<Box<dyn ToolRunner + '_>>,
+    journal: &Journal,
+) -> Run {
+    let w = &env.program.workflows[env.wf.0 as usize];
+    let id = env.program.str(w.nodes[start.0 as usize].id);
+    if let Some((result, duration_ms)) = journal.load(index, id) {
+        let join = result.stopped_at.as_deref().and_then(|at| {
+            (w.nodes.iter())
+                .position(|n| n.op == Opcode::Join && env.program.str(n.id) == at)
+                .map(|i| NodeIdx(i as u32))
+        });
+        let events = BranchEvents::default();
+        return Run {
+            result,
+            join,
+            events,
+            duration_ms,
+            resumed: true,
+        };
+    }
+    let mut run = run_branch(env, start, agent, tools);
+    if let Err(e) = journal.record(index, &run.result, run.duration_ms) {
+        let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
+        run.result.notes = Some(note);
+    }
+    run
+}

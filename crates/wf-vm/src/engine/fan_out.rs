@@ -1,0 +1,262 @@
+//! `.wf` `parallel` and `join` (docs/runtime.md, "Parallel branches").
+//!
+//! A `.wf` `parallel` node is one step the engine takes with the agent's
+//! help: every valid outgoing edge starts a branch, an engine of its own
+//! on the same workflow with a copy of the scope as it is now (a branch's
+//! writes are invisible to its siblings), which runs until it reaches a
+//! `join` (or `exit`) node, not run. The branches run at once, up to
+//! `max_parallel`, when the agent and the tool runner can be forked, else
+//! one after another with the run's own. The keys the branches wrote are
+//! merged by the join's `merge` strategy ([`merge`]) and become the
+//! parallel node's writes; the run continues at the join. The whole
+//! fan-out is the step's logged decision, so a resume or a replay applies
+//! it without running the branches again.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use wf_ir::{NodeIdx, Opcode, WorkflowIdx};
+
+use super::fan_branch::{Env, LentTools, Run, run_journaled};
+use super::merge::merge;
+use super::{Engine, StepInput};
+use crate::agent::{BlackboardView, Decision, DecisionAgent, Outcome, Status, ToolRunner};
+use crate::attractor::nested::Inherited;
+use crate::attractor::parallel::journal::Journal;
+use crate::attractor::parallel::policy::{self, BranchResult, Policy};
+use crate::attractor::parallel::trace::BranchEvents;
+
+impl Engine<'_> {
+    /// Runs the `.wf` fan-out at `node` and returns the step's decision.
+    pub(super) fn fan_out(
+        &mut self,
+        agent: &mut dyn DecisionAgent,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+    ) -> StepInput {
+        let program = self.program;
+        let w = &program.workflows[wf.0 as usize];
+        let ir = &w.nodes[node.0 as usize];
+        let targets: Vec<NodeIdx> = self
+            .valid
+            .iter()
+            .map(|e| w.edges[e.0 as usize].to)
+            .collect();
+        let decide = |outcome| StepInput::Decision {
+            decision: Decision::Advance(outcome),
+            failure: None,
+        };
+        let name = program.str(ir.id);
+        let policy = match Policy::from_node(program, ir, &ir.spec, targets.len()) {
+            Ok(p) => p,
+            Err(e) => return decide(Outcome::failed(format!("node `{name}`: {e}"))),
+        };
+        let view = self.blackboard();
+        let context: Vec<(String, Value)> = view
+            .keys()
+            .into_iter()
+            .filter_map(|k| view.get(k).map(|v| (k.to_owned(), v.clone())))
+            .collect();
+        let inherited = Inherited::new(&self.config, &self.limits, self.step, self.elapsed);
+        let env = Env {
+            program,
+            wf,
+            fan_out: node,
+            context: &context,
+            inherited: &inherited,
+        };
+        // Branches take time: the next step reads the clock.
+        self.clock_due = true;
+        // Finished branches are journaled (docs/runtime.md, "Durable
+        // fan-outs"), in a durable run's directory only.
+        let journal = match self.out.log.as_ref().and_then(|log| log.journal_dir()) {
+            Some(dir) => Journal::in_dir(
+                dir.join("branches")
+                    .join(crate::attractor::safe_name(self.wf_name(wf)))
+                    .join(crate::attractor::safe_name(name))
+                    .join(format!("step-{}", self.step)),
+            ),
+            None => Journal::default(),
+        };
+        let width = (policy.max_parallel as usize).min(targets.len());
+        // Whether a branch may ask the agent: any node but a tool (a call's
+        // callee asks).
+        let ask = targets.iter().any(|&t| {
+            crate::attractor::parallel::concurrent::branch_nodes(program, wf, node, t)
+                .iter()
+                .any(|n| w.nodes[n.0 as usize].op != Opcode::Tool)
+        });
+        let tools = self.tools.as_deref().map(|t| t as _);
+        let forks = (width > 1)
+            .then(|| super::fan_pool::forks(agent, ask, tools, width))
+            .flatten();
+        let concurrency = forks.as_ref().map_or(1, Vec::len);
+        let sequential_reason = match () {
+            _ if forks.is_some() => None,
+            _ if targets.len() < 2 => Some("a single branch"),
+            _ if width < 2 => Some("max_parallel=1"),
+            _ if ask && agent.fork().is_none() => {
+                Some("the agent cannot be copied to another thread")
+            }
+            _ => Some("the tool runner cannot be copied to another thread"),
+        };
+        let started = Instant::now();
+        let skipped = |i: usize, why: &str| -> (Run, Option<u64>) {
+            let id = program.str(w.nodes[targets[i].0 as usize].id);
+            let result = BranchResult::not_run(id, why);
+            let (events, duration_ms) = (BranchEvents::default(), 0);
+            (
+                Run {
+                    result,
+                    join: None,
+                    events,
+                    duration_ms,
+                    resumed: false,
+                },
+                None,
+            )
+        };
+        let runs: Vec<(Run, Option<u64>)> = match forks {
+            Some(workers) => {
+                let runs = super::fan_pool::run(
+                    workers,
+                    &targets,
+                    |r: &(Run, Option<u64>)| policy.stop_after(&r.0.result),
+                    skipped,
+                    |(agent, tools), i, t| {
+                        let tools = tools
+                            .as_deref_mut()
+                            .map(|t| Box::new(LentTools(t)) as Box<dyn ToolRunner>);
+                        let at = started.elapsed().as_millis() as u64;
+                        let run = run_journaled(env, (i, t), agent.as_mut(), tools, &journal);
+                        (run, Some(at))
+                    },
+                );
+                runs.into_iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        r.unwrap_or_else(|| {
+                            let (mut run, at) = skipped(i, "");
+                            run.result.outcome = Status::Fail;
+                            run.result.notes = None;
+                            run.result.failure_reason = Some(
+                                "the branch's thread stopped unexpectedly (a bug in wfc)".into(),
+                            );
+                            (run, at)
+                        })
+                    })
+                    .collect()
+            }
+            None => {
+                let mut tools = self.tools.take();
+                let mut out = Vec::new();
+                let mut stopped: Option<String> = None;
+                for (i, &t) in targets.iter().enumerate() {
+                    if let Some(why) = &stopped {
+                        out.push(skipped(i, why));
+                        continue;
+                    }
+                    let lent = tools
+                        .as_deref_mut()
+                        .map(|t| Box::new(LentTools(t)) as Box<dyn ToolRunner>);
+                    let at = started.elapsed().as_millis() as u64;
+                    let run = run_journaled(env, (i, t), agent, lent, &journal);
+                    stopped = policy.stop_after(&run.result);
+                    out.push((run, Some(at)));
+                }
+                self.tools = tools;
+                out
+            }
+        };
+        let mut outcome = Outcome::success();
+        let mut started = json!({"branch_count": targets.len(),
+            "max_parallel": policy.max_parallel, "concurrency": concurrency});
+        if let Some(why) = sequential_reason {
+            started["sequential_reason"] = json!(why);
+        }
+        outcome.events.push(event("ParallelStarted", started));
+        let mut results = Vec::with_capacity(runs.len());
+        let mut joins = Vec::new();
+        for (index, (run, at)) in runs.into_iter().enumerate() {
+            let r = &run.result;
+            if run.resumed {
+                outcome.events.push(event(
+                    "ParallelBranchCompleted",
+                    json!({"branch": r.id, "index": index, "duration_ms": run.duration_ms,
+                           "outcome": r.outcome.as_str(), "resumed": true}),
+                ));
+            } else if let Some(at) = at {
+                outcome.events.push(event(
+                    "ParallelBranchStarted",
+                    json!({"branch": r.id, "index": index, "offset_ms": at}),
+                ));
+                for e in run.events.events {
+                    outcome.events.push(event(
+                        "ParallelBranchEvent",
+                        json!({"branch": r.id, "index": index, "event": e}),
+                    ));
+                }
+                outcome.events.push(event(
+                    "ParallelBranchCompleted",
+                    json!({"branch": r.id, "index": index, "duration_ms": run.duration_ms,
+                           "outcome": r.outcome.as_str()}),
+                ));
+            }
+            joins.extend(run.join);
+            results.push(run.result);
+        }
+        let (ok, failed) = policy::counts(&results);
+        let join = policy.join_outcome(&results);
+        outcome.status = join.status;
+        outcome.failure_reason = join.reason;
+        outcome.notes = Some(format!(
+            "{ok} of {} branches succeeded, {failed} failed",
+            results.len()
+        ));
+        if outcome.status == Status::Fail {
+            return decide(outcome);
+        }
+        joins.dedup();
+        let at = match joins.as_slice() {
+            [j] => *j,
+            [] => {
+                outcome.status = Status::Fail;
+                outcome.failure_reason =
+                    Some(format!("node `{name}`: no branch reached a `join` node"));
+                return decide(outcome);
+            }
+            _ => {
+                outcome.status = Status::Fail;
+                outcome.failure_reason = Some(format!(
+                    "node `{name}`: the branches reached different `join` nodes"
+                ));
+                return decide(outcome);
+            }
+        };
+        let join_node = &w.nodes[at.0 as usize];
+        let strategy = join_node
+            .engine
+            .merge
+            .map_or("last_wins", |m| program.str(m));
+        // A failed branch's writes are not merged: it did not do its work.
+        let kept: Vec<&BranchResult> = results.iter().filter(|r| r.succeeded()).collect();
+        match merge(strategy, &kept) {
+            Ok(writes) => {
+                outcome.writes = writes;
+                outcome.jump = Some(program.str(join_node.id).to_owned());
+            }
+            Err(reason) => {
+                outcome.status = Status::Fail;
+                outcome.failure_reason = Some(format!("node `{name}`: {reason}"));
+            }
+        }
+        decide(outcome)
+    }
+}
+
+fn event(name: &str, data: Value) -> crate::agent::HandlerEvent {
+    crate::agent::HandlerEvent {
+        name: name.to_owned(),
+        data,
+    }
+}

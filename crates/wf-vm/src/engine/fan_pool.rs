@@ -1,0 +1,92 @@
+//! The worker threads of a `.wf` fan-out: one forked agent and tool
+//! runner per worker, branches taken in edge order, results kept in edge
+//! order whatever order they finish in.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use wf_ir::NodeIdx;
+
+use crate::agent::{DecisionAgent, ToolRunner};
+
+/// One worker's own agent and tool runner.
+pub(super) type Worker = (
+    Box<dyn DecisionAgent + Send>,
+    Option<Box<dyn ToolRunner + Send>>,
+);
+
+/// `width` workers, when the agent (if the branches `ask` it) and the
+/// tool runner (if any) fork. Branches that never ask the agent (tools
+/// alone) get the `auto` agent, which they do not consult.
+pub(super) fn forks(
+    agent: &dyn DecisionAgent,
+    ask: bool,
+    tools: Option<&dyn ToolRunner>,
+    width: usize,
+) -> Option<Vec<Worker>> {
+    (0..width)
+        .map(|_| {
+            let tools = match tools {
+                None => None,
+                Some(t) => Some(t.fork()?),
+            };
+            let agent = match ask {
+                true => agent.fork()?,
+                false => Box::new(crate::agents::AutoAgent::new()),
+            };
+            Some((agent, tools))
+        })
+        .collect()
+}
+
+/// Runs `work` on every target (with its index), on the workers' threads. Once `stop` says
+/// so for a finished branch, targets not yet started get `skipped(index,
+/// why)` instead. A worker thread that panicked leaves `None`.
+pub(super) fn run<R: Send>(
+    workers: Vec<Worker>,
+    targets: &[NodeIdx],
+    stop: impl Fn(&R) -> Option<String> + Sync,
+    skipped: impl Fn(usize, &str) -> R + Sync,
+    work: impl Fn(&mut Worker, usize, NodeIdx) -> R + Sync,
+) -> Vec<Option<R>> {
+    let next = AtomicUsize::new(0);
+    let stopped: Mutex<Option<String>> = Mutex::new(None);
+    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..targets.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .into_iter()
+            .map(|mut worker| {
+                let (next, stopped, slots, stop, skipped, work) =
+                    (&next, &stopped, &slots, &stop, &skipped, &work);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(&target) = targets.get(i) else { break };
+                        let why = stopped
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .clone();
+                        let r = match why {
+                            Some(why) => skipped(i, &why),
+                            None => {
+                                let r = work(&mut worker, i, target);
+                                if let Some(why) = stop(&r) {
+                                    stopped
+                                        .lock()
+                                        .unwrap_or_else(PoisonError::into_inner)
+                                        .get_or_insert(why);
+                                }
+                                r
+                            }
+                        };
+                        slots.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(r);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            let _ = h.join();
+        }
+    });
+    slots.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
