@@ -298,6 +298,9 @@ codes! {
     /// An attribute name the schema does not know but that is a near miss of one it does.
     MISSPELT_ATTRIBUTE = "WF0515", "misspelt-attribute", Attributes, Warning,
         "an attribute name is probably a misspelling of a known attribute";
+    /// `compensate` names a node that cannot undo an effect: not a `tool` node, or the node itself.
+    INVALID_COMPENSATION = "WF0530", "invalid-compensation", Attributes, Error,
+        "a node's compensation is not a tool node it can run";
 
     // WF06xx: the Attractor DOT front end (added in this block only).
     /// A token the DOT parser did not expect, or a character outside DOT.

@@ -399,7 +399,7 @@ impl RunDir {
         }
         let mut out = Vec::new();
         for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
-            if line.is_empty() {
+            if line.is_empty() || crate::effects::is_effect_line(line) {
                 continue;
             }
             let rec: LogRecord =
@@ -429,6 +429,9 @@ impl RunDir {
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let mut out = Vec::with_capacity(complete);
         for line in bytes[..complete].split(|&b| b == b'\n') {
+            if crate::effects::is_effect_line(line) {
+                continue;
+            }
             for (start, end) in event_spans(line) {
                 out.extend_from_slice(&line[start..end]);
                 out.push(b'\n');
@@ -494,6 +497,22 @@ impl RunLog {
         self.line.extend_from_slice(&self.events);
         self.line.extend_from_slice(b"]}\n");
         self.file.write_all(&self.line)
+    }
+
+    /// Appends one effect line (see [`crate::effects`]) with one `write`;
+    /// `sync`: flushed to disk before this returns.
+    pub fn append_effect(
+        &mut self,
+        record: &crate::effects::EffectRecord,
+        sync: bool,
+    ) -> io::Result<()> {
+        let mut line = serde_json::to_vec(record).expect("effect records serialise");
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        if sync {
+            self.file.sync_data()?;
+        }
+        Ok(())
     }
 
     /// Flushes the log to disk (before a snapshot).

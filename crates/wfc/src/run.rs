@@ -2,6 +2,7 @@
 
 mod agent;
 mod attractor;
+mod effects;
 mod events;
 mod llm;
 pub(crate) mod load;
@@ -148,6 +149,22 @@ pub struct RunArgs {
     /// Resume the run in DIR (suspended or killed) where it stopped.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
+    /// With --resume: settle an `effect = "at_most_once"` node that the
+    /// run started but did not record as finished, as done: it succeeds
+    /// without running again, with the writes of --outputs.
+    #[arg(
+        long,
+        value_name = "NODE",
+        requires = "resume",
+        conflicts_with = "rerun"
+    )]
+    assume_done: Option<String>,
+    /// With --assume-done: the node's outputs, a JSON object (key → value).
+    #[arg(long, value_name = "JSON", requires = "assume_done")]
+    outputs: Option<String>,
+    /// With --resume: settle such a node as not done: it runs again.
+    #[arg(long, value_name = "NODE", requires = "resume")]
+    rerun: Option<String>,
     /// What an agent error (a crash of an `exec:` agent, a timeout,
     /// garbage output, an `--agent llm` backend outage) does: `suspend`
     /// records it and suspends the run, so `wfc run --resume DIR` tries
@@ -373,6 +390,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             program.str(program.workflows[engine.root().0 as usize].name)
         ));
     }
+    if resumed {
+        effects::settle(&mut engine, args)?;
+    }
     let resumed_dir = held.as_ref().filter(|_| resumed);
     let mut sinks = events::event_sinks(args, resumed_dir)?;
     let checkpoints = match (&files, root) {
@@ -403,6 +423,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     }
     let report = engine.run(agent.as_mut());
     let persist_warning = engine.persist_warning().map(str::to_owned);
+    let compensations = engine.compensations().to_vec();
     // A sink that failed in the run's last step could not end it.
     let lost_events = engine
         .event_sink_failure()
@@ -429,6 +450,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         run_dir.map(|d| d.as_path()),
         &report,
         llm_totals.as_ref(),
+        &compensations,
     );
     drop(held);
     if let Some(e) = lost_events {
@@ -569,6 +591,7 @@ fn finish(
     run_dir: Option<&Path>,
     report: &Report,
     llm: Option<&llm::Totals>,
+    compensations: &[wf_vm::effects::Compensation],
 ) -> u8 {
     let shown_dir = run_dir.map(|d| d.display().to_string());
     let mut summary = match args.format {
@@ -577,6 +600,10 @@ fn finish(
     };
     if let Some(totals) = llm {
         summary = llm::with_totals(summary, args.format == SummaryFormat::Json, totals);
+    }
+    if !compensations.is_empty() {
+        summary =
+            effects::with_compensations(summary, args.format == SummaryFormat::Json, compensations);
     }
     let failed = matches!(report.status, RunStatus::Failed { .. });
     // With `--events -` standard output carries only events; a failed
