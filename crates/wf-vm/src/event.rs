@@ -203,6 +203,8 @@ pub enum Event<'a> {
         workflow: &'a str,
         /// Node id.
         node: &'a str,
+        /// Call depth.
+        depth: usize,
         /// The idempotence key, when the node has one.
         #[serde(skip_serializing_if = "Option::is_none")]
         key: Option<&'a str>,

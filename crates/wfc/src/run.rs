@@ -423,7 +423,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     }
     let report = engine.run(agent.as_mut());
     let persist_warning = engine.persist_warning().map(str::to_owned);
-    let compensations = engine.compensations().to_vec();
+    let effects = effects::Summary::of(&engine);
     // A sink that failed in the run's last step could not end it.
     let lost_events = engine
         .event_sink_failure()
@@ -450,7 +450,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         run_dir.map(|d| d.as_path()),
         &report,
         llm_totals.as_ref(),
-        &compensations,
+        &effects,
     );
     drop(held);
     if let Some(e) = lost_events {
@@ -591,7 +591,7 @@ fn finish(
     run_dir: Option<&Path>,
     report: &Report,
     llm: Option<&llm::Totals>,
-    compensations: &[wf_vm::effects::Compensation],
+    effects: &effects::Summary,
 ) -> u8 {
     let shown_dir = run_dir.map(|d| d.display().to_string());
     let mut summary = match args.format {
@@ -601,10 +601,7 @@ fn finish(
     if let Some(totals) = llm {
         summary = llm::with_totals(summary, args.format == SummaryFormat::Json, totals);
     }
-    if !compensations.is_empty() {
-        summary =
-            effects::with_compensations(summary, args.format == SummaryFormat::Json, compensations);
-    }
+    summary = effects.add_to(summary, args.format == SummaryFormat::Json);
     let failed = matches!(report.status, RunStatus::Failed { .. });
     // With `--events -` standard output carries only events; a failed
     // run's messages go to standard error, except the JSON report, which
@@ -629,6 +626,11 @@ fn finish(
                 error.kind.code(),
                 error.kind.name(),
                 output::one_line(&error.reason)
+            ),
+            Some(dir) if let Some(p) = &effects.pending => eprintln!(
+                "hint: if `{node}` took effect, `wfc run --resume {dir} --assume-done {node} [--outputs JSON]`; \
+                 if it did not, `wfc run --resume {dir} --rerun {node}`",
+                node = p.node
             ),
             Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
             None => eprintln!(

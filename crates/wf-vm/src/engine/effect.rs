@@ -183,6 +183,7 @@ impl<'p> Engine<'p> {
                 step: self.step,
                 workflow: self.wf_name(wf),
                 node: self.node_name(wf, node),
+                depth: self.frames.len(),
                 key,
                 of_step,
             };

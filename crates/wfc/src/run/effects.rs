@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use wf_vm::Engine;
-use wf_vm::effects::{Compensation, Resolution};
+use wf_vm::effects::{Compensation, PendingEffect, Resolution};
 
 use super::RunArgs;
 
@@ -36,9 +36,35 @@ fn outputs(text: Option<&str>) -> Result<Vec<(String, Value)>, String> {
     }
 }
 
+/// What the summary says about effects.
+pub struct Summary {
+    /// The compensations that ran.
+    pub compensations: Vec<Compensation>,
+    /// The `at_most_once` node waiting to be settled.
+    pub pending: Option<PendingEffect>,
+}
+
+impl Summary {
+    /// The engine's, after its run.
+    pub fn of(engine: &Engine<'_>) -> Self {
+        Summary {
+            compensations: engine.compensations().to_vec(),
+            pending: engine.pending_effect().cloned(),
+        }
+    }
+
+    /// `summary` with the compensations that ran, if any.
+    pub fn add_to(&self, summary: String, json: bool) -> String {
+        if self.compensations.is_empty() {
+            return summary;
+        }
+        with_compensations(summary, json, &self.compensations)
+    }
+}
+
 /// The summary with the compensations that ran: a `compensations` array
 /// in JSON, one line each in text.
-pub fn with_compensations(summary: String, json: bool, list: &[Compensation]) -> String {
+fn with_compensations(summary: String, json: bool, list: &[Compensation]) -> String {
     if json && let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(&summary) {
         let list = serde_json::to_value(list).expect("compensations serialise");
         doc.insert("compensations".into(), list);

@@ -13,6 +13,7 @@ mod build;
 mod check_files;
 mod cli;
 mod docs_examples;
+mod effects;
 mod explanations;
 mod fmt;
 mod graph;
