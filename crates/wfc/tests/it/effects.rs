@@ -416,8 +416,35 @@ fn the_checker_types_effect_attributes() {
     }
     // The fixtures that run check clean: compensating nodes are not
     // unreachable.
-    for file in ["idempotent.wf", "at_most_once.wf", "saga.wf", "saga.dot"] {
+    for file in [
+        "idempotent.wf",
+        "at_most_once.wf",
+        "saga.wf",
+        "saga.dot",
+        "restart.dot",
+    ] {
         let out = wfc(&dir, false, &["check", &format!("{DIR}/{file}")]);
         assert_eq!(out.status.code(), Some(0), "{file}: {out:?}");
     }
+}
+
+#[test]
+fn a_key_outlives_loop_restart() {
+    let dir = scratch("restart");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/restart.dot",
+            "--allow-tools",
+            "--agent",
+            "script:tests/run/effects/restart.json",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    expect("restart", &dir, Path::new(&events));
 }
