@@ -55,7 +55,7 @@ pub enum EffectRecord {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         compensate: Option<String>,
         /// What the node produced, as the step record holds it.
-        input: StepInput,
+        input: Box<StepInput>,
     },
     /// The compensation of the effect done at `step` ran.
     Compensated {
@@ -201,7 +201,7 @@ impl Effects {
                 key,
                 compensate,
                 input,
-            } => self.add_done(step, workflow, node, key, compensate, input),
+            } => self.add_done(step, workflow, node, key, compensate, *input),
             EffectRecord::Compensated {
                 step,
                 workflow,

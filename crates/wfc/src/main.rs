@@ -53,7 +53,8 @@ enum Command {
     /// Run the language server on standard input and output.
     Lsp(lsp::LspArgs),
     /// Run a workflow with a decision agent (exit 0 completed, 1 failed, 3 suspended).
-    Run(run::RunArgs),
+    // Boxed: its flags make it much the largest variant.
+    Run(Box<run::RunArgs>),
     /// Replay a run directory's recorded decisions and verify the same trace (exit 0 identical, 1 diverged).
     Replay(replay::ReplayArgs),
     /// Print a durable run's state, position, error and pending questions, from its run directory.
@@ -81,7 +82,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Lsp(args) => lsp::run(args),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Replay(args) => replay::run(args),
         Command::Status(args) => status::run(args),
     };

@@ -156,7 +156,7 @@ impl<'p> Engine<'p> {
                 node: node.clone(),
                 key: key.clone(),
                 compensate: attrs.compensate.clone(),
-                input: input.clone(),
+                input: Box::new(input.clone()),
             };
             // Handed to the OS like a step record (a kill loses nothing).
             if let Err(e) = log.append_effect(&record, false) {
