@@ -2,11 +2,11 @@
 //! reusing a completed effect, the durable start of an `at_most_once`
 //! node, its settlement on resume, and compensations when a run fails.
 
-use wf_ir::{NodeIdx, Opcode, WorkflowIdx};
+use wf_ir::{NodeIdx, Opcode, Part, WorkflowIdx};
 
 use super::support::failed;
 use super::{Engine, StepInput};
-use crate::agent::{Decision, DecisionContext, Outcome, Status, Write};
+use crate::agent::{BlackboardView, Decision, DecisionContext, Outcome, Status, Write};
 use crate::blackboard::Blackboard;
 use crate::effects::{
     AT_MOST_ONCE, COMPENSATE, Compensation, EFFECT, EffectRecord, IDEMPOTENCE_KEY, PendingEffect,
@@ -45,13 +45,31 @@ impl<'p> Engine<'p> {
         (attrs.key || attrs.at_most_once || attrs.compensate.is_some()).then_some(attrs)
     }
 
-    /// The node's idempotence key, interpolated from the blackboard.
-    fn idempotence_key(&self, wf: WorkflowIdx, node: NodeIdx) -> Option<String> {
+    /// The node's idempotence key, interpolated from the blackboard;
+    /// `Err` names a key with no value (two different effects would share
+    /// the key with the value left out).
+    fn idempotence_key(&self, wf: WorkflowIdx, node: NodeIdx) -> Result<Option<String>, String> {
         let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
-        match n.templates.get(IDEMPOTENCE_KEY) {
-            Some(t) => Some(render(self.program, t, &self.blackboard())),
-            None => n.spec.get(IDEMPOTENCE_KEY)?.as_str().map(str::to_owned),
+        let Some(t) = n.templates.get(IDEMPOTENCE_KEY) else {
+            return Ok(n
+                .spec
+                .get(IDEMPOTENCE_KEY)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned));
+        };
+        let view = self.blackboard();
+        for part in t {
+            if let Part::Key(k) = part
+                && view.get(self.program.str(*k)).is_none()
+            {
+                return Err(format!(
+                    "the idempotence key of node `{}` interpolates `{}`, which has no value in scope: the node was not run",
+                    self.node_name(wf, node),
+                    self.program.str(*k)
+                ));
+            }
         }
+        Ok(Some(render(self.program, t, &view)))
     }
 
     /// Before a live step asks the agent or runs the tool: the input to
@@ -77,15 +95,7 @@ impl<'p> Engine<'p> {
                     notes: Some("assumed done by the user (--assume-done)".into()),
                     ..Outcome::success()
                 };
-                let op = self.program.workflows[wf.0 as usize].nodes[node.0 as usize].op;
-                let input = if op == Opcode::Tool {
-                    StepInput::Tool { outcome }
-                } else {
-                    StepInput::Decision {
-                        decision: Decision::Advance(outcome),
-                        failure: None,
-                    }
-                };
+                let input = self.outcome_input(wf, node, outcome);
                 self.effect_after(wf, node, &input);
                 return Some(input);
             }
@@ -100,8 +110,11 @@ impl<'p> Engine<'p> {
                 produced: Box::new(input.clone()),
             });
         }
-        if attrs.key
-            && let Some(key) = self.idempotence_key(wf, node)
+        let key = match self.idempotence_key(wf, node) {
+            Ok(key) => key,
+            Err(reason) => return Some(self.failed_input(wf, node, reason)),
+        };
+        if let Some(key) = key
             && let Some((step, input)) = self.effects.by_key.get(&key)
         {
             return Some(StepInput::Reused {
@@ -123,9 +136,7 @@ impl<'p> Engine<'p> {
                 let reason = format!(
                     "could not record the start of the at_most_once node `{node_name}` in the run log ({e}): it was not run"
                 );
-                return Some(StepInput::Tool {
-                    outcome: failed(reason),
-                });
+                return Some(self.failed_input(wf, node, reason));
             }
         }
         None
@@ -140,11 +151,8 @@ impl<'p> Engine<'p> {
         if !is_done(input) {
             return;
         }
-        let key = if attrs.key {
-            self.idempotence_key(wf, node)
-        } else {
-            None
-        };
+        // Checked before the node ran (an `Err` never gets here).
+        let key = self.idempotence_key(wf, node).ok().flatten();
         let (workflow, node) = (
             self.wf_name(wf).to_owned(),
             self.node_name(wf, node).to_owned(),
@@ -168,6 +176,22 @@ impl<'p> Engine<'p> {
         let step = self.step;
         self.effects
             .add_done(step, workflow, node, key, attrs.compensate, input.clone());
+    }
+
+    /// `outcome` as the step input of a node of `node`'s kind.
+    fn outcome_input(&self, wf: WorkflowIdx, node: NodeIdx, outcome: Outcome) -> StepInput {
+        match self.program.workflows[wf.0 as usize].nodes[node.0 as usize].op {
+            Opcode::Tool => StepInput::Tool { outcome },
+            _ => StepInput::Decision {
+                decision: Decision::Advance(outcome),
+                failure: None,
+            },
+        }
+    }
+
+    /// A failure of `node` decided before anything ran.
+    fn failed_input(&self, wf: WorkflowIdx, node: NodeIdx, reason: String) -> StepInput {
+        self.outcome_input(wf, node, failed(reason))
     }
 
     /// Emits `effect:reused` for a reused input at the current node.

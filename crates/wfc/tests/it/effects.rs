@@ -448,3 +448,55 @@ fn a_key_outlives_loop_restart() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     expect("restart", &dir, Path::new(&events));
 }
+
+#[test]
+fn a_step_node_with_a_key_reuses_the_agents_decision() {
+    let dir = scratch("step_key");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/step_key.wf",
+            "--set",
+            "customer=acme",
+            "--agent",
+            "script:tests/run/effects/step_key.json",
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["price"], 100);
+    assert_eq!(report["blackboard"]["again"], 100);
+    expect("step_key", &dir, Path::new(&events));
+}
+
+#[test]
+fn a_key_with_a_missing_value_fails_the_node_before_it_runs() {
+    let dir = scratch("missing_key");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/missing_key.wf",
+            "--allow-tools",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["at"]["node"], "failed");
+    let reason = report["failures"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("interpolates `nowhere`, which has no value in scope"),
+        "{reason}"
+    );
+    assert_eq!(ledger(&dir), "");
+}
