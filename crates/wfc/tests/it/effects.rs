@@ -500,3 +500,37 @@ fn a_key_with_a_missing_value_fails_the_node_before_it_runs() {
     );
     assert_eq!(ledger(&dir), "");
 }
+
+/// A kill between an effect's `done` line and its step record (the window
+/// is too short to hit from outside, so the run directory is cut back to
+/// that moment: the log up to the first `done` line, the snapshot at the
+/// start). `reserve` has no key: the `done` line alone keeps it from
+/// running again.
+#[test]
+fn an_effect_done_but_not_committed_is_not_run_again() {
+    let dir = scratch("done_uncommitted");
+    let run_dir = dir.join("run");
+    let run = run_dir.to_str().unwrap();
+    let out = saga(&dir, false, &["--agent", "auto", "--run-dir", run]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let log = std::fs::read_to_string(run_dir.join("log.jsonl")).unwrap();
+    let cut = log.find("{\"effect\":\"done\"").unwrap();
+    let end = cut + log[cut..].find('\n').unwrap() + 1;
+    std::fs::write(run_dir.join("log.jsonl"), &log[..end]).unwrap();
+    std::fs::copy(run_dir.join("start.json"), run_dir.join("snapshot.json")).unwrap();
+    let events = path(&dir, "events.jsonl");
+    let resume = ["run", "--resume", run, "--allow-tools", "--events", &events];
+    let out = wfc(&dir, false, &resume);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // `reserve` ran once: its step reuses the recorded outcome. `charge`,
+    // whose `done` line was cut, runs again.
+    assert_eq!(ledger(&dir), "reserve\ncharge\ncharge\n");
+    let trace = trace(Path::new(&events));
+    assert!(
+        trace.contains("node:exit Saga/start success\neffect:reused Saga/reserve key= of_step=1\nnode:exit Saga/reserve success\n"),
+        "{trace}"
+    );
+    let out = wfc(&dir, false, &["replay", run]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
