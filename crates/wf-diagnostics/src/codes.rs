@@ -425,6 +425,9 @@ codes! {
     /// The program asks for something the engine cannot run.
     PROGRAM_UNSUPPORTED = "WF0910", "program-unsupported", Run, Error,
         "the program uses something this engine cannot run";
+    /// The user cancelled a durable run (`--cancel`).
+    RUN_CANCELLED = "WF0930", "run-cancelled", Run, Error,
+        "the user cancelled the run";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).

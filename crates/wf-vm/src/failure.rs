@@ -49,11 +49,14 @@ pub enum FailureKind {
     /// The program asks for something this engine cannot run (a `.wf`
     /// `parallel` fan-out, a guard pattern that does not compile).
     Program,
+    /// The user cancelled the run (`wfc run --resume DIR --cancel`); its
+    /// completed effects were compensated.
+    Cancelled,
 }
 
 impl FailureKind {
     /// Every kind, in code order.
-    pub const ALL: [FailureKind; 10] = [
+    pub const ALL: [FailureKind; 11] = [
         FailureKind::Limit,
         FailureKind::Agent,
         FailureKind::Tool,
@@ -64,6 +67,7 @@ impl FailureKind {
         FailureKind::Node,
         FailureKind::Route,
         FailureKind::Program,
+        FailureKind::Cancelled,
     ];
 
     /// The kind as one word (`limit`, `tool`, …): the `kind` field of
@@ -80,6 +84,7 @@ impl FailureKind {
             FailureKind::Node => "node",
             FailureKind::Route => "route",
             FailureKind::Program => "program",
+            FailureKind::Cancelled => "cancelled",
         }
     }
 
@@ -96,6 +101,7 @@ impl FailureKind {
             FailureKind::Node => "WF0908",
             FailureKind::Route => "WF0909",
             FailureKind::Program => "WF0910",
+            FailureKind::Cancelled => "WF0930",
         }
     }
 
@@ -112,6 +118,7 @@ impl FailureKind {
             FailureKind::Node => "node-failed",
             FailureKind::Route => "no-route",
             FailureKind::Program => "program-unsupported",
+            FailureKind::Cancelled => "run-cancelled",
         }
     }
 

@@ -165,6 +165,11 @@ pub struct RunArgs {
     /// With --resume: settle such a node as not done: it runs again.
     #[arg(long, value_name = "NODE", requires = "resume")]
     rerun: Option<String>,
+    /// With --resume: cancel the run instead of continuing it: it ends as
+    /// failed (kind `cancelled`, WF0930) and the compensating nodes of its
+    /// completed effects run (tools must be allowed).
+    #[arg(long, requires = "resume", conflicts_with_all = ["assume_done", "rerun"])]
+    cancel: bool,
     /// What an agent error (a crash of an `exec:` agent, a timeout,
     /// garbage output, an `--agent llm` backend outage) does: `suspend`
     /// records it and suspends the run, so `wfc run --resume DIR` tries

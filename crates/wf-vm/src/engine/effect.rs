@@ -264,6 +264,37 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// Cancels the run (`wfc run --resume DIR --cancel`): one more step,
+    /// logged as an `abort` input of kind `cancelled`, ends it as failed;
+    /// [`Engine::run`] then compensates its completed effects. A pending
+    /// `at_most_once` node is left as it is (its effect may or may not
+    /// have happened: it has no `done` record to compensate). `Err` when
+    /// the run has already ended.
+    pub fn cancel(&mut self, reason: &str) -> Result<(), String> {
+        if self.status.is_final() {
+            return Err(format!(
+                "the run has already ended ({}): there is nothing to cancel",
+                self.status.name()
+            ));
+        }
+        self.effects.pending = None;
+        self.effects.resolution = None;
+        self.status = RunStatus::Running;
+        let reason = format!("the run was cancelled: {reason}");
+        let input = StepInput::Abort {
+            reason: reason.clone(),
+            kind: Some(crate::failure::FailureKind::Cancelled),
+        };
+        if let Some(log) = &mut self.out.log {
+            log.begin();
+            log.set_input(&input);
+        }
+        self.fail_run(crate::failure::FailureKind::Cancelled, reason);
+        self.step += 1;
+        self.finish_step();
+        Ok(())
+    }
+
     /// The compensations that ran, in order (resumed runs: those of
     /// earlier processes too).
     pub fn compensations(&self) -> &[Compensation] {

@@ -1,5 +1,5 @@
 //! `wfc run --resume DIR --assume-done NODE [--outputs JSON]` /
-//! `--rerun NODE`, and the compensations in the summary (effects that
+//! `--rerun NODE` / `--cancel`, and the compensations in the summary (effects that
 //! happen once: `docs/runtime.md`).
 
 use serde_json::Value;
@@ -11,6 +11,11 @@ use super::RunArgs;
 /// Hands the user's settlement of a pending `at_most_once` node to the
 /// resumed engine; an error when none is pending, or another node is.
 pub fn settle(engine: &mut Engine<'_>, args: &RunArgs) -> Result<(), String> {
+    if args.cancel {
+        return engine
+            .cancel("`wfc run --resume --cancel`")
+            .map_err(|e| format!("error: cannot cancel: {e}"));
+    }
     let resolution = match (&args.assume_done, &args.rerun) {
         (Some(node), _) => Resolution::AssumeDone {
             node: node.clone(),

@@ -534,3 +534,42 @@ fn an_effect_done_but_not_committed_is_not_run_again() {
     let out = wfc(&dir, false, &["replay", run]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+#[test]
+fn a_cancelled_run_compensates() {
+    let dir = scratch("saga_cancel");
+    let run_dir = path(&dir, "run");
+    let script = "script:tests/run/effects/saga_suspend.json";
+    let out = saga(&dir, false, &["--agent", script, "--run-dir", &run_dir]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let events = path(&dir, "events.jsonl");
+    let cancel = [
+        "run",
+        "--resume",
+        &run_dir,
+        "--allow-tools",
+        "--cancel",
+        "--events",
+        &events,
+        "--format",
+        "json",
+    ];
+    let out = wfc(&dir, false, &cancel);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "cancelled");
+    assert_eq!(report["code"], "WF0930");
+    expect("saga_cancel", &dir, Path::new(&events));
+    // The cancellation is the log's last step: replay reaches the same end,
+    // and a cancelled run cannot be cancelled again.
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, false, &["run", "--resume", &run_dir, "--cancel"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("error: cannot cancel: the run has already ended (failed)"),
+        "{out:?}"
+    );
+    assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\n");
+}
