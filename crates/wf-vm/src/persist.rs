@@ -8,6 +8,8 @@
 //! - `log.jsonl` — one record per step, appended and handed to the OS
 //!   (one `write`) before the next step starts: `{"step": N, "input": …,
 //!   "events": […]}`; its cost per step does not depend on the state's size;
+//!   effect lines (`{"effect": …}`, [`crate::effects`]) sit between the
+//!   step records and are skipped by the step readers;
 //! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
 //!   (temporary file, fsync, rename, fsync of the directory) at the start,
 //!   at suspension, at the end and every N steps;
