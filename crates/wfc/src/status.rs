@@ -89,7 +89,7 @@ fn status(path: &Path) -> Result<Value, String> {
         RunStatus::Suspended { .. } if error.is_none() => pending_questions(&program, &engine),
         _ => Vec::new(),
     };
-    Ok(json!({
+    let mut doc = json!({
         "dir": path.display().to_string(),
         "state": state,
         "in_use_by": holder.map(|pid| pid.map_or(Value::Null, Value::from)),
@@ -101,7 +101,13 @@ fn status(path: &Path) -> Result<Value, String> {
         "code": report.kind.map(|k| k.code()),
         "error": error,
         "questions": questions,
-    }))
+    });
+    // An at_most_once node a kill interrupted (docs/runtime.md 11.3): only
+    // when there is one.
+    if let Some(p) = engine.pending_effect() {
+        doc["unsettled_effect"] = json!({"workflow": p.workflow, "node": p.node, "step": p.step});
+    }
+    Ok(doc)
 }
 
 /// The question a run suspended at a `human` node waits on: the node, its
@@ -178,6 +184,17 @@ fn human(state: &Value) -> String {
             .map(text)
             .collect();
         out.push_str(&format!("  choices: {}\n", choices.join(", ")));
+    }
+    if let Some(e) = state["unsettled_effect"].as_object() {
+        let (node, dir) = (text(&e["node"]), text(&state["dir"]));
+        out.push_str(&format!(
+            "unsettled: node `{node}` (at_most_once) started at step {} and may or may not have taken effect
+\
+             hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not
+",
+            e["step"]
+        ));
+        return out;
     }
     if matches!(state["state"].as_str(), Some("suspended" | "interrupted")) {
         out.push_str(&format!(

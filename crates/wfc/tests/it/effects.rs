@@ -193,6 +193,13 @@ fn killed_payment(name: &str) -> (PathBuf, String) {
         text(&out.stderr).contains(&format!("--resume {run_dir} --assume-done pay")),
         "{out:?}"
     );
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("unsettled: node `pay` (at_most_once) started at step 1")
+            && stdout.contains(&format!("--resume {run_dir} --assume-done pay")),
+        "{out:?}"
+    );
     // Suspending again records nothing: the ledger is untouched.
     assert_eq!(ledger(&dir), "paid\n");
     (dir, run_dir)
