@@ -429,6 +429,8 @@ fn the_checker_types_effect_attributes() {
         "saga.wf",
         "saga.dot",
         "restart.dot",
+        "retry.wf",
+        "step_key.wf",
     ] {
         let out = wfc(&dir, false, &["check", &format!("{DIR}/{file}")]);
         assert_eq!(out.status.code(), Some(0), "{file}: {out:?}");
@@ -579,4 +581,27 @@ fn a_cancelled_run_compensates() {
         "{out:?}"
     );
     assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\n");
+}
+
+#[test]
+fn a_retry_target_back_to_a_completed_effect_reuses_it() {
+    let dir = scratch("retry");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/retry.wf",
+            "--allow-tools",
+            "--set",
+            "order=9",
+            "--agent",
+            "script:tests/run/effects/retry.json",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    expect("retry", &dir, Path::new(&events));
 }
