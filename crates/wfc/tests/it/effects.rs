@@ -605,3 +605,130 @@ fn a_retry_target_back_to_a_completed_effect_reuses_it() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     expect("retry", &dir, Path::new(&events));
 }
+
+/// `a1`…`aN` each complete an effect under key `kI`; `b1`…`bN` come later
+/// with the same keys, so they must never run their command (`B` lines).
+fn twin_chain(dir: &Path, n: usize) -> PathBuf {
+    let mut text = String::from("workflow Twins {\n");
+    for p in ["a", "b"] {
+        for i in 1..=n {
+            text.push_str(&format!(
+                "  tool {p}{i} {{\n    command = \"echo {p}{i} >> \\\"\\$WFC_TEST_LEDGER\\\"; echo {i}\"\n    idempotence_key = \"k{i}\"\n    writes {p}{i}.stdout: string\n  }}\n"
+            ));
+        }
+    }
+    text.push_str("  exit done\n  start");
+    for p in ["a", "b"] {
+        for i in 1..=n {
+            text.push_str(&format!(" -> {p}{i}"));
+        }
+    }
+    text.push_str(" -> done\n}\n");
+    let file = dir.join("twins.wf");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// Kill -9 at many moments of a run whose later nodes reuse the effects of
+/// earlier ones: after any kill and resume, no effect recorded as done
+/// runs again (no `b` line in the ledger), the run ends as an
+/// uninterrupted one does, and its log replays.
+#[test]
+fn no_recorded_effect_runs_again_across_random_kills() {
+    const N: usize = 25;
+    let dir = scratch("random_kills");
+    let file = twin_chain(&dir, N);
+    let run_dir = path(&dir, "run");
+    let mut seed: u64 = 0x5eed_17_3;
+    let mut kills = 0;
+    let mut finished = None;
+    for round in 0..60 {
+        let args: Vec<String> = if round == 0 {
+            [
+                "run",
+                file.to_str().unwrap(),
+                "--allow-tools",
+                "--run-dir",
+                &run_dir,
+            ]
+            .map(String::from)
+            .to_vec()
+        } else {
+            ["run", "--resume", &run_dir, "--allow-tools"]
+                .map(String::from)
+                .to_vec()
+        };
+        let mut child = Command::new(get_cargo_bin("wfc"))
+            .current_dir(repo_root())
+            .args(&args)
+            .env("WFC_TEST_LEDGER", dir.join("ledger"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
+            .spawn()
+            .unwrap();
+        // A kill before the first snapshot leaves no run to resume.
+        let snapshot = Path::new(&run_dir).join("snapshot.json");
+        let started = std::time::Instant::now();
+        while !snapshot.exists() && started.elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let delay = 5 + (seed >> 33) % 60;
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        match child.try_wait().unwrap() {
+            // A tool process of a killed run, forked but not yet past its
+            // `exec`, can hold the lock a moment longer: try again.
+            Some(status)
+                if status.code() == Some(2)
+                    && std::fs::read_to_string(dir.join("stderr"))
+                        .unwrap_or_default()
+                        .contains("is in use by process") =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Some(status) => {
+                finished = Some(status);
+                break;
+            }
+            None => {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                kills += 1;
+            }
+        }
+    }
+    let status = match finished {
+        Some(s) => s,
+        // Never finished within a delay: let one resume run to the end.
+        None => wfc(&dir, false, &["run", "--resume", &run_dir, "--allow-tools"]).status,
+    };
+    let stderr = std::fs::read_to_string(dir.join("stderr")).unwrap_or_default();
+    assert_eq!(status.code(), Some(0), "after {kills} kills: {stderr}");
+    assert!(
+        kills >= 3,
+        "the kills landed too late to test anything: {kills}"
+    );
+    let ledger = ledger(&dir);
+    eprintln!(
+        "{kills} kills, {} commands run for {N} effects",
+        ledger.lines().count()
+    );
+    assert!(
+        !ledger.contains('b'),
+        "a reused effect ran again:\n{ledger}"
+    );
+    for i in 1..=N {
+        assert!(
+            ledger.contains(&format!("a{i}\n")),
+            "a{i} never ran:\n{ledger}"
+        );
+    }
+    let out = wfc(&dir, false, &["status", &run_dir, "--format", "json"]);
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state["state"], "completed", "{state}");
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
