@@ -639,7 +639,7 @@ fn no_recorded_effect_runs_again_across_random_kills() {
     let dir = scratch("random_kills");
     let file = twin_chain(&dir, N);
     let run_dir = path(&dir, "run");
-    let mut seed: u64 = 0x5eed_17_3;
+    let mut seed: u64 = 0x05ee_d173;
     let mut kills = 0;
     let mut finished = None;
     for round in 0..60 {
