@@ -306,6 +306,9 @@ codes! {
     /// An attribute name the schema does not know but that is a near miss of one it does.
     MISSPELT_ATTRIBUTE = "WF0515", "misspelt-attribute", Attributes, Warning,
         "an attribute name is probably a misspelling of a known attribute";
+    /// `compensate` names a node that cannot undo an effect: not a `tool` node, or the node itself.
+    INVALID_COMPENSATION = "WF0530", "invalid-compensation", Attributes, Error,
+        "a node's compensation is not a tool node it can run";
 
     // WF06xx: the Attractor DOT front end (added in this block only).
     /// A token the DOT parser did not expect, or a character outside DOT.
@@ -433,6 +436,9 @@ codes! {
     /// The program asks for something the engine cannot run.
     PROGRAM_UNSUPPORTED = "WF0910", "program-unsupported", Run, Error,
         "the program uses something this engine cannot run";
+    /// The user cancelled a durable run (`--cancel`).
+    RUN_CANCELLED = "WF0930", "run-cancelled", Run, Error,
+        "the user cancelled the run";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).

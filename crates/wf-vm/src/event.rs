@@ -193,6 +193,41 @@ pub enum Event<'a> {
         /// Its fields.
         data: &'a Value,
     },
+    /// A completed effect was reused instead of running again (an
+    /// idempotence key seen before, or a `done` record that outlived a
+    /// kill; `docs/runtime.md`, "Effects that happen once").
+    #[serde(rename = "effect:reused")]
+    EffectReused {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// Call depth.
+        depth: usize,
+        /// The idempotence key, when the node has one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        key: Option<&'a str>,
+        /// The step the effect ran in.
+        of_step: u64,
+    },
+    /// A compensating node ran after the run failed (to the event sink
+    /// only: the log records it as an `effect` line).
+    #[serde(rename = "effect:compensated")]
+    EffectCompensated {
+        /// Workflow name.
+        workflow: &'a str,
+        /// The node whose effect was undone.
+        node: &'a str,
+        /// The compensating node.
+        by: &'a str,
+        /// Its outcome's status.
+        status: Status,
+        /// Why it failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+    },
 }
 
 impl Event<'_> {
@@ -211,6 +246,8 @@ impl Event<'_> {
             Event::EngineError { .. } => "engine:error",
             Event::EngineRestart { .. } => "engine:restart",
             Event::HandlerEvent { .. } => "handler:event",
+            Event::EffectReused { .. } => "effect:reused",
+            Event::EffectCompensated { .. } => "effect:compensated",
         }
     }
 }

@@ -50,11 +50,14 @@ pub enum FailureKind {
     /// pattern that does not compile, a root workflow that does not
     /// exist).
     Program,
+    /// The user cancelled the run (`wfc run --resume DIR --cancel`); its
+    /// completed effects were compensated.
+    Cancelled,
 }
 
 impl FailureKind {
     /// Every kind, in code order.
-    pub const ALL: [FailureKind; 10] = [
+    pub const ALL: [FailureKind; 11] = [
         FailureKind::Limit,
         FailureKind::Agent,
         FailureKind::Tool,
@@ -65,6 +68,7 @@ impl FailureKind {
         FailureKind::Node,
         FailureKind::Route,
         FailureKind::Program,
+        FailureKind::Cancelled,
     ];
 
     /// The kind as one word (`limit`, `tool`, …): the `kind` field of
@@ -81,6 +85,7 @@ impl FailureKind {
             FailureKind::Node => "node",
             FailureKind::Route => "route",
             FailureKind::Program => "program",
+            FailureKind::Cancelled => "cancelled",
         }
     }
 
@@ -97,6 +102,7 @@ impl FailureKind {
             FailureKind::Node => "WF0908",
             FailureKind::Route => "WF0909",
             FailureKind::Program => "WF0910",
+            FailureKind::Cancelled => "WF0930",
         }
     }
 
@@ -113,6 +119,7 @@ impl FailureKind {
             FailureKind::Node => "node-failed",
             FailureKind::Route => "no-route",
             FailureKind::Program => "program-unsupported",
+            FailureKind::Cancelled => "run-cancelled",
         }
     }
 

@@ -69,6 +69,7 @@ mod blackboard;
 pub mod bound;
 pub mod config;
 pub mod contract;
+pub mod effects;
 mod engine;
 pub mod event;
 pub mod failure;

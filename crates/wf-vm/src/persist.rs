@@ -8,6 +8,8 @@
 //! - `log.jsonl` — one record per step, appended and handed to the OS
 //!   (one `write`) before the next step starts: `{"step": N, "input": …,
 //!   "events": […]}`; its cost per step does not depend on the state's size;
+//!   effect lines (`{"effect": …}`, [`crate::effects`]) sit between the
+//!   step records and are skipped by the step readers;
 //! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
 //!   (temporary file, fsync, rename, fsync of the directory) at the start,
 //!   at suspension, at the end and by the snapshot cadence (`cadence.rs`);
@@ -18,8 +20,8 @@
 //!   [`RunDir`] holds an exclusive OS lock (`flock`) on it while any clone
 //!   of it lives, so two processes never run one directory at once.
 //!
-//! - `effects.jsonl`, `questions.jsonl` — effects by idempotence key, and
-//!   questions and answers ([`crate::RunStore`]).
+//! - `questions.jsonl` — questions and answers recorded through
+//!   [`crate::RunStore`] (effect records are lines of `log.jsonl`).
 //!
 //! The engine reaches all of it through [`crate::RunStore`], which
 //! [`RunDir`] implements (`persist/store.rs`).
@@ -446,7 +448,7 @@ impl RunDir {
         }
         let mut out = Vec::new();
         for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
-            if line.is_empty() {
+            if line.is_empty() || crate::effects::is_effect_line(line) {
                 continue;
             }
             // An answer `wfc answer` recorded: not a step (`RunDir::answers`).
@@ -481,6 +483,9 @@ impl RunDir {
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let mut out = Vec::with_capacity(complete);
         for line in bytes[..complete].split(|&b| b == b'\n') {
+            if crate::effects::is_effect_line(line) {
+                continue;
+            }
             for (start, end) in event_spans(line) {
                 out.extend_from_slice(&line[start..end]);
                 out.push(b'\n');
@@ -587,6 +592,16 @@ impl RunLog {
         self.store.append(step, &self.line)?;
         self.cadence.logged(self.line.len() as u64 + 1);
         Ok(())
+    }
+
+    /// Records one effect line (see [`crate::effects`]) through the store;
+    /// `sync`: durable before this returns.
+    pub fn append_effect(
+        &mut self,
+        record: &crate::effects::EffectRecord,
+        sync: bool,
+    ) -> Result<(), PersistError> {
+        self.store.record_effect(record, sync)
     }
 }
 

@@ -23,6 +23,7 @@ use wf_ir::IrProgram;
 
 pub use memory::MemoryStore;
 
+use crate::effects::EffectRecord;
 use crate::engine::Snapshot;
 use crate::persist::{LogRecord, PersistError};
 
@@ -94,13 +95,17 @@ pub trait RunStore: Send + std::fmt::Debug {
     /// snapshot).
     fn write_start(&mut self, snap: &Snapshot) -> Result<(), PersistError>;
 
-    /// Records that the effect with idempotence key `key` completed with
-    /// `outputs`, durably: a later [`RunStore::effect`] of `key` returns
-    /// them, so the effect is not run again.
-    fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError>;
+    /// Records an effect line (docs/runtime.md, section 11): an effect
+    /// started, done (with its idempotence key and outputs) or compensated,
+    /// kept in order with the log's steps (a run directory: a line of
+    /// `log.jsonl`). `sync`: durable before this returns (an
+    /// `at_most_once` start is, before its command runs).
+    fn record_effect(&mut self, record: &EffectRecord, sync: bool) -> Result<(), PersistError>;
 
-    /// The outputs recorded for idempotence key `key`, if any (the latest).
-    fn effect(&self, key: &str) -> Result<Option<Value>, PersistError>;
+    /// Every effect record, in the order recorded (a record cut short by a
+    /// crash is not one): a resumed engine rebuilds its effect index from
+    /// them.
+    fn effects(&self) -> Result<Vec<EffectRecord>, PersistError>;
 
     /// Records a question the run asks a person (by id; asking again
     /// replaces the question and forgets an answer to the old one).
@@ -176,11 +181,11 @@ impl<S: RunStore + ?Sized> RunStore for Box<S> {
     fn write_start(&mut self, snap: &Snapshot) -> Result<(), PersistError> {
         (**self).write_start(snap)
     }
-    fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError> {
-        (**self).record_effect(key, outputs)
+    fn record_effect(&mut self, record: &EffectRecord, sync: bool) -> Result<(), PersistError> {
+        (**self).record_effect(record, sync)
     }
-    fn effect(&self, key: &str) -> Result<Option<Value>, PersistError> {
-        (**self).effect(key)
+    fn effects(&self) -> Result<Vec<EffectRecord>, PersistError> {
+        (**self).effects()
     }
     fn record_question(&mut self, id: &str, question: &Value) -> Result<(), PersistError> {
         (**self).record_question(id, question)

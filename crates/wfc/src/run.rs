@@ -3,6 +3,7 @@
 mod agent;
 mod attractor;
 mod cli_agent;
+mod effects;
 mod elsewhere;
 mod events;
 mod llm;
@@ -181,6 +182,27 @@ pub struct RunArgs {
     /// Resume the run in DIR (suspended or killed) where it stopped.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
+    /// With --resume: settle an `effect = "at_most_once"` node that the
+    /// run started but did not record as finished, as done: it succeeds
+    /// without running again, with the writes of --outputs.
+    #[arg(
+        long,
+        value_name = "NODE",
+        requires = "resume",
+        conflicts_with = "rerun"
+    )]
+    assume_done: Option<String>,
+    /// With --assume-done: the node's outputs, a JSON object (key → value).
+    #[arg(long, value_name = "JSON", requires = "assume_done")]
+    outputs: Option<String>,
+    /// With --resume: settle such a node as not done: it runs again.
+    #[arg(long, value_name = "NODE", requires = "resume")]
+    rerun: Option<String>,
+    /// With --resume: cancel the run instead of continuing it: it ends as
+    /// failed (kind `cancelled`, WF0930) and the compensating nodes of its
+    /// completed effects run (tools must be allowed).
+    #[arg(long, requires = "resume", conflicts_with_all = ["assume_done", "rerun"])]
+    cancel: bool,
     /// What an agent error (a crash of an `exec:` agent, a timeout,
     /// garbage output, an `--agent llm` backend outage) does: `suspend`
     /// records it and suspends the run, so `wfc run --resume DIR` tries
@@ -438,6 +460,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             program.str(program.workflows[engine.root().0 as usize].name)
         ));
     }
+    if resumed {
+        effects::settle(&mut engine, args)?;
+    }
     let resumed_dir = held.as_ref().filter(|_| resumed);
     let mut sinks = events::event_sinks(args, resumed_dir)?;
     let checkpoints = match (&files, root) {
@@ -469,6 +494,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     let report = engine.run(agent.as_mut());
     let question = run_dir.and_then(|_| wf_vm::question::pending(&program, &mut engine));
     let persist_warning = engine.persist_warning().map(str::to_owned);
+    let effects = effects::Summary::of(&engine);
     // A sink that failed in the run's last step could not end it.
     let lost_events = engine
         .event_sink_failure()
@@ -496,6 +522,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         &report,
         llm_totals.as_ref(),
         question.as_ref(),
+        &effects,
     );
     drop(held);
     if let Some(e) = lost_events {
@@ -657,6 +684,7 @@ fn finish(
     report: &Report,
     llm: Option<&llm::Totals>,
     question: Option<&wf_vm::question::PendingQuestion>,
+    effects: &effects::Summary,
 ) -> u8 {
     let shown_dir = run_dir.map(|d| d.display().to_string());
     let mut summary = match args.format {
@@ -666,6 +694,7 @@ fn finish(
     if let Some(totals) = llm {
         summary = llm::with_totals(summary, args.format == SummaryFormat::Json, totals);
     }
+    summary = effects.add_to(summary, args.format == SummaryFormat::Json);
     let failed = matches!(report.status, RunStatus::Failed { .. });
     // With `--events -` standard output carries only events; a failed
     // run's messages go to standard error, except the JSON report, which
@@ -692,6 +721,11 @@ fn finish(
                 output::one_line(&error.reason)
             ),
             Some(dir) if let Some(q) = question => eprint!("{}", crate::answer::hint(dir, q)),
+            Some(dir) if let Some(p) = &effects.pending => eprintln!(
+                "hint: if `{node}` took effect, `wfc run --resume {dir} --assume-done {node} [--outputs JSON]`; \
+                 if it did not, `wfc run --resume {dir} --rerun {node}`",
+                node = p.node
+            ),
             Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
             None => eprintln!(
                 "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"

@@ -118,6 +118,11 @@ fn status(path: &Path) -> Result<Value, String> {
     if let Some(origin) = origin {
         state["origin"] = serde_json::to_value(origin).expect("JSON serialises");
     }
+    // An at_most_once node a kill interrupted (docs/runtime.md 11.3): only
+    // when there is one.
+    if let Some(p) = engine.pending_effect() {
+        state["unsettled_effect"] = json!({"workflow": p.workflow, "node": p.node, "step": p.step});
+    }
     Ok(state)
 }
 
@@ -204,6 +209,15 @@ fn human(state: &Value) -> String {
         if !options.is_empty() {
             out.push_str(&format!("  options: {}\n", options.join(", ")));
         }
+    }
+    if let Some(e) = state["unsettled_effect"].as_object() {
+        let (node, dir) = (text(&e["node"]), text(&state["dir"]));
+        out.push_str(&format!(
+            "unsettled: node `{node}` (at_most_once) started at step {} and may or may not have taken effect\n\
+             hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not\n",
+            e["step"]
+        ));
+        return out;
     }
     if let Some(q) = questions.first() {
         out.push_str(&format!("hint: {}\n", text(&q["hint"])));

@@ -16,7 +16,7 @@
 
 mod durations;
 mod placement;
-mod references;
+pub(crate) mod references;
 pub mod schema;
 pub mod shell;
 mod spelling;
@@ -123,6 +123,12 @@ impl<'w> Checker<'w> {
             if matches!(spec.ty, Ty::NodeRef) && attribute.key != "entry" {
                 self.out
                     .extend(references::retry_target(&mut self.nodes, attribute));
+            }
+            if attribute.key == "compensate"
+                && let Some((_, node)) = node
+            {
+                self.out
+                    .extend(references::compensation(&mut self.nodes, node, attribute));
             }
         }
         placement::aliases(place, attributes, &mut self.out);

@@ -4,7 +4,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use wf_diagnostics::{Applicability, Diagnostic, FileSpan, Fix, codes};
-use wf_model::{Attribute, NodeId, Value, Workflow};
+use wf_model::{Attribute, Node, NodeId, NodeKind, Value, Workflow};
 
 use crate::graph::{Adjacency, accelerator_key};
 use crate::suggest::{SuggestionIndex, best_match, name_source_text};
@@ -198,4 +198,36 @@ fn by_accelerator<'c>(written: &str, choices: &[(&'c str, FileSpan)]) -> Option<
         .filter(|(text, _)| accelerator_key(text).as_deref() == Some(key.as_str()));
     let first = matching.next()?;
     matching.next().is_none().then_some(first.0)
+}
+
+/// WF0530 when `attribute` (a node's `compensate`) names a node that is not
+/// a `tool` node, or `owner` itself. An unknown name is WF0505's.
+pub fn compensation(nodes: &mut Nodes, owner: &Node, attribute: &Attribute) -> Option<Diagnostic> {
+    let name = name_of(&attribute.value)?;
+    if nodes.workflow.incomplete || !nodes.contains(name) {
+        return None;
+    }
+    let target = nodes.workflow.nodes.iter().find(|n| n.name == name)?;
+    let why = if target.name == owner.name {
+        "a node cannot compensate itself: running it again would repeat the effect".to_owned()
+    } else if target.kind != NodeKind::Tool {
+        format!(
+            "`{name}` is a `{}` node; the engine runs only a `tool` node's command to undo an effect",
+            target.kind.as_str()
+        )
+    } else {
+        return None;
+    };
+    Some(
+        Diagnostic::new(
+            &codes::INVALID_COMPENSATION,
+            format!("`{}` cannot compensate node `{}`", name, owner.name),
+            attribute.value_span,
+        )
+        .with_primary_label(why)
+        .with_help(format!(
+            "name a `tool` node of workflow `{}` whose command undoes the effect of `{}`",
+            nodes.workflow.name, owner.name
+        )),
+    )
 }

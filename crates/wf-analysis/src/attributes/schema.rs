@@ -69,6 +69,13 @@ pub static MERGE: EnumSpec = EnumSpec {
     values: &["last_wins", "first_wins", "collect", "merge_dict", "fail"],
 };
 
+/// How often a node's effect may happen (issue 17.3): `at_most_once` is
+/// never run again after a crash without the user's say.
+pub static EFFECT: EnumSpec = EnumSpec {
+    what: "kind of effect",
+    values: &["at_most_once"],
+};
+
 /// The settings of a custom `backoff = { … }` map (Attractor 3.6's
 /// `BackoffConfig`, with durations instead of milliseconds).
 pub static BACKOFF_FIELDS: &[(&str, Ty)] = &[
@@ -207,7 +214,7 @@ const fn alias(
 /// Every engine attribute ([`lookup`] indexes it by key).
 #[rustfmt::skip]
 pub static SCHEMA: &[AttrSpec] = {
-    use NodeKind::{Human, Join, Parallel, Tool};
+    use NodeKind::{Human, Join, Parallel, Step, Tool};
     use Place::{Edge, Node, Workflow};
     &[
     // Workflow attributes.
@@ -258,6 +265,9 @@ pub static SCHEMA: &[AttrSpec] = {
     on(&[Parallel], "error_policy", Ty::Enum(&ERROR_POLICY), "what a fan-out does when a branch fails"),
     on(&[Parallel], "max_parallel", Ty::Int { min: 1 }, "how many branches run at once"),
     on(&[Join], "merge", Ty::Enum(&MERGE), "how a fan-in merges the branches' writes"),
+    on(&[Tool, Step], "idempotence_key", Ty::String, "the key under which the node's completed effect is reused"),
+    on(&[Tool, Step], "effect", Ty::Enum(&EFFECT), "how often the node's effect may happen (`at_most_once`)"),
+    on(&[Tool, Step], "compensate", Ty::NodeRef, "the `tool` node that undoes this node's effect when the run fails"),
     // Edge attributes.
     attr("label", Edge, Ty::String, "the choice text and routing key"),
     attr("weight", Edge, Ty::Int { min: i64::MIN }, "the edge's priority (higher wins)"),

@@ -200,9 +200,18 @@ pub fn unreachable_nodes(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnos
         return Vec::new();
     }
     let entry = &workflow.node(entry).name;
+    // A compensating node runs when the run fails, not along an edge.
+    let compensations: Vec<&str> = workflow
+        .nodes
+        .iter()
+        .flat_map(|n| &n.attributes)
+        .filter(|a| a.key == "compensate")
+        .filter_map(|a| crate::attributes::references::name_of(&a.value))
+        .collect();
     workflow
         .node_ids()
         .filter(|n| !reachable[n.index()])
+        .filter(|&n| !compensations.contains(&workflow.node(n).name.as_str()))
         .map(|n| {
             let node = workflow.node(n);
             Diagnostic::new(

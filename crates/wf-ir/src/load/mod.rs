@@ -10,6 +10,7 @@
 //! place with a JSON path such as `$.workflows[2].nodes[5].edges.start`.
 
 mod bytecode;
+mod effects;
 mod graph;
 mod verify;
 

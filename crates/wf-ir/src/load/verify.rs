@@ -129,6 +129,7 @@ impl<'p> Verifier<'p> {
                 bytecode::verify(self, code, &format!("{at}.guard"))?;
             }
         }
+        super::effects::verify(self.program, w, at)?;
         // Attractor pipelines loop by design; the runtime bounds them with
         // `max_visits` and `max_steps`.
         if w.dialect == crate::types::Dialect::Attractor {

@@ -594,3 +594,51 @@ fn matches_takes_a_constant_pattern_that_compiles() {
         "no jump may target it",
     );
 }
+
+/// Issue 17.3: a stored program whose `compensate` the engine could not
+/// run is refused when loaded, not when a run fails.
+#[test]
+fn effect_attributes_are_verified() {
+    let set = |key: &str, value: Value| {
+        let mut p = tiny();
+        p.workflows[0].nodes[0].spec.insert(key.into(), value);
+        p
+    };
+    let at = |key: &str| format!("$.workflows[0].nodes[0].spec.{key}");
+    assert_error(
+        &refuse(&set("compensate", json!("nowhere"))),
+        Kind::Invalid,
+        &at("compensate"),
+        "names no node of this workflow: `nowhere`",
+    );
+    assert_error(
+        &refuse(&set("compensate", json!("a"))),
+        Kind::Invalid,
+        &at("compensate"),
+        "cannot compensate itself",
+    );
+    assert_error(
+        &refuse(&set("compensate", json!("b"))),
+        Kind::Invalid,
+        &at("compensate"),
+        "`b` is not a `tool` node",
+    );
+    assert_error(
+        &refuse(&set("effect", json!("twice"))),
+        Kind::Invalid,
+        &at("effect"),
+        "unknown kind of effect `twice`",
+    );
+    assert_error(
+        &refuse(&set("idempotence_key", json!(3))),
+        Kind::Invalid,
+        &at("idempotence_key"),
+        "expected a string",
+    );
+    let mut p = set("compensate", json!("b"));
+    p.workflows[0].nodes[1].op = Opcode::Tool;
+    p.workflows[0].nodes[0]
+        .spec
+        .insert("effect".into(), json!("at_most_once"));
+    assert_eq!(load(&to_json(&p)).unwrap(), p);
+}

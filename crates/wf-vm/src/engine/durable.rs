@@ -83,6 +83,13 @@ impl<'p> Engine<'p> {
                 .map_err(|m| corrupt(line, m))?;
         }
         engine.out.replaying = false;
+        // The effect index is rebuilt from the whole log.
+        if engine.effects.any {
+            for record in dir.effects()? {
+                engine.effects.load(record);
+            }
+            engine.effects.settle(engine.step);
+        }
         Ok(engine)
     }
 

@@ -250,6 +250,10 @@ fn event_step(event: &Event<'_>) -> u64 {
         | Event::EngineSuspend { step, .. }
         | Event::EngineError { step, .. }
         | Event::EngineRestart { step, .. }
-        | Event::HandlerEvent { step, .. } => step,
+        | Event::HandlerEvent { step, .. }
+        | Event::EffectReused { step, .. } => step,
+        // Emitted after the run ended, to the sink only: it derives no
+        // lifecycle event, so its step is never read.
+        Event::EffectCompensated { .. } => 0,
     }
 }

@@ -5,6 +5,7 @@ mod apply;
 mod budget;
 mod complete;
 mod durable;
+mod effect;
 mod elsewhere;
 mod fan_branch;
 mod fan_out;
@@ -144,6 +145,18 @@ pub enum StepInput {
         /// Why.
         reason: String,
     },
+    /// A completed effect reused without running (`crate::effects`): an
+    /// idempotence key seen before, or a node whose `done` record
+    /// outlived a kill. `produced` is what it produced then.
+    Reused {
+        /// The idempotence key, when the node has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        /// The step the effect ran in.
+        of_step: u64,
+        /// What it produced (a `tool` or `decision` input).
+        produced: Box<StepInput>,
+    },
 }
 
 /// Per-workflow tables computed once.
@@ -280,6 +293,8 @@ pub struct Engine<'p> {
     pub(crate) incoming: Option<EdgeIdx>,
     /// See [`Engine::persist_warning`].
     pub(crate) persist_warning: Option<String>,
+    /// Effects that happen once (`crate::effects`).
+    pub(crate) effects: crate::effects::Effects,
 }
 
 impl<'p> Engine<'p> {
@@ -374,6 +389,7 @@ impl<'p> Engine<'p> {
             sleeper: Box::new(std::thread::sleep),
             incoming: None,
             persist_warning: None,
+            effects: crate::effects::Effects::new(program),
             config,
         })
     }
@@ -487,6 +503,7 @@ impl<'p> Engine<'p> {
     /// suspended run, asks the agent again at the node it suspended at.
     pub fn run(&mut self, agent: &mut dyn DecisionAgent) -> Report {
         while self.step(agent) == &RunStatus::Running {}
+        self.compensate();
         self.report()
     }
 
@@ -506,6 +523,9 @@ impl<'p> Engine<'p> {
     /// finished; a suspended run goes on (the agent is asked again).
     pub fn step(&mut self, agent: &mut dyn DecisionAgent) -> &RunStatus {
         if self.status.is_final() {
+            return &self.status;
+        }
+        if self.effect_blocked() {
             return &self.status;
         }
         if matches!(self.status, RunStatus::Suspended { .. }) {

@@ -23,6 +23,7 @@ impl Engine<'_> {
         let sizes = &self.config.sizes;
         match input {
             StepInput::Engine => {}
+            StepInput::Reused { produced, .. } => self.screen(produced),
             StepInput::OverBudget { reason, .. } => clip_in_place(reason, sizes.max_text_bytes),
             StepInput::Abort { reason, .. } => clip_in_place(reason, sizes.max_text_bytes),
             StepInput::AgentError { message, .. } => clip_in_place(message, sizes.max_text_bytes),

@@ -202,15 +202,40 @@ impl<'p> Engine<'p> {
             }
             Source::Replay(input) => input,
             Source::Live(agent) if fan_out => self.fan_out(agent, wf, node),
-            Source::Live(agent) => {
-                let started = if instant { None } else { now };
-                self.ask(agent, wf, node, started)
-            }
+            Source::Live(agent) => match self.effect_before(wf, node) {
+                Some(input) => input,
+                None => {
+                    let started = if instant { None } else { now };
+                    let input = self.ask(agent, wf, node, started);
+                    self.effect_after(wf, node, &input);
+                    input
+                }
+            },
         };
         self.screen(&mut input);
         self.record_input(&input);
+        // A reused effect: recorded as such, applied as what it produced.
+        if let StepInput::Reused {
+            key,
+            of_step,
+            produced,
+        } = input
+        {
+            if !matches!(
+                *produced,
+                StepInput::Tool { .. } | StepInput::Decision { .. }
+            ) {
+                return Err(log_mismatch(
+                    "the log records a reused effect that is not a tool outcome or a decision"
+                        .into(),
+                ));
+            }
+            self.emit_reused(wf, node, key.as_deref(), of_step);
+            input = *produced;
+        }
         match input {
             StepInput::Engine => unreachable!("handled above"),
+            StepInput::Reused { .. } => unreachable!("unwrapped above"),
             StepInput::OverBudget { .. } => {
                 return Err(log_mismatch(
                     "the log ends a callee where the agent decides".into(),

@@ -1,6 +1,7 @@
 //! [`RunStore`] for [`RunDir`]: the embedded store, a directory of files
-//! (module docs of `persist`). Effects and questions are JSON lines of
-//! their own (`effects.jsonl`, `questions.jsonl`), synced when written.
+//! (module docs of `persist`). Effects are lines of the log between its
+//! step records; questions are JSON lines of their own (`questions.jsonl`),
+//! synced when written.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
@@ -12,10 +13,10 @@ use serde_json::{Value, json};
 use wf_ir::IrProgram;
 
 use super::{LOG, LogRecord, PersistError, RunDir, io_err, lock};
+use crate::effects::EffectRecord;
 use crate::engine::Snapshot;
 use crate::store::{Lease, QuestionRecord, RunStore, StorePart};
 
-const EFFECTS: &str = "effects.jsonl";
 const QUESTIONS: &str = "questions.jsonl";
 
 impl RunDir {
@@ -111,20 +112,13 @@ impl RunStore for RunDir {
         RunDir::write_start(self, snap)
     }
 
-    fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError> {
-        let line =
-            serde_json::to_vec(&json!({"key": key, "outputs": outputs})).expect("JSON serialises");
-        self.append_line(EFFECTS, &line, true)
+    fn record_effect(&mut self, record: &EffectRecord, sync: bool) -> Result<(), PersistError> {
+        let line = serde_json::to_vec(record).expect("effect records serialise");
+        self.append_line(LOG, &line, sync)
     }
 
-    fn effect(&self, key: &str) -> Result<Option<Value>, PersistError> {
-        let mut found = None;
-        for mut v in self.lines_of(EFFECTS)? {
-            if v["key"] == key {
-                found = Some(v["outputs"].take());
-            }
-        }
-        Ok(found)
+    fn effects(&self) -> Result<Vec<EffectRecord>, PersistError> {
+        crate::effects::read_effects(self)
     }
 
     fn record_question(&mut self, id: &str, question: &Value) -> Result<(), PersistError> {

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 use wf_ir::IrProgram;
 
 use super::{Lease, QuestionRecord, RunStore, StorePart, parse_record};
+use crate::effects::EffectRecord;
 use crate::engine::Snapshot;
 use crate::persist::{LogRecord, PersistError};
 
@@ -34,7 +34,7 @@ struct Shared {
     log: Vec<Vec<u8>>,
     snapshot: Option<Snapshot>,
     start: Option<Snapshot>,
-    effects: FxHashMap<String, Value>,
+    effects: Vec<EffectRecord>,
     questions: Vec<QuestionRecord>,
     lease: Option<Lease>,
     tokens: u64,
@@ -73,7 +73,7 @@ impl MemoryStore {
                 log: Vec::new(),
                 snapshot: None,
                 start: None,
-                effects: FxHashMap::default(),
+                effects: Vec::new(),
                 questions: Vec::new(),
                 lease: Some(lease),
                 tokens: 1,
@@ -188,15 +188,13 @@ impl RunStore for MemoryStore {
         Ok(())
     }
 
-    fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError> {
-        self.writing()?
-            .effects
-            .insert(key.to_owned(), outputs.clone());
+    fn record_effect(&mut self, record: &EffectRecord, _sync: bool) -> Result<(), PersistError> {
+        self.writing()?.effects.push(record.clone());
         Ok(())
     }
 
-    fn effect(&self, key: &str) -> Result<Option<Value>, PersistError> {
-        Ok(self.shared().effects.get(key).cloned())
+    fn effects(&self) -> Result<Vec<EffectRecord>, PersistError> {
+        Ok(self.shared().effects.clone())
     }
 
     fn record_question(&mut self, id: &str, question: &Value) -> Result<(), PersistError> {

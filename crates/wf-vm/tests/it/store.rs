@@ -11,6 +11,7 @@ use common::*;
 use serde_json::{Value, json};
 use wf_ir::{IrProgram, WorkflowIdx};
 use wf_vm::agents::AutoAgent;
+use wf_vm::effects::EffectRecord;
 use wf_vm::{
     Engine, EngineConfig, LogRecord, MemoryStore, PersistError, RunDir, RunStatus, RunStore,
     Snapshot, StorePart,
@@ -143,7 +144,7 @@ fn the_lease_admits_one_writer_at_a_time() {
                 .append(0, br#"{"step":0,"input":"engine","events":[]}"#)
                 .is_err()
         );
-        assert!(reader.record_effect("k", &json!(1)).is_err());
+        assert!(reader.record_effect(&started("k"), true).is_err());
         first.release_lock().unwrap();
         assert!(
             first
@@ -177,42 +178,52 @@ fn a_lapsed_lease_passes_to_another_worker_and_fences_the_first() {
     let taken = b.take_lock("b", Duration::from_secs(60)).unwrap();
     assert!(taken.token > lease.token);
     assert_eq!(a.lock_holder().unwrap().as_deref(), Some("b"));
-    match a.record_effect("k", &json!(1)) {
+    match a.record_effect(&started("a"), true) {
         Err(PersistError::LockLost { holder, .. }) => assert_eq!(holder.as_deref(), Some("b")),
         other => panic!("{other:?}"),
     }
     assert!(a.renew_lock(Duration::from_secs(60)).is_err());
-    b.record_effect("k", &json!(2)).unwrap();
-    assert_eq!(a.effect("k").unwrap(), Some(json!(2)));
+    b.record_effect(&started("b"), true).unwrap();
+    assert_eq!(a.effects().unwrap(), [started("b")]);
     // A lapsed lease nobody took is still its holder's to renew, with the
     // same token; until renewed, its holder may not write.
     let renewed = {
         b.renew_lock(Duration::ZERO).unwrap();
-        assert!(b.record_effect("k", &json!(3)).is_err());
+        assert!(b.record_effect(&started("c"), true).is_err());
         b.renew_lock(Duration::from_secs(60)).unwrap()
     };
     assert_eq!(renewed.token, taken.token);
-    b.record_effect("k", &json!(3)).unwrap();
+    b.record_effect(&started("c"), true).unwrap();
     assert_eq!(b.lock_holder().unwrap().as_deref(), Some("b"));
 }
 
-/// A recorded effect is found by its key, through another handle and
-/// after the writer is gone; the latest record wins.
+/// Effect records are kept in the order recorded, and read back through
+/// another handle after the writer is gone.
 #[test]
-fn effects_are_found_by_key() {
+fn effects_are_kept_in_order() {
     let program = linear(3, false);
     both("effects", |b| {
         let mut w = b.create(&program);
-        assert_eq!(w.effect("deploy#1").unwrap(), None);
-        w.record_effect("deploy#1", &json!({"url": "x"})).unwrap();
-        w.record_effect("deploy#2", &json!(null)).unwrap();
-        w.record_effect("deploy#1", &json!({"url": "y"})).unwrap();
+        assert_eq!(w.effects().unwrap(), []);
+        w.record_effect(&started("deploy"), true).unwrap();
+        w.record_effect(&started("notify"), false).unwrap();
+        w.record_effect(&started("deploy"), true).unwrap();
         drop(w);
         let r = b.reader();
-        assert_eq!(r.effect("deploy#1").unwrap(), Some(json!({"url": "y"})));
-        assert_eq!(r.effect("deploy#2").unwrap(), Some(Value::Null));
-        assert_eq!(r.effect("deploy#3").unwrap(), None);
+        assert_eq!(
+            r.effects().unwrap(),
+            [started("deploy"), started("notify"), started("deploy")]
+        );
     });
+}
+
+/// An effect record of node `node` (started at step 1).
+fn started(node: &str) -> EffectRecord {
+    EffectRecord::Started {
+        step: 1,
+        workflow: "W".into(),
+        node: node.into(),
+    }
 }
 
 /// Questions keep their order; an answer goes to the question it names,
@@ -298,11 +309,11 @@ impl RunStore for Counting {
     fn write_start(&mut self, snap: &Snapshot) -> Result<(), PersistError> {
         self.inner.write_start(snap)
     }
-    fn record_effect(&mut self, key: &str, outputs: &Value) -> Result<(), PersistError> {
-        self.inner.record_effect(key, outputs)
+    fn record_effect(&mut self, record: &EffectRecord, sync: bool) -> Result<(), PersistError> {
+        self.inner.record_effect(record, sync)
     }
-    fn effect(&self, key: &str) -> Result<Option<Value>, PersistError> {
-        self.inner.effect(key)
+    fn effects(&self) -> Result<Vec<EffectRecord>, PersistError> {
+        self.inner.effects()
     }
     fn record_question(&mut self, id: &str, q: &Value) -> Result<(), PersistError> {
         self.inner.record_question(id, q)

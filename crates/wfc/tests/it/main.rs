@@ -15,6 +15,7 @@ mod check_files;
 mod cli;
 mod cli_agents;
 mod docs_examples;
+mod effects;
 mod explanations;
 mod fmt;
 mod graph;

@@ -1,0 +1,331 @@
+//! Effects that happen once (issue 17.3): idempotence keys,
+//! `effect = "at_most_once"` and compensation (a saga).
+//!
+//! Effects are recorded as their own lines in the run's write-ahead log
+//! (`log.jsonl`), between the step records: `{"effect": "started", …}`,
+//! `{"effect": "done", …}` and `{"effect": "compensated", …}`. The log
+//! stays the single source of truth: the in-memory index ([`Effects`]) is
+//! rebuilt from those lines when a run is resumed. `docs/runtime.md`
+//! ("Effects that happen once") describes the semantics.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
+
+use crate::agent::{Decision, Status};
+use crate::engine::StepInput;
+
+/// The node attribute holding an idempotence key template.
+pub const IDEMPOTENCE_KEY: &str = "idempotence_key";
+/// The node attribute saying how often the node's effect may happen.
+pub const EFFECT: &str = "effect";
+/// The node attribute naming a node's compensating step.
+pub const COMPENSATE: &str = "compensate";
+/// The one value of [`EFFECT`] the engine acts on.
+pub const AT_MOST_ONCE: &str = "at_most_once";
+
+/// One effect line of the run log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum EffectRecord {
+    /// An `at_most_once` node is about to run its effect (synced to disk
+    /// before the command starts).
+    Started {
+        /// The step it runs in.
+        step: u64,
+        /// Its workflow.
+        workflow: String,
+        /// The node.
+        node: String,
+    },
+    /// An effectful node finished with an outcome that is not `fail`.
+    Done {
+        /// The step it ran in.
+        step: u64,
+        /// Its workflow.
+        workflow: String,
+        /// The node.
+        node: String,
+        /// Its idempotence key, interpolated.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        /// The node that undoes it, when the node names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        compensate: Option<String>,
+        /// What the node produced, as the step record holds it.
+        input: Box<StepInput>,
+    },
+    /// The compensation of the effect done at `step` ran.
+    Compensated {
+        /// The step of the [`EffectRecord::Done`] it undoes.
+        step: u64,
+        /// The workflow.
+        workflow: String,
+        /// The node whose effect was undone.
+        node: String,
+        /// The compensating node.
+        by: String,
+        /// How it went.
+        status: Status,
+        /// Why it failed, for a failure.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+}
+
+/// A compensation that ran, for the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Compensation {
+    /// The workflow.
+    pub workflow: String,
+    /// The node whose effect was undone.
+    pub node: String,
+    /// The compensating node.
+    pub by: String,
+    /// `success` or `fail` (the compensating tool's outcome).
+    pub status: Status,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// An `at_most_once` node that started but whose end the log does not
+/// hold: it may or may not have taken effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingEffect {
+    /// The step it started in.
+    pub step: u64,
+    /// Its workflow.
+    pub workflow: String,
+    /// The node.
+    pub node: String,
+}
+
+/// How the user settles a [`PendingEffect`] (`wfc run --resume DIR
+/// --assume-done NODE` / `--rerun NODE`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolution {
+    /// The effect happened: the node succeeds with these writes, without
+    /// running again.
+    AssumeDone {
+        /// The node, as the user named it.
+        node: String,
+        /// Its outputs.
+        writes: Vec<(String, Value)>,
+    },
+    /// The effect did not happen: the node runs again.
+    Rerun {
+        /// The node, as the user named it.
+        node: String,
+    },
+}
+
+impl Resolution {
+    /// The node the resolution names.
+    pub fn node(&self) -> &str {
+        match self {
+            Resolution::AssumeDone { node, .. } | Resolution::Rerun { node } => node,
+        }
+    }
+}
+
+/// An effect with a compensation, in order of completion.
+#[derive(Debug, Clone)]
+pub(crate) struct Completed {
+    pub step: u64,
+    pub workflow: String,
+    pub node: String,
+    pub compensate: String,
+}
+
+/// The engine's index of effects (rebuilt from the log on resume).
+#[derive(Debug, Default)]
+pub(crate) struct Effects {
+    /// Whether any node of the program has an effect attribute: when not,
+    /// steps pay nothing.
+    pub any: bool,
+    /// Completed effects by idempotence key: the step and what it produced.
+    pub by_key: HashMap<String, (u64, StepInput)>,
+    /// The last `done` record: its step may not have been committed.
+    pub last_done: Option<(u64, Option<String>, StepInput)>,
+    /// The last `started` record.
+    pub last_started: Option<PendingEffect>,
+    /// An `at_most_once` node found unfinished on resume.
+    pub pending: Option<PendingEffect>,
+    /// How the user settled `pending`.
+    pub resolution: Option<Resolution>,
+    /// Effects that name a compensation, in order of completion.
+    pub completed: Vec<Completed>,
+    /// The steps whose compensation ran.
+    pub compensated: HashSet<u64>,
+    /// The compensations that ran, in order.
+    pub results: Vec<Compensation>,
+}
+
+impl Effects {
+    /// The index for `program` (empty).
+    pub fn new(program: &IrProgram) -> Self {
+        let any = program.workflows.iter().any(|w| {
+            w.nodes.iter().any(|n| {
+                [IDEMPOTENCE_KEY, EFFECT, COMPENSATE]
+                    .iter()
+                    .any(|k| n.spec.contains_key(*k))
+            })
+        });
+        Effects {
+            any,
+            ..Effects::default()
+        }
+    }
+
+    /// Adds one record read back from the log (resume).
+    pub fn load(&mut self, record: EffectRecord) {
+        match record {
+            EffectRecord::Started {
+                step,
+                workflow,
+                node,
+            } => {
+                self.last_started = Some(PendingEffect {
+                    step,
+                    workflow,
+                    node,
+                })
+            }
+            EffectRecord::Done {
+                step,
+                workflow,
+                node,
+                key,
+                compensate,
+                input,
+            } => self.add_done(step, workflow, node, key, compensate, *input),
+            EffectRecord::Compensated {
+                step,
+                workflow,
+                node,
+                by,
+                status,
+                reason,
+            } => {
+                self.compensated.insert(step);
+                self.results.push(Compensation {
+                    workflow,
+                    node,
+                    by,
+                    status,
+                    reason,
+                });
+            }
+        }
+    }
+
+    /// Indexes a completed effect.
+    pub fn add_done(
+        &mut self,
+        step: u64,
+        workflow: String,
+        node: String,
+        key: Option<String>,
+        compensate: Option<String>,
+        input: StepInput,
+    ) {
+        if let Some(k) = &key {
+            self.by_key.insert(k.clone(), (step, input.clone()));
+        }
+        if let Some(c) = compensate {
+            // A step replayed twice (a done record written again after a
+            // kill) is one effect.
+            if self.completed.last().is_none_or(|l| l.step != step) {
+                self.completed.push(Completed {
+                    step,
+                    workflow,
+                    node,
+                    compensate: c,
+                });
+            }
+        }
+        self.last_done = Some((step, key, input));
+    }
+
+    /// After the log is loaded and `step` steps are committed: an
+    /// `at_most_once` node started in the uncommitted step, with no `done`
+    /// record, is pending.
+    pub fn settle(&mut self, step: u64) {
+        let done_now = self.last_done.as_ref().is_some_and(|d| d.0 == step);
+        self.pending = self
+            .last_started
+            .take()
+            .filter(|s| s.step == step && !done_now);
+    }
+}
+
+/// Whether `input` is a finished effect worth recording: an outcome that
+/// is not `fail`.
+pub(crate) fn is_done(input: &StepInput) -> bool {
+    match input {
+        StepInput::Tool { outcome }
+        | StepInput::Decision {
+            decision: Decision::Advance(outcome),
+            ..
+        } => outcome.status != Status::Fail,
+        _ => false,
+    }
+}
+
+/// The node of `wf` whose id is `name`.
+pub(crate) fn node_named(program: &IrProgram, wf: WorkflowIdx, name: &str) -> Option<NodeIdx> {
+    let w = &program.workflows[wf.0 as usize];
+    w.nodes
+        .iter()
+        .position(|n| program.str(n.id) == name)
+        .map(|i| NodeIdx(i as u32))
+}
+
+/// Whether `op` can carry an effect (`tool` runs a command; a `step` is
+/// the agent's work).
+pub fn is_effectful(op: Opcode) -> bool {
+    matches!(op, Opcode::Tool | Opcode::Step)
+}
+
+/// Whether a log line is an effect record (step records start with
+/// `{"step"`).
+pub(crate) fn is_effect_line(line: &[u8]) -> bool {
+    line.starts_with(b"{\"effect\"")
+}
+
+/// The effect records of `dir`'s log, in order, up to its last complete
+/// line.
+pub(crate) fn read_effects(
+    dir: &crate::persist::RunDir,
+) -> Result<Vec<EffectRecord>, crate::persist::PersistError> {
+    use crate::persist::PersistError;
+    let path = dir.log_path();
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => {
+            return Err(PersistError::Io {
+                path,
+                what: "read",
+                error,
+            });
+        }
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut out = Vec::new();
+    for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+        if !is_effect_line(line) {
+            continue;
+        }
+        let record = serde_json::from_slice(line).map_err(|e| PersistError::Corrupt {
+            path: path.clone(),
+            line: Some(i + 1),
+            message: e.to_string(),
+        })?;
+        out.push(record);
+    }
+    Ok(out)
+}

@@ -1,0 +1,431 @@
+//! The engine's side of effects that happen once (`crate::effects`):
+//! reusing a completed effect, the durable start of an `at_most_once`
+//! node, its settlement on resume, and compensations when a run fails.
+
+use wf_ir::{NodeIdx, Opcode, Part, WorkflowIdx};
+
+use super::support::failed;
+use super::{Engine, StepInput};
+use crate::agent::{BlackboardView, Decision, DecisionContext, Outcome, Status, Write};
+use crate::blackboard::Blackboard;
+use crate::effects::{
+    AT_MOST_ONCE, COMPENSATE, Compensation, EFFECT, EffectRecord, IDEMPOTENCE_KEY, PendingEffect,
+    Resolution, is_done, is_effectful, node_named,
+};
+use crate::event::Event;
+use crate::report::RunStatus;
+use crate::template::{ShellCommand, render, shell_command};
+
+/// A node's effect attributes.
+struct Attrs {
+    key: bool,
+    at_most_once: bool,
+    compensate: Option<String>,
+}
+
+impl<'p> Engine<'p> {
+    /// The effect attributes of an effectful node, `None` for others.
+    fn effect_attrs(&self, wf: WorkflowIdx, node: NodeIdx) -> Option<Attrs> {
+        if !self.effects.any {
+            return None;
+        }
+        let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        if !is_effectful(n.op) {
+            return None;
+        }
+        let attrs = Attrs {
+            key: n.spec.contains_key(IDEMPOTENCE_KEY),
+            at_most_once: n.spec.get(EFFECT).and_then(|v| v.as_str()) == Some(AT_MOST_ONCE),
+            compensate: n
+                .spec
+                .get(COMPENSATE)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
+        };
+        (attrs.key || attrs.at_most_once || attrs.compensate.is_some()).then_some(attrs)
+    }
+
+    /// The node's idempotence key, interpolated from the blackboard;
+    /// `Err` names a key with no value (two different effects would share
+    /// the key with the value left out).
+    fn idempotence_key(&self, wf: WorkflowIdx, node: NodeIdx) -> Result<Option<String>, String> {
+        let n = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let Some(t) = n.templates.get(IDEMPOTENCE_KEY) else {
+            return Ok(n
+                .spec
+                .get(IDEMPOTENCE_KEY)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned));
+        };
+        let view = self.blackboard();
+        for part in t {
+            if let Part::Key(k) = part
+                && view.get(self.program.str(*k)).is_none()
+            {
+                return Err(format!(
+                    "the idempotence key of node `{}` interpolates `{}`, which has no value in scope: the node was not run",
+                    self.node_name(wf, node),
+                    self.program.str(*k)
+                ));
+            }
+        }
+        Ok(Some(render(self.program, t, &view)))
+    }
+
+    /// Before a live step asks the agent or runs the tool: the input to
+    /// use instead (a reused effect, or the user's `--assume-done`), else
+    /// `None` (for an `at_most_once` node of a durable run, after its
+    /// `started` record is on disk).
+    pub(super) fn effect_before(&mut self, wf: WorkflowIdx, node: NodeIdx) -> Option<StepInput> {
+        let attrs = self.effect_attrs(wf, node)?;
+        let (wf_name, node_name) = (self.wf_name(wf), self.node_name(wf, node));
+        if self
+            .effects
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.workflow == wf_name && p.node == node_name)
+        {
+            self.effects.pending = None;
+            if let Some(Resolution::AssumeDone { writes, .. }) = self.effects.resolution.take() {
+                let outcome = Outcome {
+                    writes: writes
+                        .into_iter()
+                        .map(|(key, value)| Write { key, value })
+                        .collect(),
+                    notes: Some("assumed done by the user (--assume-done)".into()),
+                    ..Outcome::success()
+                };
+                let input = self.outcome_input(wf, node, outcome);
+                self.effect_after(wf, node, &input);
+                return Some(input);
+            }
+        }
+        // This very step's effect finished before a kill cut it off the log.
+        if let Some((step, key, input)) = &self.effects.last_done
+            && *step == self.step
+        {
+            return Some(StepInput::Reused {
+                key: key.clone(),
+                of_step: *step,
+                produced: Box::new(input.clone()),
+            });
+        }
+        let key = match self.idempotence_key(wf, node) {
+            Ok(key) => key,
+            Err(reason) => return Some(self.failed_input(wf, node, reason)),
+        };
+        if let Some(key) = key
+            && let Some((step, input)) = self.effects.by_key.get(&key)
+        {
+            return Some(StepInput::Reused {
+                key: Some(key),
+                of_step: *step,
+                produced: Box::new(input.clone()),
+            });
+        }
+        if attrs.at_most_once
+            && let Some(log) = &mut self.out.log
+        {
+            let record = EffectRecord::Started {
+                step: self.step,
+                workflow: wf_name.to_owned(),
+                node: node_name.to_owned(),
+            };
+            // Synced before the effect: a kill from here on is seen on resume.
+            if let Err(e) = log.append_effect(&record, true) {
+                let reason = format!(
+                    "could not record the start of the at_most_once node `{node_name}` in the run log ({e}): it was not run"
+                );
+                return Some(self.failed_input(wf, node, reason));
+            }
+        }
+        None
+    }
+
+    /// After a live step asked the agent or ran the tool: a completed
+    /// effect is recorded (in the log of a durable run) and indexed.
+    pub(super) fn effect_after(&mut self, wf: WorkflowIdx, node: NodeIdx, input: &StepInput) {
+        let Some(attrs) = self.effect_attrs(wf, node) else {
+            return;
+        };
+        if !is_done(input) {
+            return;
+        }
+        // Checked before the node ran (an `Err` never gets here).
+        let key = self.idempotence_key(wf, node).ok().flatten();
+        let (workflow, node) = (
+            self.wf_name(wf).to_owned(),
+            self.node_name(wf, node).to_owned(),
+        );
+        if let Some(log) = &mut self.out.log {
+            let record = EffectRecord::Done {
+                step: self.step,
+                workflow: workflow.clone(),
+                node: node.clone(),
+                key: key.clone(),
+                compensate: attrs.compensate.clone(),
+                input: Box::new(input.clone()),
+            };
+            // Handed to the OS like a step record (a kill loses nothing).
+            if let Err(e) = log.append_effect(&record, false) {
+                self.persist_warning = Some(format!(
+                    "could not record the effect of node `{node}` in the run log: {e}"
+                ));
+            }
+        }
+        let step = self.step;
+        self.effects
+            .add_done(step, workflow, node, key, attrs.compensate, input.clone());
+    }
+
+    /// `outcome` as the step input of a node of `node`'s kind.
+    fn outcome_input(&self, wf: WorkflowIdx, node: NodeIdx, outcome: Outcome) -> StepInput {
+        match self.program.workflows[wf.0 as usize].nodes[node.0 as usize].op {
+            Opcode::Tool => StepInput::Tool { outcome },
+            _ => StepInput::Decision {
+                decision: Decision::Advance(outcome),
+                failure: None,
+            },
+        }
+    }
+
+    /// A failure of `node` decided before anything ran.
+    fn failed_input(&self, wf: WorkflowIdx, node: NodeIdx, reason: String) -> StepInput {
+        self.outcome_input(wf, node, failed(reason))
+    }
+
+    /// Emits `effect:reused` for a reused input at the current node.
+    pub(super) fn emit_reused(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        key: Option<&str>,
+        of_step: u64,
+    ) {
+        if self.out.on() {
+            let ev = Event::EffectReused {
+                step: self.step,
+                workflow: self.wf_name(wf),
+                node: self.node_name(wf, node),
+                depth: self.frames.len(),
+                key,
+                of_step,
+            };
+            self.out.emit(&ev);
+        }
+    }
+
+    /// Whether an unsettled `at_most_once` node keeps the run from going
+    /// on: the run is then suspended, naming it.
+    pub(super) fn effect_blocked(&mut self) -> bool {
+        let Some(p) = &self.effects.pending else {
+            return false;
+        };
+        if self.effects.resolution.is_some() {
+            return false;
+        }
+        self.status = RunStatus::Suspended {
+            reason: format!(
+                "node `{}` of workflow `{}` is at_most_once and was started at step {} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
+                p.node, p.workflow, p.step, p.node, p.node
+            ),
+        };
+        true
+    }
+
+    /// The `at_most_once` node a resumed run found started but not
+    /// finished, until the user settles it ([`Engine::resolve_effect`]).
+    pub fn pending_effect(&self) -> Option<&PendingEffect> {
+        self.effects.pending.as_ref()
+    }
+
+    /// Settles the pending `at_most_once` node (`--assume-done` /
+    /// `--rerun`); `Err` when none is pending or it is another node.
+    pub fn resolve_effect(&mut self, resolution: Resolution) -> Result<(), String> {
+        match &self.effects.pending {
+            None => Err(format!(
+                "no at_most_once node is waiting to be settled in this run, so `{}` cannot be assumed done or rerun",
+                resolution.node()
+            )),
+            Some(p) if p.node != resolution.node() => Err(format!(
+                "the run waits on the at_most_once node `{}`, not `{}`",
+                p.node,
+                resolution.node()
+            )),
+            Some(_) => {
+                if let RunStatus::Suspended { .. } = self.status
+                    && self.effects.resolution.is_none()
+                {
+                    self.status = RunStatus::Running;
+                }
+                self.effects.resolution = Some(resolution);
+                Ok(())
+            }
+        }
+    }
+
+    /// Cancels the run (`wfc run --resume DIR --cancel`): one more step,
+    /// logged as an `abort` input of kind `cancelled`, ends it as failed;
+    /// [`Engine::run`] then compensates its completed effects. A pending
+    /// `at_most_once` node is left as it is (its effect may or may not
+    /// have happened: it has no `done` record to compensate). `Err` when
+    /// the run has already ended.
+    pub fn cancel(&mut self, reason: &str) -> Result<(), String> {
+        if self.status.is_final() {
+            return Err(format!(
+                "the run has already ended ({}): there is nothing to cancel",
+                self.status.name()
+            ));
+        }
+        self.effects.pending = None;
+        self.effects.resolution = None;
+        self.status = RunStatus::Running;
+        let reason = format!("the run was cancelled: {reason}");
+        let input = StepInput::Abort {
+            reason: reason.clone(),
+            kind: Some(crate::failure::FailureKind::Cancelled),
+        };
+        if let Some(log) = &mut self.out.log {
+            log.begin();
+            log.set_input(&input);
+        }
+        self.fail_run(crate::failure::FailureKind::Cancelled, reason);
+        self.step += 1;
+        self.finish_step();
+        Ok(())
+    }
+
+    /// The compensations that ran, in order (resumed runs: those of
+    /// earlier processes too).
+    pub fn compensations(&self) -> &[Compensation] {
+        &self.effects.results
+    }
+
+    /// A failed run undoes its completed effects: the compensating node of
+    /// each, in reverse order of completion, each once (recorded in the
+    /// log, so a resume runs only those that have not finished).
+    pub(crate) fn compensate(&mut self) {
+        if !matches!(self.status, RunStatus::Failed { .. }) {
+            return;
+        }
+        let todo: Vec<_> = self
+            .effects
+            .completed
+            .iter()
+            .rev()
+            .filter(|c| !self.effects.compensated.contains(&c.step))
+            .cloned()
+            .collect();
+        for c in todo {
+            let target = (0..self.program.workflows.len())
+                .map(|i| WorkflowIdx(i as u32))
+                .find(|&w| self.wf_name(w) == c.workflow)
+                .and_then(|w| Some((w, node_named(self.program, w, &c.compensate)?)));
+            let outcome = match target {
+                Some((wf, node)) => self.run_compensation(wf, node),
+                None => failed(format!(
+                    "the compensating node `{}` does not exist in workflow `{}`",
+                    c.compensate, c.workflow
+                )),
+            };
+            let record = EffectRecord::Compensated {
+                step: c.step,
+                workflow: c.workflow.clone(),
+                node: c.node.clone(),
+                by: c.compensate.clone(),
+                status: outcome.status,
+                reason: outcome.failure_reason.clone(),
+            };
+            if let Some(log) = &mut self.out.log
+                && let Err(e) = log.append_effect(&record, true)
+            {
+                self.persist_warning = Some(format!(
+                    "could not record the compensation of node `{}` in the run log: {e}",
+                    c.node
+                ));
+            }
+            if let Some(sink) = &mut self.out.sink {
+                sink.emit(&Event::EffectCompensated {
+                    workflow: &c.workflow,
+                    node: &c.node,
+                    by: &c.compensate,
+                    status: outcome.status,
+                    reason: outcome.failure_reason.as_deref(),
+                });
+            }
+            self.effects.compensated.insert(c.step);
+            self.effects.results.push(Compensation {
+                workflow: c.workflow,
+                node: c.node,
+                by: c.compensate,
+                status: outcome.status,
+                reason: outcome.failure_reason,
+            });
+        }
+    }
+
+    /// Runs the command of the compensating `tool` node `node` against
+    /// the blackboard as the run left it.
+    fn run_compensation(&mut self, wf: WorkflowIdx, node: NodeIdx) -> Outcome {
+        let workflow = &self.program.workflows[wf.0 as usize];
+        let ir_node = &workflow.nodes[node.0 as usize];
+        if ir_node.op != Opcode::Tool {
+            return failed(format!(
+                "the compensating node `{}` is not a `tool` node",
+                self.program.str(ir_node.id)
+            ));
+        }
+        let timeout = self
+            .node_timeout(wf, node)
+            .unwrap_or(self.info[wf.0 as usize].default_timeout);
+        let view = Blackboard {
+            program: self.program,
+            frames: &self.frames,
+            visible: &self.visible,
+            keys: &self.keys,
+        };
+        let command = ir_node
+            .engine
+            .command
+            .map(|c| match ir_node.templates.get("command") {
+                Some(t) => shell_command(self.program, t, &view),
+                None => Ok(ShellCommand::plain(self.program.str(c))),
+            });
+        let frame = self.frames.last().expect("the root frame is never popped");
+        let ctx = DecisionContext {
+            program: self.program,
+            workflow_idx: wf,
+            workflow,
+            node_idx: node,
+            node: ir_node,
+            blackboard: &view,
+            valid_edges: &[],
+            depth: self.frames.len(),
+            attempt: frame.attempt,
+            step: self.step,
+            visit: self.visits[self.info[wf.0 as usize].visit_base + node.0 as usize],
+            incoming_edge: None,
+            config: &self.config,
+            limits: &self.limits,
+            elapsed: self.elapsed,
+        };
+        let outcome = match (&mut self.tools, command) {
+            (_, None) => failed("the compensating node has no `command`".into()),
+            (_, Some(Err(e))) => failed(e.to_string()),
+            (None, Some(Ok(cmd))) => failed(format!(
+                "tool nodes run only with --allow-tools (compensation `{}` would run `{}`)",
+                self.program.str(ir_node.id),
+                cmd.script
+            )),
+            (Some(runner), Some(Ok(cmd))) => runner.run(&ctx, &cmd, timeout),
+        };
+        // Only success or failure: a compensation has no route to take.
+        match outcome.status {
+            Status::Fail => outcome,
+            _ => Outcome {
+                status: Status::Success,
+                ..outcome
+            },
+        }
+    }
+}

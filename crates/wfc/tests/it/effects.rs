@@ -1,0 +1,734 @@
+//! Effects that happen once (issue 17.3): idempotence keys, `at_most_once`
+//! settled with `--assume-done` / `--rerun`, and compensation (a saga) on
+//! failure, on a budget and after a kill. Each fixture in
+//! `tests/run/effects/` carries its expectation beside it: `NAME.trace`
+//! holds the ledger its tools append to, then the run's event trace (node
+//! exits, effect and engine events); processes are killed for real by the
+//! fixtures' own tools (`kill -9 $PPID`).
+
+use crate::common::repo_root;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::Value;
+
+const DIR: &str = "tests/run/effects";
+
+/// A scratch directory holding the ledger `ledger` and the run's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("effects")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `wfc ARGS` from the repository root, with the ledger in `dir`
+/// (`kill`: the fixtures' tools kill wfc once).
+fn wfc(dir: &Path, kill: bool, args: &[&str]) -> Output {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(repo_root())
+        .args(args)
+        .env("WFC_TEST_LEDGER", dir.join("ledger"))
+        .env_remove("WFC_TEST_KILL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if kill {
+        cmd.env("WFC_TEST_KILL", "1");
+    }
+    cmd.output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn ledger(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("ledger")).unwrap_or_default()
+}
+
+/// The trace of an `--events` file: one line per node exit, write (its
+/// keys, without a tool's stderr and exit code), effect and engine event.
+fn trace(events: &Path) -> String {
+    let mut out = String::new();
+    for line in std::fs::read_to_string(events).unwrap().lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        let s = |k: &str| e[k].as_str().unwrap_or("").to_owned();
+        let name = s("event");
+        let at = format!("{}/{}", s("workflow"), s("node"));
+        let line = match name.as_str() {
+            "node:exit" => format!("{name} {at} {}", s("status")),
+            "effect:reused" => format!("{name} {at} key={} of_step={}", s("key"), e["of_step"]),
+            "blackboard:write" => {
+                let keys: Vec<&str> = e["writes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|w| w["key"].as_str().unwrap())
+                    .filter(|k| !k.ends_with(".stderr") && !k.ends_with(".exit_code"))
+                    .collect();
+                format!("{name} {at} {}", keys.join(" "))
+            }
+            "effect:compensated" => format!("{name} {at} by={} {}", s("by"), s("status")),
+            n if n.starts_with("engine:") => name.clone(),
+            _ => continue,
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Checks the ledger and the trace against `DIR/NAME.trace`.
+fn expect(name: &str, dir: &Path, events: &Path) {
+    let got = format!("# ledger\n{}# events\n{}", ledger(dir), trace(events));
+    let file = repo_root().join(DIR).join(format!("{name}.trace"));
+    // `UPDATE_TRACES=1` rewrites the expectation (review its diff).
+    if std::env::var_os("UPDATE_TRACES").is_some() {
+        std::fs::write(&file, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        got,
+        want,
+        "{} differs from this run:\n{got}",
+        file.display()
+    );
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_owned()
+}
+
+fn killed(out: &Output) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    out.status.signal() == Some(9)
+}
+
+#[test]
+fn a_second_call_with_the_same_key_reuses_the_effect() {
+    let dir = scratch("idem");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/idempotent.wf",
+            "--allow-tools",
+            "--set",
+            "order=42",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    expect("idempotent", &dir, Path::new(&events));
+}
+
+#[test]
+fn the_key_index_survives_kill_9_and_resume() {
+    let dir = scratch("idem_kill");
+    let run_dir = path(&dir, "run");
+    let events = path(&dir, "events.jsonl");
+    let args = [
+        "run",
+        "tests/run/effects/idempotent.wf",
+        "--allow-tools",
+        "--set",
+        "order=42",
+        "--run-dir",
+        &run_dir,
+    ];
+    let out = wfc(&dir, true, &args);
+    assert!(killed(&out), "{out:?}");
+    assert_eq!(ledger(&dir), "charged\n");
+    let out = wfc(
+        &dir,
+        true,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The same trace and ledger as the uninterrupted run: charged once.
+    expect("idempotent", &dir, Path::new(&events));
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+/// A Pay run killed inside `pay`, and its resume without a settlement.
+fn killed_payment(name: &str) -> (PathBuf, String) {
+    let dir = scratch(name);
+    let run_dir = path(&dir, "run");
+    let args = [
+        "run",
+        "tests/run/effects/at_most_once.wf",
+        "--allow-tools",
+        "--agent",
+        "auto",
+        "--run-dir",
+        &run_dir,
+    ];
+    let out = wfc(&dir, false, &args);
+    assert!(killed(&out), "{out:?}");
+    assert_eq!(ledger(&dir), "paid\n");
+    let out = wfc(&dir, false, &["run", "--resume", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("node `pay` of workflow `Pay` is at_most_once and was started at step 1"),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains(&format!("--resume {run_dir} --assume-done pay")),
+        "{out:?}"
+    );
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("unsettled: node `pay` (at_most_once) started at step 1")
+            && stdout.contains(&format!("--resume {run_dir} --assume-done pay")),
+        "{out:?}"
+    );
+    // Suspending again records nothing: the ledger is untouched.
+    assert_eq!(ledger(&dir), "paid\n");
+    (dir, run_dir)
+}
+
+#[test]
+fn an_unfinished_at_most_once_node_suspends_until_assumed_done() {
+    let (dir, run_dir) = killed_payment("amo_done");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--rerun",
+            "ship",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("the run waits on the at_most_once node `pay`, not `ship`"),
+        "{out:?}"
+    );
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--assume-done",
+            "pay",
+            "--outputs",
+            r#"{"pay.stdout": "receipt by hand"}"#,
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["pay.stdout"], "receipt by hand");
+    expect("at_most_once_assumed", &dir, Path::new(&events));
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn an_unfinished_at_most_once_node_runs_again_on_rerun() {
+    let (dir, run_dir) = killed_payment("amo_rerun");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--rerun",
+            "pay",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    expect("at_most_once_rerun", &dir, Path::new(&events));
+    // Nothing is pending any more: a settlement is refused.
+    let out = wfc(
+        &dir,
+        false,
+        &["run", "--resume", &run_dir, "--rerun", "pay"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("no at_most_once node is waiting"),
+        "{out:?}"
+    );
+}
+
+fn saga(dir: &Path, kill: bool, extra: &[&str]) -> Output {
+    let mut args = vec!["run", "tests/run/effects/saga.wf", "--allow-tools"];
+    args.extend_from_slice(extra);
+    wfc(dir, kill, &args)
+}
+
+#[test]
+fn a_failed_run_compensates_in_reverse_order() {
+    let dir = scratch("saga_fail");
+    let events = path(&dir, "events.jsonl");
+    let out = saga(
+        &dir,
+        false,
+        &[
+            "--agent",
+            "script:tests/run/effects/saga_fail.json",
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("saga_fail", &dir, Path::new(&events));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list: Vec<(&str, &str, &str)> = report["compensations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["node"].as_str().unwrap(),
+                c["by"].as_str().unwrap(),
+                c["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        list,
+        [
+            ("charge", "refund", "success"),
+            ("reserve", "release", "success")
+        ]
+    );
+}
+
+#[test]
+fn a_run_over_its_budget_compensates() {
+    let dir = scratch("saga_budget");
+    let events = path(&dir, "events.jsonl");
+    let out = saga(
+        &dir,
+        false,
+        &["--agent", "auto", "--max-steps", "3", "--events", &events],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("saga_budget", &dir, Path::new(&events));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("compensations (most recent effect first):\n  refund undid charge: success\n  release undid reserve: success\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_completed_run_compensates_nothing() {
+    let dir = scratch("saga_ok");
+    let out = saga(&dir, false, &["--agent", "auto", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report.get("compensations").is_none(), "{report}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+}
+
+#[test]
+fn compensation_resumes_after_a_kill_without_repeating_finished_ones() {
+    let dir = scratch("saga_kill");
+    let run_dir = path(&dir, "run");
+    let script = "script:tests/run/effects/saga_fail.json";
+    let out = saga(&dir, true, &["--agent", script, "--run-dir", &run_dir]);
+    // `release` killed wfc after `refund` had run.
+    assert!(killed(&out), "{out:?}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\n");
+    let out = wfc(&dir, true, &["run", "--resume", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // `refund` finished before the kill: only `release` runs again.
+    assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\nrelease\n");
+    assert!(
+        text(&out.stderr)
+            .contains("refund undid charge: success\n  release undid reserve: success"),
+        "{out:?}"
+    );
+    // Once all have run, a resume runs none.
+    let out = wfc(&dir, true, &["run", "--resume", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\nrelease\n");
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn a_dot_pipeline_compensates_with_its_compensate_attribute() {
+    let dir = scratch("saga_dot");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/saga.dot",
+            "--allow-tools",
+            "--agent",
+            "auto",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("saga_dot", &dir, Path::new(&events));
+}
+
+#[test]
+fn the_checker_types_effect_attributes() {
+    let dir = scratch("check");
+    let out = wfc(&dir, false, &["check", "tests/run/effects/bad_effects.wf"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = text(&out.stdout);
+    for want in [
+        "error[WF0530]: `note` cannot compensate node `charge`",
+        "`note` is a `step` node",
+        "error[WF0504]: unknown kind of effect `twice` for `effect`",
+        "error[WF0530]: `undo` cannot compensate node `undo`",
+        "warning[WF0508]: `effect` has no effect on a `human` node",
+    ] {
+        assert!(stderr.contains(want), "missing {want:?} in\n{stderr}");
+    }
+    // The fixtures that run check clean: compensating nodes are not
+    // unreachable.
+    for file in [
+        "idempotent.wf",
+        "at_most_once.wf",
+        "saga.wf",
+        "saga.dot",
+        "restart.dot",
+        "retry.wf",
+        "step_key.wf",
+    ] {
+        let out = wfc(&dir, false, &["check", &format!("{DIR}/{file}")]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {out:?}");
+    }
+}
+
+#[test]
+fn a_key_outlives_loop_restart() {
+    let dir = scratch("restart");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/restart.dot",
+            "--allow-tools",
+            "--agent",
+            "script:tests/run/effects/restart.json",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    expect("restart", &dir, Path::new(&events));
+}
+
+#[test]
+fn a_step_node_with_a_key_reuses_the_agents_decision() {
+    let dir = scratch("step_key");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/step_key.wf",
+            "--set",
+            "customer=acme",
+            "--agent",
+            "script:tests/run/effects/step_key.json",
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["price"], 100);
+    assert_eq!(report["blackboard"]["again"], 100);
+    expect("step_key", &dir, Path::new(&events));
+}
+
+#[test]
+fn a_key_with_a_missing_value_fails_the_node_before_it_runs() {
+    let dir = scratch("missing_key");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/missing_key.wf",
+            "--allow-tools",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["at"]["node"], "failed");
+    let reason = report["failures"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("interpolates `nowhere`, which has no value in scope"),
+        "{reason}"
+    );
+    assert_eq!(ledger(&dir), "");
+}
+
+/// A kill between an effect's `done` line and its step record (the window
+/// is too short to hit from outside, so the run directory is cut back to
+/// that moment: the log up to the first `done` line, the snapshot at the
+/// start). `reserve` has no key: the `done` line alone keeps it from
+/// running again.
+#[test]
+fn an_effect_done_but_not_committed_is_not_run_again() {
+    let dir = scratch("done_uncommitted");
+    let run_dir = dir.join("run");
+    let run = run_dir.to_str().unwrap();
+    let out = saga(&dir, false, &["--agent", "auto", "--run-dir", run]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let log = std::fs::read_to_string(run_dir.join("log.jsonl")).unwrap();
+    let cut = log.find("{\"effect\":\"done\"").unwrap();
+    let end = cut + log[cut..].find('\n').unwrap() + 1;
+    std::fs::write(run_dir.join("log.jsonl"), &log[..end]).unwrap();
+    std::fs::copy(run_dir.join("start.json"), run_dir.join("snapshot.json")).unwrap();
+    let events = path(&dir, "events.jsonl");
+    let resume = ["run", "--resume", run, "--allow-tools", "--events", &events];
+    let out = wfc(&dir, false, &resume);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // `reserve` ran once: its step reuses the recorded outcome. `charge`,
+    // whose `done` line was cut, runs again.
+    assert_eq!(ledger(&dir), "reserve\ncharge\ncharge\n");
+    let trace = trace(Path::new(&events));
+    assert!(
+        trace.contains("node:exit Saga/start success\neffect:reused Saga/reserve key= of_step=1\nnode:exit Saga/reserve success\n"),
+        "{trace}"
+    );
+    let out = wfc(&dir, false, &["replay", run]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn a_cancelled_run_compensates() {
+    let dir = scratch("saga_cancel");
+    let run_dir = path(&dir, "run");
+    let script = "script:tests/run/effects/saga_suspend.json";
+    let out = saga(&dir, false, &["--agent", script, "--run-dir", &run_dir]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let events = path(&dir, "events.jsonl");
+    let cancel = [
+        "run",
+        "--resume",
+        &run_dir,
+        "--allow-tools",
+        "--cancel",
+        "--events",
+        &events,
+        "--format",
+        "json",
+    ];
+    let out = wfc(&dir, false, &cancel);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "cancelled");
+    assert_eq!(report["code"], "WF0930");
+    expect("saga_cancel", &dir, Path::new(&events));
+    // The cancellation is the log's last step: replay reaches the same end,
+    // and a cancelled run cannot be cancelled again.
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, false, &["run", "--resume", &run_dir, "--cancel"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("error: cannot cancel: the run has already ended (failed)"),
+        "{out:?}"
+    );
+    assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\n");
+}
+
+#[test]
+fn a_retry_target_back_to_a_completed_effect_reuses_it() {
+    let dir = scratch("retry");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/retry.wf",
+            "--allow-tools",
+            "--set",
+            "order=9",
+            "--agent",
+            "script:tests/run/effects/retry.json",
+            "--events",
+            &events,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    expect("retry", &dir, Path::new(&events));
+}
+
+/// `a1`…`aN` each complete an effect under key `kI`; `b1`…`bN` come later
+/// with the same keys, so they must never run their command (`B` lines).
+fn twin_chain(dir: &Path, n: usize) -> PathBuf {
+    let mut text = String::from("workflow Twins {\n");
+    for p in ["a", "b"] {
+        for i in 1..=n {
+            text.push_str(&format!(
+                "  tool {p}{i} {{\n    command = \"echo {p}{i} >> \\\"\\$WFC_TEST_LEDGER\\\"; echo {i}\"\n    idempotence_key = \"k{i}\"\n    writes {p}{i}.stdout: string\n  }}\n"
+            ));
+        }
+    }
+    text.push_str("  exit done\n  start");
+    for p in ["a", "b"] {
+        for i in 1..=n {
+            text.push_str(&format!(" -> {p}{i}"));
+        }
+    }
+    text.push_str(" -> done\n}\n");
+    let file = dir.join("twins.wf");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// Kill -9 at many moments of a run whose later nodes reuse the effects of
+/// earlier ones: after any kill and resume, no effect recorded as done
+/// runs again (no `b` line in the ledger), the run ends as an
+/// uninterrupted one does, and its log replays.
+#[test]
+fn no_recorded_effect_runs_again_across_random_kills() {
+    const N: usize = 25;
+    let dir = scratch("random_kills");
+    let file = twin_chain(&dir, N);
+    let run_dir = path(&dir, "run");
+    let mut seed: u64 = 0x05ee_d173;
+    let mut kills = 0;
+    let mut finished = None;
+    for round in 0..60 {
+        let args: Vec<String> = if round == 0 {
+            [
+                "run",
+                file.to_str().unwrap(),
+                "--allow-tools",
+                "--run-dir",
+                &run_dir,
+            ]
+            .map(String::from)
+            .to_vec()
+        } else {
+            ["run", "--resume", &run_dir, "--allow-tools"]
+                .map(String::from)
+                .to_vec()
+        };
+        let mut child = Command::new(get_cargo_bin("wfc"))
+            .current_dir(repo_root())
+            .args(&args)
+            .env("WFC_TEST_LEDGER", dir.join("ledger"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
+            .spawn()
+            .unwrap();
+        // A kill before the first snapshot leaves no run to resume.
+        let snapshot = Path::new(&run_dir).join("snapshot.json");
+        let started = std::time::Instant::now();
+        while !snapshot.exists() && started.elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let delay = 5 + (seed >> 33) % 60;
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        match child.try_wait().unwrap() {
+            // A tool process of a killed run, forked but not yet past its
+            // `exec`, can hold the lock a moment longer: try again.
+            Some(status)
+                if status.code() == Some(2)
+                    && std::fs::read_to_string(dir.join("stderr"))
+                        .unwrap_or_default()
+                        .contains("is in use by process") =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Some(status) => {
+                finished = Some(status);
+                break;
+            }
+            None => {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                kills += 1;
+            }
+        }
+    }
+    let status = match finished {
+        Some(s) => s,
+        // Never finished within a delay: let one resume run to the end.
+        None => wfc(&dir, false, &["run", "--resume", &run_dir, "--allow-tools"]).status,
+    };
+    let stderr = std::fs::read_to_string(dir.join("stderr")).unwrap_or_default();
+    assert_eq!(status.code(), Some(0), "after {kills} kills: {stderr}");
+    assert!(
+        kills >= 3,
+        "the kills landed too late to test anything: {kills}"
+    );
+    let ledger = ledger(&dir);
+    eprintln!(
+        "{kills} kills, {} commands run for {N} effects",
+        ledger.lines().count()
+    );
+    assert!(
+        !ledger.contains('b'),
+        "a reused effect ran again:\n{ledger}"
+    );
+    for i in 1..=N {
+        assert!(
+            ledger.contains(&format!("a{i}\n")),
+            "a{i} never ran:\n{ledger}"
+        );
+    }
+    let out = wfc(&dir, false, &["status", &run_dir, "--format", "json"]);
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state["state"], "completed", "{state}");
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
