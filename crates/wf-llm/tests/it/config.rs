@@ -88,3 +88,13 @@ fn shipped_tables_parse_and_price_usage() {
     assert_eq!(cat.knows("openai", "gpt-5.9"), Some(false));
     assert_eq!(cat.knows("local", "x"), None);
 }
+
+#[test]
+fn a_syntax_error_is_placed_where_it_is() {
+    let (line, column, message) =
+        parse("[llm]\nprovider = \"openai\"\nmodel = \"gpt-5.4\nretries = 1\n").unwrap_err();
+    assert_eq!(line, 3, "{line}:{column}: {message}");
+    assert!(column > 1, "{line}:{column}: {message}");
+    let (line, _, _) = parse("[llm]\nmodel = \"é\" x\n").unwrap_err();
+    assert_eq!(line, 2);
+}
