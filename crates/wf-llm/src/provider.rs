@@ -1,8 +1,9 @@
 //! The four wire APIs: how a request is written and an answer read.
 //!
-//! Bodies follow each provider's documented non-streaming shape; only the
-//! fields wfc needs are read, and anything else is ignored so that new
-//! fields do not break old builds.
+//! Bodies follow each provider's documented shape (a streamed answer is
+//! read by [`crate::stream`], which rebuilds this shape to read its usage);
+//! only the fields wfc needs are read, and anything else is ignored so that
+//! new fields do not break old builds.
 
 use serde_json::{Value, json};
 
