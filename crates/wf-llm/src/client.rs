@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::config::ProviderSettings;
 use crate::provider::{self, Request, Response};
 use crate::redact;
+use crate::stream;
 
 /// The largest answer body read, in bytes: a model's answer is at most a
 /// few hundred kilobytes; anything far bigger is a broken server.
@@ -32,6 +33,18 @@ pub enum ErrorKind {
     TooLarge,
     /// The body is not the JSON the API documents.
     Malformed,
+    /// A streamed answer was cut short or held an event that is not the
+    /// API's: retried, like a dropped connection.
+    Stream,
+}
+
+/// What a streamed call reports as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunk<'a> {
+    /// Attempt `n` starts (from 1): text of an earlier attempt is void.
+    Attempt(u32),
+    /// More of the answer's text.
+    Text(&'a str),
 }
 
 /// A failed call, with a message that never holds the key.
@@ -52,7 +65,7 @@ impl Error {
     pub fn retryable(&self) -> bool {
         match self.kind {
             ErrorKind::Status(s) => s == 429 || (500..600).contains(&s),
-            ErrorKind::Timeout | ErrorKind::Network => true,
+            ErrorKind::Timeout | ErrorKind::Network | ErrorKind::Stream => true,
             ErrorKind::TooLarge | ErrorKind::Malformed => false,
         }
     }
@@ -151,6 +164,19 @@ impl Backend {
         timeout: Duration,
         deadline: Option<Instant>,
     ) -> Result<Called, Error> {
+        self.call_with(settings, request, timeout, deadline, &mut |_| {})
+    }
+
+    /// [`Backend::call_until`], telling `on` of each attempt and, when
+    /// `request.stream` is set, of each piece of text as it arrives.
+    pub fn call_with(
+        &self,
+        settings: &ProviderSettings,
+        request: &Request,
+        timeout: Duration,
+        deadline: Option<Instant>,
+        on: &mut dyn FnMut(Chunk<'_>),
+    ) -> Result<Called, Error> {
         let cap = self.cap(settings);
         let left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let mut attempt = 0u32;
@@ -160,7 +186,8 @@ impl Backend {
             let result = {
                 let _slot = cap.acquire();
                 let timeout = left().map_or(timeout, |l| l.min(timeout));
-                once(settings, request, timeout)
+                on(Chunk::Attempt(attempt));
+                once(settings, request, timeout, on)
             };
             match result {
                 Ok(response) => {
@@ -216,10 +243,11 @@ fn once(
     settings: &ProviderSettings,
     request: &Request,
     timeout: Duration,
+    on: &mut dyn FnMut(Chunk<'_>),
 ) -> Result<Response, Error> {
     let api = settings.api;
     let key = settings.key.expose();
-    let url = provider::url(api, &settings.base_url, &request.model);
+    let url = provider::url(api, &settings.base_url, &request.model, request.stream);
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
@@ -246,6 +274,14 @@ fn once(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(Duration::from_secs);
+    let sse = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if sse && (200..300).contains(&status) {
+        return read_stream(settings, response.body_mut(), &url, timeout, &clean, on);
+    }
     let text = response
         .body_mut()
         .with_config()
@@ -286,6 +322,58 @@ fn once(
             ),
         )
     })
+}
+
+/// Reads a streamed answer line by line, reporting its text as it comes.
+fn read_stream(
+    settings: &ProviderSettings,
+    body: &mut ureq::Body,
+    url: &str,
+    timeout: Duration,
+    clean: &dyn Fn(String) -> String,
+    on: &mut dyn FnMut(Chunk<'_>),
+) -> Result<Response, Error> {
+    use std::io::BufRead;
+    let fail = |message: String| Error {
+        kind: ErrorKind::Stream,
+        message: clean(format!(
+            "{} streamed a broken answer: {message}",
+            settings.name
+        )),
+        retry_after: None,
+    };
+    let reader = body.with_config().limit(MAX_BODY_BYTES).reader();
+    let mut reader = std::io::BufReader::new(reader);
+    let mut decoder = stream::Decoder::default();
+    let mut acc = stream::Accumulator::new(settings.api);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(|e| {
+            // ureq reports its own errors (timeout, size) inside io::Error.
+            match e.downcast::<ureq::Error>() {
+                Ok(e) => transport(e, url, timeout, clean),
+                Err(e) => fail(format!("the connection failed mid-answer: {e}")),
+            }
+        })?;
+        let event = if n == 0 {
+            decoder.flush()
+        } else {
+            let text =
+                std::str::from_utf8(&line).map_err(|_| fail("a line is not UTF-8".into()))?;
+            decoder.line(text.trim_end_matches('\n'))
+        };
+        if let Some(event) = event {
+            let delta = acc.feed(&event).map_err(&fail)?;
+            if !delta.is_empty() {
+                on(Chunk::Text(&delta));
+            }
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    acc.finish().map_err(fail)
 }
 
 /// A transport error as an [`Error`].

@@ -271,14 +271,24 @@ pub fn did_you_mean<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
 /// Parses the `[llm]` table of a `wf.toml` (absent: the defaults). `Err`
 /// is `(line, column, message)` of the first problem.
 pub fn parse(text: &str) -> Result<LlmConfig, (usize, usize, String)> {
-    let at = |needle: &str, message: String| {
-        let offset = text.find(needle).unwrap_or(0);
+    let at_offset = |offset: usize, message: String| {
+        // A span may end past the text (an error at its end) or inside a
+        // character: clamp it to the last boundary before it.
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let before = &text[..offset];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
         (line, column, message)
     };
-    let doc: toml::Table = toml::from_str(text).map_err(|e| at("", e.message().to_string()))?;
+    let at = |needle: &str, message: String| at_offset(text.find(needle).unwrap_or(0), message);
+    // A syntax error is placed where the TOML parser found it.
+    let doc: toml::Table = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |r| r.start);
+        at_offset(offset, e.message().to_string())
+    })?;
     let Some(llm) = doc.get("llm") else {
         return Ok(LlmConfig::default());
     };

@@ -17,11 +17,12 @@ pub mod config;
 pub mod price;
 pub mod provider;
 pub mod route;
+pub mod stream;
 
 #[cfg(feature = "http")]
-pub use client::{Backend, Error, ErrorKind};
+pub use client::{Backend, Chunk, Error, ErrorKind};
 pub use config::{LlmConfig, ProviderSettings};
-pub use provider::{Api, Request, Response, Usage};
+pub use provider::{Api, Request, Response, Role, Turn, Usage};
 
 /// Replaces every occurrence of `secret` in `text` (a key must never reach
 /// an error message, a file or a log line).

@@ -1,8 +1,9 @@
 //! The four wire APIs: how a request is written and an answer read.
 //!
-//! Bodies follow each provider's documented non-streaming shape; only the
-//! fields wfc needs are read, and anything else is ignored so that new
-//! fields do not break old builds.
+//! Bodies follow each provider's documented shape (a streamed answer is
+//! read by [`crate::stream`], which rebuilds this shape to read its usage);
+//! only the fields wfc needs are read, and anything else is ignored so that
+//! new fields do not break old builds.
 
 use serde_json::{Value, json};
 
@@ -39,17 +40,61 @@ impl Api {
     }
 }
 
-/// One model call: a single user turn.
+/// Who said a turn of a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The user (wfc's prompts).
+    User,
+    /// The model (its earlier answers).
+    Assistant,
+}
+
+/// One earlier turn of a conversation (`full` fidelity continues a thread).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub text: String,
+}
+
+/// One model call: the earlier turns of its thread, if any, then one user
+/// message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// The model id as the provider spells it.
     pub model: String,
+    /// The earlier turns, oldest first, alternating user and assistant
+    /// (empty: a fresh conversation).
+    pub history: Vec<Turn>,
     /// The user message.
     pub prompt: String,
     /// `low`, `medium` or `high`, when the node sets `reasoning_effort`.
     pub reasoning_effort: Option<String>,
     /// The most tokens the answer may have.
     pub max_output_tokens: u32,
+    /// Ask for a streamed answer (server-sent events), read as it arrives.
+    pub stream: bool,
+}
+
+impl Request {
+    /// Every message sent, the history and then the prompt, as
+    /// `(role, text)` with the role as the Anthropic and OpenAI APIs spell
+    /// it (`user`, `assistant`).
+    fn messages(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.history
+            .iter()
+            .map(|t| match t.role {
+                Role::User => ("user", t.text.as_str()),
+                Role::Assistant => ("assistant", t.text.as_str()),
+            })
+            .chain(std::iter::once(("user", self.prompt.as_str())))
+    }
+
+    /// How many messages the call sends.
+    pub fn message_count(&self) -> usize {
+        self.history.len() + 1
+    }
 }
 
 /// Tokens a call used, as the provider reports them.
@@ -99,13 +144,17 @@ fn thinking_budget(effort: &str) -> u32 {
     }
 }
 
-/// The URL of a call.
-pub fn url(api: Api, base: &str, model: &str) -> String {
+/// The URL of a call; Gemini streams from another method
+/// (`streamGenerateContent?alt=sse`), the others take `"stream": true`.
+pub fn url(api: Api, base: &str, model: &str, stream: bool) -> String {
     let base = base.trim_end_matches('/');
     match api {
         Api::Anthropic => format!("{base}/v1/messages"),
         Api::OpenAiResponses => format!("{base}/responses"),
         Api::OpenAiChat => format!("{base}/chat/completions"),
+        Api::Gemini if stream => {
+            format!("{base}/v1beta/models/{model}:streamGenerateContent?alt=sse")
+        }
         Api::Gemini => format!("{base}/v1beta/models/{model}:generateContent"),
     }
 }
@@ -132,12 +181,16 @@ pub fn headers(api: Api, key: &str) -> Vec<(&'static str, String)> {
 /// The JSON body of a call.
 pub fn body(api: Api, req: &Request) -> Value {
     let effort = req.reasoning_effort.as_deref();
-    match api {
+    let messages: Vec<Value> = req
+        .messages()
+        .map(|(role, text)| json!({"role": role, "content": text}))
+        .collect();
+    let mut b = match api {
         Api::Anthropic => {
             let mut b = json!({
                 "model": req.model,
                 "max_tokens": req.max_output_tokens,
-                "messages": [{"role": "user", "content": req.prompt}],
+                "messages": messages,
             });
             if let Some(e) = effort {
                 // The budget comes out of `max_tokens`, which must exceed it.
@@ -148,9 +201,15 @@ pub fn body(api: Api, req: &Request) -> Value {
             b
         }
         Api::OpenAiResponses => {
+            // A lone prompt goes as a string; a thread as its messages.
+            let input = if req.history.is_empty() {
+                json!(req.prompt)
+            } else {
+                json!(messages)
+            };
             let mut b = json!({
                 "model": req.model,
-                "input": req.prompt,
+                "input": input,
                 "max_output_tokens": req.max_output_tokens,
                 "store": false,
             });
@@ -162,7 +221,7 @@ pub fn body(api: Api, req: &Request) -> Value {
         Api::OpenAiChat => {
             let mut b = json!({
                 "model": req.model,
-                "messages": [{"role": "user", "content": req.prompt}],
+                "messages": messages,
                 "max_tokens": req.max_output_tokens,
             });
             if let Some(e) = effort {
@@ -175,12 +234,33 @@ pub fn body(api: Api, req: &Request) -> Value {
             if let Some(e) = effort {
                 config["thinkingConfig"] = json!({"thinkingBudget": thinking_budget(e)});
             }
+            // Gemini calls the assistant `model`.
+            let contents: Vec<Value> = req
+                .messages()
+                .map(|(role, text)| {
+                    let role = if role == "assistant" { "model" } else { role };
+                    json!({"role": role, "parts": [{"text": text}]})
+                })
+                .collect();
             json!({
-                "contents": [{"role": "user", "parts": [{"text": req.prompt}]}],
+                "contents": contents,
                 "generationConfig": config,
             })
         }
+    };
+    if req.stream {
+        match api {
+            Api::Anthropic | Api::OpenAiResponses => b["stream"] = json!(true),
+            // Without `include_usage` a streamed Chat Completions answer
+            // reports no tokens.
+            Api::OpenAiChat => {
+                b["stream"] = json!(true);
+                b["stream_options"] = json!({"include_usage": true});
+            }
+            Api::Gemini => {}
+        }
     }
+    b
 }
 
 /// Reads a successful answer; `Err` says what is missing.

@@ -37,9 +37,11 @@ fn settings(api: Api, base: &str) -> ProviderSettings {
 fn request(model: &str) -> Request {
     Request {
         model: model.into(),
+        history: vec![],
         prompt: "Say hi".into(),
         reasoning_effort: None,
         max_output_tokens: 256,
+        stream: false,
     }
 }
 
@@ -307,4 +309,208 @@ fn no_retry_starts_past_the_stages_deadline() {
     );
     assert_eq!(fake.seen().len(), 1);
     assert!(started.elapsed() < Duration::from_millis(900));
+}
+
+/// An API, a model, its fake stream and the usage it reports as
+/// `(input, output, cached)`.
+type StreamCase = (
+    Api,
+    &'static str,
+    fn(&[&str]) -> Vec<String>,
+    (u64, u64, u64),
+);
+
+/// Each API's stream case.
+fn streams() -> Vec<StreamCase> {
+    vec![
+        (
+            Api::Anthropic,
+            "claude-sonnet-4-6",
+            fake::anthropic_sse,
+            (120, 50, 20),
+        ),
+        (
+            Api::OpenAiResponses,
+            "gpt-5.4",
+            fake::openai_responses_sse,
+            (80, 40, 10),
+        ),
+        (Api::OpenAiChat, "qwen3", fake::openai_chat_sse, (30, 7, 0)),
+        (
+            Api::Gemini,
+            "gemini-3-flash-preview",
+            fake::gemini_sse,
+            (60, 25, 0),
+        ),
+    ]
+}
+
+#[test]
+fn every_api_streams_its_text_as_it_arrives() {
+    let pieces = ["Hel", "lo, ", "wor", "ld"];
+    for (api, model, sse, (input, output, cached)) in streams() {
+        let fake = Fake::start(vec![Reply::Sse(sse(&pieces), Duration::from_millis(40))]);
+        let mut req = request(model);
+        req.stream = true;
+        let started = Instant::now();
+        let mut got: Vec<(String, Duration)> = Vec::new();
+        let called = Backend::new()
+            .call_with(
+                &settings(api, &fake.base),
+                &req,
+                Duration::from_secs(5),
+                None,
+                &mut |c| {
+                    if let wf_llm::Chunk::Text(t) = c {
+                        got.push((t.to_string(), started.elapsed()));
+                    }
+                },
+            )
+            .unwrap_or_else(|e| panic!("{api:?}: {e}"));
+        let total = started.elapsed();
+        assert_eq!(called.response.text, "Hello, world", "{api:?}");
+        let texts: Vec<&str> = got.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(texts, pieces, "{api:?}: the deltas, in order");
+        // The first piece came well before the stream ended.
+        assert!(
+            got[0].1 + Duration::from_millis(150) < total,
+            "{api:?}: {got:?} of {total:?}"
+        );
+        let u = called.response.usage;
+        assert_eq!(
+            (u.input, u.output, u.cached),
+            (input, output, cached),
+            "{api:?}"
+        );
+        let seen = &fake.seen()[0];
+        let body: serde_json::Value = serde_json::from_str(&seen.body).unwrap();
+        if api == Api::Gemini {
+            assert!(
+                seen.path.ends_with(":streamGenerateContent?alt=sse"),
+                "{}",
+                seen.path
+            );
+        } else {
+            assert_eq!(body["stream"], true, "{api:?}");
+        }
+        if api == Api::OpenAiChat {
+            assert_eq!(body["stream_options"]["include_usage"], true);
+        }
+    }
+}
+
+#[test]
+fn a_cut_or_malformed_stream_is_retried_with_the_reason() {
+    for (api, model, sse, _) in streams() {
+        let full = sse(&["one ", "two"]);
+        // Cut before the end marker (a finish reason, for Chat
+        // Completions and Gemini).
+        let cut = full[..2].to_vec();
+        let broken = vec![full[0].clone(), "data: {\"oops\n\n".to_string()];
+        let mut s = settings(api, "");
+        let mut req = request(model);
+        req.stream = true;
+        for bad in [cut, broken] {
+            let fake = Fake::start(vec![
+                Reply::Sse(bad.clone(), Duration::ZERO),
+                Reply::Sse(full.clone(), Duration::ZERO),
+            ]);
+            s.base_url = fake.base.clone();
+            s.retries = 1;
+            let mut attempts = Vec::new();
+            let called = Backend::new()
+                .call_with(&s, &req, Duration::from_secs(5), None, &mut |c| {
+                    if let wf_llm::Chunk::Attempt(n) = c {
+                        attempts.push(n);
+                    }
+                })
+                .unwrap_or_else(|e| panic!("{api:?}: {e}"));
+            assert_eq!(called.response.text, "one two", "{api:?}");
+            assert_eq!((called.attempts, attempts), (2, vec![1, 2]), "{api:?}");
+            // Without a retry left, the reason says what broke.
+            let fake = Fake::start(vec![Reply::Sse(bad, Duration::ZERO)]);
+            s.base_url = fake.base.clone();
+            s.retries = 0;
+            let e = Backend::new()
+                .call_with(&s, &req, Duration::from_secs(5), None, &mut |_| {})
+                .unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Stream, "{api:?}: {e}");
+            assert!(e.retryable());
+            assert!(e.message.contains("streamed a broken answer"), "{e}");
+            assert!(
+                e.message.contains("the stream ended before") || e.message.contains("not JSON"),
+                "{e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_thread_sends_its_earlier_turns() {
+    use wf_llm::{Role, Turn};
+    for (api, model, _, _) in streams() {
+        let body = match api {
+            Api::Anthropic => fake::anthropic("ok"),
+            Api::OpenAiResponses => fake::openai_responses("ok"),
+            Api::OpenAiChat => fake::openai_chat("ok"),
+            Api::Gemini => fake::gemini("ok"),
+        };
+        let fake = Fake::start(vec![ok(body)]);
+        let mut req = request(model);
+        req.history = vec![
+            Turn {
+                role: Role::User,
+                text: "first".into(),
+            },
+            Turn {
+                role: Role::Assistant,
+                text: "answer".into(),
+            },
+        ];
+        req.prompt = "second".into();
+        assert_eq!(req.message_count(), 3);
+        Backend::new()
+            .call(&settings(api, &fake.base), &req, Duration::from_secs(5))
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_str(&fake.seen()[0].body).unwrap();
+        let got: Vec<(String, String)> = match api {
+            Api::Gemini => body["contents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["role"].as_str().unwrap().into(),
+                        m["parts"][0]["text"].as_str().unwrap().into(),
+                    )
+                })
+                .collect(),
+            _ => body[if api == Api::OpenAiResponses {
+                "input"
+            } else {
+                "messages"
+            }]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["role"].as_str().unwrap().into(),
+                    m["content"].as_str().unwrap().into(),
+                )
+            })
+            .collect(),
+        };
+        let assistant = if api == Api::Gemini {
+            "model"
+        } else {
+            "assistant"
+        };
+        let want = [("user", "first"), (assistant, "answer"), ("user", "second")];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(got, want, "{api:?}");
+    }
 }

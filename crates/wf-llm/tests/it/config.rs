@@ -111,3 +111,13 @@ fn cli_agents_are_providers() {
     let (_, _, e) = wf_llm::config::parse("[llm.providers.x]\nargs = \"--yes\"\n").unwrap_err();
     assert!(e.contains("must be a list of strings"), "{e}");
 }
+
+#[test]
+fn a_syntax_error_is_placed_where_it_is() {
+    let (line, column, message) =
+        parse("[llm]\nprovider = \"openai\"\nmodel = \"gpt-5.4\nretries = 1\n").unwrap_err();
+    assert_eq!(line, 3, "{line}:{column}: {message}");
+    assert!(column > 1, "{line}:{column}: {message}");
+    let (line, _, _) = parse("[llm]\nmodel = \"é\" x\n").unwrap_err();
+    assert_eq!(line, 2);
+}

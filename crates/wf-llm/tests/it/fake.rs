@@ -16,6 +16,9 @@ pub enum Reply {
     Stall(Duration),
     /// A 200 whose body is this many bytes of JSON-looking text.
     Huge(usize),
+    /// A 200 `text/event-stream` sent a piece at a time, flushed, with
+    /// `pause` between pieces; then the connection closes.
+    Sse(Vec<String>, Duration),
 }
 
 /// A request the server saw.
@@ -101,6 +104,16 @@ fn serve(stream: TcpStream, reply: Reply, log: &Mutex<Vec<Seen>>) {
             let _ = out.write_all(head.as_bytes());
             let _ = out.write_all(body.as_bytes());
         }
+        Reply::Sse(pieces, pause) => {
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+            let _ = out.write_all(head.as_bytes());
+            for piece in pieces {
+                if out.write_all(piece.as_bytes()).is_err() || out.flush().is_err() {
+                    break;
+                }
+                thread::sleep(pause);
+            }
+        }
         Reply::Huge(n) => {
             let head = format!(
                 "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {n}\r\nconnection: close\r\n\r\n"
@@ -167,4 +180,129 @@ pub fn gemini(text: &str) -> String {
         "modelVersion": "gemini-3-flash-preview"
     })
     .to_string()
+}
+
+/// One SSE event as the wire carries it.
+fn event(name: Option<&str>, data: &serde_json::Value) -> String {
+    match name {
+        Some(n) => format!("event: {n}\ndata: {data}\n\n"),
+        None => format!("data: {data}\n\n"),
+    }
+}
+
+/// An Anthropic Messages stream of `pieces` (message_start, a thinking
+/// block, a text block of deltas, message_delta, message_stop).
+pub fn anthropic_sse(pieces: &[&str]) -> Vec<String> {
+    use serde_json::json;
+    let mut out = vec![
+        event(
+            Some("message_start"),
+            &json!({"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": [], "stop_reason": null,
+            "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 20, "output_tokens": 1}}}),
+        ),
+        event(
+            Some("content_block_start"),
+            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        ),
+        event(
+            Some("content_block_delta"),
+            &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "hmm"}}),
+        ),
+        event(
+            Some("content_block_stop"),
+            &json!({"type": "content_block_stop", "index": 0}),
+        ),
+        event(
+            Some("content_block_start"),
+            &json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+        ),
+        ": a comment line\n\nevent: ping\ndata: {\"type\": \"ping\"}\n\n".to_string(),
+    ];
+    for p in pieces {
+        out.push(event(Some("content_block_delta"), &json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": p}})));
+    }
+    out.push(event(
+        Some("content_block_stop"),
+        &json!({"type": "content_block_stop", "index": 1}),
+    ));
+    out.push(event(Some("message_delta"), &json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 50}})));
+    out.push(event(
+        Some("message_stop"),
+        &json!({"type": "message_stop"}),
+    ));
+    out
+}
+
+/// An OpenAI Responses stream of `pieces`.
+pub fn openai_responses_sse(pieces: &[&str]) -> Vec<String> {
+    use serde_json::json;
+    let text: String = pieces.concat();
+    let mut out = vec![
+        event(
+            Some("response.created"),
+            &json!({"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1", "status": "in_progress", "output": []}}),
+        ),
+        event(
+            Some("response.output_item.added"),
+            &json!({"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []}}),
+        ),
+    ];
+    for p in pieces {
+        out.push(event(Some("response.output_text.delta"), &json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": p})));
+    }
+    out.push(event(Some("response.output_text.done"), &json!({"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": text})));
+    let done: serde_json::Value = serde_json::from_str(&openai_responses(&text)).unwrap();
+    out.push(event(
+        Some("response.completed"),
+        &json!({"type": "response.completed", "response": done}),
+    ));
+    out
+}
+
+/// A Chat Completions stream of `pieces`, with the usage chunk that
+/// `stream_options.include_usage` asks for, then `[DONE]`.
+pub fn openai_chat_sse(pieces: &[&str]) -> Vec<String> {
+    use serde_json::json;
+    let chunk = |delta: serde_json::Value, finish: serde_json::Value| {
+        event(
+            None,
+            &json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "qwen3",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], "usage": null}),
+        )
+    };
+    let mut out = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        json!(null),
+    )];
+    for p in pieces {
+        out.push(chunk(json!({"content": p}), json!(null)));
+    }
+    out.push(chunk(json!({}), json!("stop")));
+    out.push(event(None, &json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "qwen3", "choices": [],
+        "usage": {"prompt_tokens": 30, "completion_tokens": 7, "total_tokens": 37}})));
+    out.push("data: [DONE]\n\n".into());
+    out
+}
+
+/// A Gemini `streamGenerateContent?alt=sse` stream of `pieces`: each chunk
+/// a whole GenerateContentResponse, the last with the finish reason and
+/// the usage.
+pub fn gemini_sse(pieces: &[&str]) -> Vec<String> {
+    use serde_json::json;
+    let mut out = vec![event(
+        None,
+        &json!({"candidates": [{"content": {"parts": [{"text": "thinking…", "thought": true}], "role": "model"}, "index": 0}]}),
+    )];
+    let last = pieces.len().saturating_sub(1);
+    for (i, p) in pieces.iter().enumerate() {
+        let mut c = json!({"candidates": [{"content": {"parts": [{"text": p}], "role": "model"}, "index": 0}], "modelVersion": "gemini-3-flash-preview"});
+        if i == last {
+            c["candidates"][0]["finishReason"] = json!("STOP");
+            c["usageMetadata"] = json!({"promptTokenCount": 60, "candidatesTokenCount": 20, "thoughtsTokenCount": 5, "totalTokenCount": 85});
+        }
+        out.push(event(None, &c));
+    }
+    out
 }

@@ -7,7 +7,13 @@
 //! first step, naming the node and the variable. [`LlmAgent`] then answers
 //! at those nodes: the prompt (with the choices when the stage must route),
 //! the model's answer as the outcome, and the usage as a `LlmUsage` handler
-//! event, which `status.json` and the event stream carry.
+//! event, which `status.json` and the event stream carry. In a pipeline,
+//! the call carries the run's context as the stage's fidelity says
+//! ([`context`]), and a streamed answer grows the stage's `response.md` as
+//! it arrives ([`live`]).
+
+mod context;
+mod live;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -278,6 +284,15 @@ pub struct LlmAgent {
     setup: Rc<Setup>,
     backend: Backend,
     files: Option<RunFiles>,
+    /// The `full` conversations of this process.
+    threads: context::Threads,
+    /// The stages this process called, for the preambles of a run
+    /// without a directory.
+    called: Vec<context::Stage>,
+    /// Set when the run resumes from a checkpoint: the next call that
+    /// resolves to `full` has no conversation to continue, and degrades to
+    /// `summary:high` once (seed 5.3, 5.4).
+    resumed: bool,
     /// Decides at the nodes that do not call the model (`.wf` branches,
     /// joins, …): the dry-run choice.
     other: AutoAgent,
@@ -287,10 +302,18 @@ impl LlmAgent {
     /// An agent calling models as `setup` says, writing the exact prompt
     /// sent into the stage folders of `files`.
     pub fn new(setup: Rc<Setup>, files: Option<RunFiles>) -> Self {
+        // A run directory that holds a checkpoint before the first call is
+        // a resumed run (a fresh one writes it after its first stage).
+        let resumed = files
+            .as_ref()
+            .is_some_and(|f| f.root().join(wf_vm::attractor::CHECKPOINT_FILE).exists());
         LlmAgent {
             setup,
             backend: Backend::new(),
             files,
+            threads: context::Threads::default(),
+            called: Vec::new(),
+            resumed,
             other: AutoAgent::new(),
         }
     }
@@ -369,9 +392,10 @@ impl LlmAgent {
             None => choice(&self.setup.config, ctx.node, id).map_err(err)?,
         };
         let provider = wf_llm::config::canonical(&provider).to_string();
+        let setup = self.setup.clone();
         let settings = match cli {
             Some(_) => None,
-            None => Some(self.setup.providers.get(&provider).ok_or_else(|| {
+            None => Some(setup.providers.get(&provider).ok_or_else(|| {
                 err(format!(
                     "node `{id}`: provider `{provider}` was not prepared"
                 ))
@@ -394,6 +418,8 @@ impl LlmAgent {
         if routes {
             prompt.push_str(&route::instructions(&labels, &keys));
         }
+        let sent = self.fidelity(ctx, prompt);
+        let prompt = sent.prompt.clone();
         if let Some(files) = &self.files {
             // The exact text sent, routing instructions included.
             files.write_text(id, "prompt.md", &prompt).map_err(|e| {
@@ -413,20 +439,33 @@ impl LlmAgent {
             .or(ctx.config.agent_timeout)
             .unwrap_or(ctx.limits.node_timeout);
         let effort = spec_text(ctx.node, "reasoning_effort").map(str::to_string);
+        // What is sent (a CLI agent gets the prompt alone, preamble
+        // included; an HTTP backend the thread's earlier turns too).
+        let request = Request {
+            model: model.clone(),
+            history: match settings {
+                Some(_) => sent.history.clone(),
+                None => Vec::new(),
+            },
+            prompt,
+            reasoning_effort: effort.clone(),
+            max_output_tokens: settings.map_or(0, |s| s.max_output_tokens),
+            stream: true,
+        };
         let (text, usage, latency, attempts, reported_cost, from_file) = match settings {
             None => {
-                let cli = self.setup.clis.get(&provider).ok_or_else(|| {
+                let cli = setup.clis.get(&provider).ok_or_else(|| {
                     err(format!(
                         "node `{id}`: provider `{provider}` was not prepared"
                     ))
                 })?;
                 let model_arg = spec_text(ctx.node, "model")
                     .map(str::to_string)
-                    .or_else(|| self.setup.config.model.clone());
+                    .or_else(|| setup.config.model.clone());
                 let ran = super::cli_agent::run(
                     cli,
                     id,
-                    &prompt,
+                    &request.prompt,
                     model_arg.as_deref(),
                     effort.as_deref(),
                     stage,
@@ -437,12 +476,6 @@ impl LlmAgent {
                 (a.text, a.usage, ran.elapsed, 1, a.cost_usd, ran.status_file)
             }
             Some(settings) => {
-                let request = Request {
-                    model: model.clone(),
-                    prompt,
-                    reasoning_effort: effort,
-                    max_output_tokens: settings.max_output_tokens,
-                };
                 let timeout = ctx
                     .node
                     .engine
@@ -450,9 +483,17 @@ impl LlmAgent {
                     .or(ctx.workflow.limits.default_timeout_ms)
                     .map_or(settings.timeout, Duration::from_millis);
                 let deadline = std::time::Instant::now() + stage;
+                let mut live = self
+                    .files
+                    .as_ref()
+                    .map(|f| live::LiveResponse::new(f.stage_path(id).join("response.md")));
                 let called = self
                     .backend
-                    .call_until(settings, &request, timeout, Some(deadline))
+                    .call_with(settings, &request, timeout, Some(deadline), &mut |c| {
+                        if let Some(live) = live.as_mut() {
+                            live.on(c);
+                        }
+                    })
                     .map_err(|e| err(format!("node `{id}` ({provider} {model}): {e}")))?;
                 let r = called.response;
                 (r.text, r.usage, called.latency, called.attempts, None, None)
@@ -486,8 +527,20 @@ impl LlmAgent {
                 "attempts": attempts,
                 "cost_usd": cost.map(round),
                 "run_total": totals.to_json(),
+                "sent": {
+                    "fidelity": sent.mode,
+                    "thread_id": sent.thread,
+                    "messages": request.message_count(),
+                    "preamble_tokens": sent.preamble_tokens,
+                    "estimated_tokens": request.history.iter().map(|t| context::estimate_tokens(&t.text)).sum::<u64>()
+                        + context::estimate_tokens(&request.prompt),
+                },
             }),
         };
+        if let Some(thread) = &sent.thread {
+            self.threads
+                .push(thread, request.prompt.clone(), text.clone());
+        }
         let mut outcome = Outcome {
             notes: Some(text.clone()),
             events: vec![event],
@@ -534,6 +587,11 @@ impl LlmAgent {
                 }
             }
         }
+        self.called.push(context::Stage {
+            node: id.to_string(),
+            outcome: outcome.status.as_str().to_string(),
+            notes: outcome.notes.clone().unwrap_or_default(),
+        });
         if !wf_vm::attractor::is_attractor(ctx.workflow)
             && outcome.status == Status::Success
             && keys.is_empty()
@@ -558,6 +616,67 @@ impl LlmAgent {
             });
         }
         Ok(Decision::Advance(outcome))
+    }
+}
+
+/// What a call sends besides its settings: the fidelity it resolved, the
+/// user message (preamble included) and the thread's earlier turns.
+struct Sent {
+    mode: String,
+    thread: Option<String>,
+    prompt: String,
+    history: Vec<wf_llm::Turn>,
+    preamble_tokens: u64,
+}
+
+impl LlmAgent {
+    /// Applies the stage's fidelity to `prompt` (seed 5.4): in a pipeline,
+    /// `full` continues the stage's thread (a fresh thread starts with the
+    /// `compact` preamble) and every other mode starts a fresh
+    /// conversation with its preamble; a `.wf` step sends its prompt alone.
+    fn fidelity(&mut self, ctx: &DecisionContext<'_>, prompt: String) -> Sent {
+        if !wf_vm::attractor::is_attractor(ctx.workflow) {
+            return Sent {
+                mode: "none".into(),
+                thread: None,
+                prompt,
+                history: Vec::new(),
+                preamble_tokens: 0,
+            };
+        }
+        let (mut mode, thread) = wf_vm::attractor::resolve_fidelity(ctx);
+        // The degraded call still starts its thread: the next `full` stage
+        // continues from it.
+        if std::mem::take(&mut self.resumed) && mode == "full" {
+            mode = "summary:high".into();
+        }
+        let history = match thread.as_deref() {
+            Some(t) if mode == "full" => self.threads.get(t),
+            _ => Vec::new(),
+        };
+        let preamble = if mode == "full" && !history.is_empty() {
+            String::new()
+        } else {
+            let stages = context::history(self.files.as_ref(), &self.called);
+            let run = self
+                .files
+                .as_ref()
+                .and_then(|f| f.root().file_name())
+                .map(|n| n.to_string_lossy().into_owned());
+            let preamble_mode = if mode == "full" {
+                "compact"
+            } else {
+                mode.as_str()
+            };
+            context::preamble(preamble_mode, ctx, run.as_deref(), &stages)
+        };
+        Sent {
+            preamble_tokens: context::estimate_tokens(&preamble),
+            prompt: format!("{preamble}{prompt}"),
+            mode,
+            thread,
+            history,
+        }
     }
 }
 

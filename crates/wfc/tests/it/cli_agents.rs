@@ -94,7 +94,14 @@ fn claude_gets_the_prompt_on_stdin_never_on_a_command_line() {
         read(&log.join("argv")),
         "-p\n--output-format\njson\n--model\nclaude-opus-4-6\n"
     );
-    assert_eq!(read(&log.join("stdin")), PROMPT);
+    // The stage's prompt, after the fidelity preamble a pipeline stage
+    // gets (docs/llm.md, "Fidelity"), exactly as written.
+    let stdin = read(&log.join("stdin"));
+    assert!(
+        stdin.starts_with("## Context (fidelity: compact)"),
+        "{stdin}"
+    );
+    assert!(stdin.ends_with(&format!("\n\n{PROMPT}")), "{stdin}");
     let cwd = dir.canonicalize().unwrap();
     assert_eq!(read(&log.join("cwd")).trim(), cwd.to_str().unwrap());
     let env: Vec<String> = read(&log.join("env")).lines().map(str::to_string).collect();

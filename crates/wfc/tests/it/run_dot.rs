@@ -1029,17 +1029,25 @@ fn llm_agent_runs_the_smoke_test_against_a_fake_anthropic() {
             );
         }
     }
-    // `plan` has plain edges: the prompt goes as written, the answer is a success.
-    assert_eq!(
-        text(&run_dir.join("plan/prompt.md")),
-        "Plan how to create a hello world script for: Create a hello world Python script"
+    // `plan` has plain edges: the prompt goes as written after the
+    // default (`compact`) context preamble, the answer is a success.
+    let prompt = text(&run_dir.join("plan/prompt.md"));
+    assert!(
+        prompt.starts_with("## Context (fidelity: compact)\n"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with(
+            "\n\nPlan how to create a hello world script for: Create a hello world Python script"
+        ),
+        "{prompt}"
     );
     assert_eq!(text(&run_dir.join("plan/response.md")), "1. Write hello.py");
     // `implement` routes: the prompt sent ends with the contract, and the
     // answer's context updates reach the context.
     let prompt = text(&run_dir.join("implement/prompt.md"));
     assert!(
-        prompt.starts_with("Write the code based on the plan\n\n---\n"),
+        prompt.contains("\n\nWrite the code based on the plan\n\n---\n"),
         "{prompt}"
     );
     assert!(prompt.contains("exactly one of: \"Retry\""), "{prompt}");

@@ -1,0 +1,451 @@
+//! `wfc run --agent llm` against a fake Anthropic server on loopback:
+//! fidelity (what each stage sends), streaming into `response.md`, and
+//! Ctrl-C during a call (docs/llm.md).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::{Value, json};
+
+use crate::common::repo_root;
+
+/// The key of these tests.
+const KEY: &str = "sk-wfc-test-KEY-llmrt1";
+
+/// One scripted answer of the fake server.
+#[derive(Clone)]
+enum Reply {
+    /// A whole Anthropic Messages answer with this text.
+    Json(String),
+    /// An Anthropic stream of these pieces; after the first `gate_after`
+    /// pieces it waits until the flag is set.
+    Sse(Vec<String>, usize, Arc<AtomicBool>),
+    /// Reads the request, then never answers.
+    Stall,
+}
+
+/// A fake Anthropic server: the n-th request gets the n-th reply (the last
+/// repeats); the bodies of the requests are kept.
+struct Fake {
+    base: String,
+    seen: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Fake {
+    fn start(replies: Vec<Reply>) -> Fake {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for (n, stream) in listener.incoming().enumerate() {
+                let Ok(mut stream) = stream else { break };
+                let reply = replies[n.min(replies.len() - 1)].clone();
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                            break;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    let _ = reader.read_exact(&mut body);
+                    log.lock()
+                        .unwrap()
+                        .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+                    match reply {
+                        Reply::Json(text) => {
+                            let body = json!({
+                                "id": "msg_1", "type": "message", "role": "assistant",
+                                "model": "claude-sonnet-4-6", "stop_reason": "end_turn",
+                                "content": [{"type": "text", "text": text}],
+                                "usage": {"input_tokens": 100, "output_tokens": 50}
+                            })
+                            .to_string();
+                            let _ = write!(
+                                stream,
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                                body.len()
+                            );
+                        }
+                        Reply::Sse(pieces, gate_after, gate) => {
+                            let _ = write!(
+                                stream,
+                                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+                            );
+                            let event = |name: &str, data: Value| {
+                                format!("event: {name}\ndata: {data}\n\n")
+                            };
+                            let _ = stream.write_all(event("message_start", json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 100, "output_tokens": 1}}})).as_bytes());
+                            for (i, p) in pieces.iter().enumerate() {
+                                if i == gate_after {
+                                    let waited = Instant::now();
+                                    while !gate.load(Ordering::SeqCst)
+                                        && waited.elapsed() < Duration::from_secs(20)
+                                    {
+                                        std::thread::sleep(Duration::from_millis(5));
+                                    }
+                                }
+                                let _ = stream.write_all(event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}})).as_bytes());
+                                let _ = stream.flush();
+                            }
+                            let _ = stream.write_all(event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 50}})).as_bytes());
+                            let _ = stream.write_all(
+                                event("message_stop", json!({"type": "message_stop"})).as_bytes(),
+                            );
+                        }
+                        Reply::Stall => std::thread::sleep(Duration::from_secs(60)),
+                    }
+                });
+            }
+        });
+        Fake { base, seen }
+    }
+
+    fn seen(&self) -> Vec<Value> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// A fresh scratch folder with the fixture `name` (from
+/// `tests/run/dot/llm/`) and a `wf.toml` holding `toml`.
+fn scratch(test: &str, name: &str, toml: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("wfc-llm-run-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = repo_root().join("tests/run/dot/llm").join(name);
+    std::fs::copy(source, dir.join(name)).unwrap();
+    std::fs::write(dir.join("wf.toml"), toml).unwrap();
+    dir
+}
+
+/// `wfc ARGS --agent llm` against `fake`, with the provider variables of
+/// the environment cleared.
+fn wfc(fake: &Fake, args: &[&str]) -> Command {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.args(args)
+        .args(["--agent", "llm", "--format", "json", "--progress", "never"])
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0");
+    for var in [
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("ANTHROPIC_API_KEY", KEY)
+        .env("ANTHROPIC_BASE_URL", &fake.base);
+    cmd
+}
+
+fn run(fake: &Fake, dir: &Path, name: &str) -> Output {
+    let file = dir.join(name);
+    let run_dir = dir.join("run");
+    wfc(
+        fake,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap()
+}
+
+fn status(dir: &Path, node: &str) -> Value {
+    let path = dir.join("run").join(node).join("status.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// The messages of a request as `(role, text)`.
+fn messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let text = m["content"].as_str().unwrap().to_string();
+            (m["role"].as_str().unwrap().to_string(), text)
+        })
+        .collect()
+}
+
+fn ok(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn each_fidelity_mode_sends_what_the_seed_describes() {
+    let replies = ["A", "B", "C", "D", "E", "F", "G"].map(|s| Reply::Json(format!("answer {s}")));
+    let fake = Fake::start(replies.to_vec());
+    let dir = scratch("fidelity", "fidelity.dot", "");
+    ok(&run(&fake, &dir, "fidelity.dot"));
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 7);
+    let only = |i: usize| {
+        let m = messages(&seen[i]);
+        assert_eq!(m.len(), 1, "request {i}: {m:?}");
+        m[0].1.clone()
+    };
+    // truncate (the graph's default): the goal and the run, nothing else.
+    assert_eq!(
+        only(0),
+        "## Context (fidelity: truncate)\n\nGoal: Ship the release\nRun: run\n\nStage A"
+    );
+    // full, a fresh thread: the compact preamble starts it.
+    let b = only(1);
+    assert!(
+        b.starts_with("## Context (fidelity: compact)\n\nGoal: Ship the release\n"),
+        "{b}"
+    );
+    assert!(
+        b.contains("\n- a: success\n") && b.ends_with("\n\nStage B"),
+        "{b}"
+    );
+    // full, the same thread: the earlier turns, then the prompt alone.
+    assert_eq!(
+        messages(&seen[2]),
+        [
+            ("user".to_string(), b.clone()),
+            ("assistant".to_string(), "answer B".to_string()),
+            ("user".to_string(), "Stage C".to_string()),
+        ]
+    );
+    // summary:low: counts and the last three stages, no notes or values.
+    let d = only(3);
+    assert!(d.starts_with("## Context (fidelity: summary:low)\n\nGoal: Ship the release\nStages completed: 4 (0 failed)\n\nLatest stages:\n- a: success\n- b: success\n- c: success\n\nStage D"), "{d}");
+    // summary:medium: the stages with their notes, and the context values.
+    let e = only(4);
+    assert!(
+        e.starts_with("## Context (fidelity: summary:medium)\n"),
+        "{e}"
+    );
+    assert!(e.contains("\n- d: success — answer D\n"), "{e}");
+    assert!(
+        e.contains("\nContext values:\n") && e.contains("\n- last_stage: d\n"),
+        "{e}"
+    );
+    // The edge's fidelity wins over the node's.
+    let f = only(5);
+    assert!(
+        f.starts_with("## Context (fidelity: summary:high)\n"),
+        "{f}"
+    );
+    assert!(f.contains("\n- e: success — answer E\n"), "{f}");
+    // compact: every stage, without notes, and the values.
+    let g = only(6);
+    assert!(g.starts_with("## Context (fidelity: compact)\n"), "{g}");
+    assert!(g.contains("\n- f: success\n") && !g.contains(" — "), "{g}");
+    assert!(g.contains("\n- last_response: answer F\n"), "{g}");
+    // status.json records what was sent.
+    for (node, mode, count) in [
+        ("a", "truncate", 1),
+        ("b", "full", 1),
+        ("c", "full", 3),
+        ("d", "summary:low", 1),
+        ("f", "summary:high", 1),
+    ] {
+        let s = status(&dir, node);
+        assert_eq!(s["fidelity"], mode, "{node}: {s}");
+        let sent = &s["usage"]["sent"];
+        assert_eq!(sent["fidelity"], mode, "{node}: {s}");
+        assert_eq!(sent["messages"], count, "{node}: {s}");
+        assert!(
+            sent["estimated_tokens"].as_u64().unwrap() > 0,
+            "{node}: {s}"
+        );
+    }
+    assert_eq!(status(&dir, "c")["usage"]["sent"]["thread_id"], "t");
+    assert_eq!(status(&dir, "c")["usage"]["sent"]["preamble_tokens"], 0);
+    // prompt.md is the last message sent.
+    let prompt = std::fs::read_to_string(dir.join("run/b/prompt.md")).unwrap();
+    assert_eq!(prompt, b);
+}
+
+#[test]
+fn full_fidelity_degrades_to_summary_high_once_after_a_resume() {
+    let fake = Fake::start(vec![
+        Reply::Json("draft 1".into()),
+        Reply::Json("revised".into()),
+        Reply::Json("polished".into()),
+    ]);
+    // The budget stops the run after `a`'s call (150 tokens).
+    let dir = scratch("thread_resume", "thread.dot", "[llm]\nmax_tokens = 100\n");
+    let out = run(&fake, &dir, "thread.dot");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fake.seen().len(), 1);
+    std::fs::write(dir.join("wf.toml"), "").unwrap();
+    let run_dir = dir.join("run");
+    let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&out);
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 3);
+    // `b`: the conversation of `a` died with the first process: a fresh
+    // one with the summary:high preamble, which holds `a`'s answer.
+    let b = messages(&seen[1]);
+    assert_eq!(b.len(), 1, "{b:?}");
+    assert!(
+        b[0].1.starts_with("## Context (fidelity: summary:high)\n"),
+        "{}",
+        b[0].1
+    );
+    assert!(b[0].1.contains("\n- a: success — draft 1\n"), "{}", b[0].1);
+    assert!(b[0].1.ends_with("\n\nRevise"), "{}", b[0].1);
+    assert_eq!(status(&dir, "b")["fidelity"], "summary:high");
+    assert_eq!(
+        status(&dir, "b")["usage"]["sent"]["fidelity"],
+        "summary:high"
+    );
+    // `c`: full again, continuing from `b`.
+    let c = messages(&seen[2]);
+    assert_eq!(c.len(), 3, "{c:?}");
+    assert_eq!(c[1], ("assistant".to_string(), "revised".to_string()));
+    assert_eq!(c[2], ("user".to_string(), "Polish".to_string()));
+    assert_eq!(status(&dir, "c")["fidelity"], "full");
+}
+
+/// Waits until `what` holds, at most 20 s.
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn spawn(fake: &Fake, dir: &Path, name: &str) -> Child {
+    let file = dir.join(name);
+    let run_dir = dir.join("run");
+    wfc(
+        fake,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+#[test]
+fn a_streamed_answer_grows_response_md_as_it_arrives() {
+    let gate = Arc::new(AtomicBool::new(false));
+    let pieces = ["Hello", ", ", "wor", "ld!"].map(str::to_string).to_vec();
+    let fake = Fake::start(vec![
+        Reply::Sse(pieces, 2, gate.clone()),
+        Reply::Json("bye".into()),
+    ]);
+    let dir = scratch("stream", "stream.dot", "");
+    let child = spawn(&fake, &dir, "stream.dot");
+    let response = dir.join("run/hello/response.md");
+    // The server holds the rest of the answer until the file shows the
+    // first two pieces.
+    wait_for("the partial response.md", || {
+        std::fs::read_to_string(&response).is_ok_and(|t| t == "Hello, ")
+    });
+    gate.store(true, Ordering::SeqCst);
+    let out = child.wait_with_output().unwrap();
+    ok(&out);
+    assert_eq!(std::fs::read_to_string(&response).unwrap(), "Hello, world!");
+    assert_eq!(status(&dir, "hello")["notes"], "Hello, world!");
+    assert_eq!(fake.seen()[0]["stream"], true);
+    let left: Vec<_> = std::fs::read_dir(dir.join("run/hello"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_call_ends_the_run_at_once_and_resume_asks_again() {
+    for signal in ["INT", "TERM"] {
+        let fake = Fake::start(vec![
+            Reply::Stall,
+            Reply::Json("hi".into()),
+            Reply::Json("bye".into()),
+        ]);
+        let dir = scratch(&format!("ctrl_c_{signal}"), "stream.dot", "");
+        let mut child = spawn(&fake, &dir, "stream.dot");
+        wait_for("the request", || fake.seen().len() == 1);
+        let sent = Instant::now();
+        let kill = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        wait_for("wfc to end", || child.try_wait().unwrap().is_some());
+        assert!(
+            sent.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            sent.elapsed()
+        );
+        let status_code = child.wait().unwrap();
+        // Ended by the signal itself, as a shell expects of Ctrl-C.
+        use std::os::unix::process::ExitStatusExt;
+        let number = if signal == "INT" { 2 } else { 15 };
+        assert_eq!(
+            status_code.signal(),
+            Some(number),
+            "{signal}: {status_code:?}"
+        );
+        // The run resumes at the stage whose call was cut, and asks again.
+        let run_dir = dir.join("run");
+        let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        ok(&out);
+        let seen = fake.seen();
+        assert_eq!(seen.len(), 3, "{signal}: {seen:?}");
+        for i in [0, 1] {
+            let text = &messages(&seen[i])[0].1;
+            assert!(
+                text.ends_with("\n\nSay hello"),
+                "{signal}: request {i}: {text}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(run_dir.join("hello/response.md")).unwrap(),
+            "hi"
+        );
+    }
+}
