@@ -74,7 +74,7 @@ if [ -z "${TREE_SITTER:-}" ]; then
   ts_version="$(sed -n 's/^TREE_SITTER_VERSION=//p' "$repo/.ci/grammar.sh")"
   if [ ! -x "$TREE_SITTER" ] || [[ "$("$TREE_SITTER" --version 2>/dev/null)" != "tree-sitter $ts_version"* ]]; then
     say "installing tree-sitter-cli $ts_version into .tools/ (a few minutes, once)"
-    cargo install tree-sitter-cli --version "=$ts_version" --locked --root "$repo/.tools" --quiet
+    "$repo/.ci/install-tree-sitter.sh" "$repo/.tools" "$ts_version"
   fi
 fi
 say "Neovim headless tree-sitter test (parser and queries/wf)"

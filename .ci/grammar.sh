@@ -27,7 +27,7 @@ if ! pinned "$ts"; then
     ts="$(command -v tree-sitter)"
   else
     say "installing tree-sitter-cli $TREE_SITTER_VERSION into $tools (several minutes, once)"
-    cargo install tree-sitter-cli --version "=$TREE_SITTER_VERSION" --locked --root "$tools" --quiet
+    "$repo/.ci/install-tree-sitter.sh" "$tools" "$TREE_SITTER_VERSION"
   fi
 fi
 export TREE_SITTER="$ts"

@@ -22,11 +22,19 @@ if [ -n "$found" ]; then
 fi
 echo "wf-vm links none of: $forbidden"
 
+# The binaries come from one workspace build with every target's features
+# (`--examples` brings in the dev-dependencies, as `cargo test --workspace`
+# does), so this reuses what the test run compiled: `cargo run -p wfc` or
+# `-p wf-vm --example run_ir` alone resolve other features (serde_json's
+# `float_roundtrip` comes from a dev-dependency, for one) and would compile
+# the workspace a second time.
+cargo build --quiet --locked --workspace --bins --examples
+bin="${CARGO_TARGET_DIR:-target}/debug"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-cargo run --quiet --locked -p wfc -- build examples/release.wf examples/lib/review.wf -o "$out/release.ir.json"
+"$bin/wfc" build examples/release.wf examples/lib/review.wf -o "$out/release.ir.json"
 # The example exits 0 only when the run completed.
-if ! cargo run --quiet --locked -p wf-vm --example run_ir -- "$out/release.ir.json" Release ticket='"T-1"' > "$out/report.json"; then
+if ! "$bin/examples/run_ir" "$out/release.ir.json" Release ticket='"T-1"' > "$out/report.json"; then
     echo "error: the run_ir example did not complete the Release workflow:" >&2
     cat "$out/report.json" >&2
     exit 1
