@@ -355,7 +355,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         note_trust_changes(&meta, &spec, &default_agent, tools);
     }
     if tools == ToolMode::Simulate && args.tools.is_none() && has_tool_nodes(&program) {
-        eprintln!("note: tool nodes are simulated (--tools simulate); run them with --allow-tools");
+        eprintln!(
+            "note: tool nodes are simulated (--tools simulate); run them with --tools run (or --allow-tools)"
+        );
     }
     let run_dir = args.run_dir.as_ref().or(args.resume.as_ref());
     let files = run_dir
@@ -481,7 +483,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     );
     drop(held);
     if let Some(e) = lost_events {
-        eprintln!("error: {e}");
+        eprintln!("{}", events::lost_events_error(&e));
         return Ok(EXIT_FINDINGS);
     }
     Ok(status)
