@@ -312,7 +312,7 @@ impl<'p> Engine<'p> {
                 (_, None) => failed("the tool node has no `command`".into()),
                 (_, Some(Err(e))) => failed(e.to_string()),
                 (None, Some(Ok(cmd))) => failed(format!(
-                    "tool nodes run only with --allow-tools (node `{}` would run `{}`)",
+                    "tool nodes are refused (--tools refuse; --tools run or --allow-tools runs them, --tools simulate dry-runs them): node `{}` would run `{}`",
                     self.program.str(ir_node.id),
                     cmd.script
                 )),

@@ -430,7 +430,9 @@ fn tool_nodes_are_refused_without_a_runner() {
     let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
     let reason = failed_reason(&report.status);
     assert!(
-        reason.contains("tool nodes run only with --allow-tools"),
+        reason.contains(
+            "tool nodes are refused (--tools refuse; --tools run or --allow-tools runs them"
+        ),
         "{reason}"
     );
 }
