@@ -240,7 +240,9 @@ impl<'p> Engine<'p> {
             StepInput::Decision { decision, failure } => {
                 self.apply_decision(decision, failure.unwrap_or(FailureKind::Node))
             }
-            StepInput::Tool { outcome } => self.apply_advance(outcome, true, FailureKind::Tool),
+            StepInput::Tool { outcome, refused } => {
+                self.apply_outcome(outcome, true, FailureKind::Tool, !refused)
+            }
         }
         Ok(())
     }
@@ -308,6 +310,7 @@ impl<'p> Engine<'p> {
                     Some(t) => shell_command(self.program, t, &view),
                     None => Ok(ShellCommand::plain(self.program.str(c))),
                 });
+            let refused = !matches!((&self.tools, &command), (Some(_), Some(Ok(_))));
             let mut outcome = match (&mut self.tools, command) {
                 (_, None) => failed("the tool node has no `command`".into()),
                 (_, Some(Err(e))) => failed(e.to_string()),
@@ -331,7 +334,7 @@ impl<'p> Engine<'p> {
                     left.as_millis()
                 ));
             }
-            return StepInput::Tool { outcome };
+            return StepInput::Tool { outcome, refused };
         }
         let result = agent.decide(&ctx);
         let took = started.map(|s| s.elapsed()).unwrap_or_default();
