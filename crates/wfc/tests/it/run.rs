@@ -1933,3 +1933,36 @@ fn events_lost_in_the_last_step_are_a_typed_store_error() {
     assert!(stderr.starts_with(&reason), "{stderr}");
     assert!(stderr.contains("see `wfc explain WF0906`"), "{stderr}");
 }
+
+/// `wfc run FILE` checks FILE as a member of the project (`wf.toml`) found
+/// from its folder, as `wfc check` does: the project's root lets an import
+/// reach a library beside the file's folder and confines every import
+/// (WF0108 past it), and the project's `[lints]` levels apply (its allowed
+/// unreachable draft step is not reported).
+#[test]
+fn run_honours_the_project_of_its_file() {
+    let out = wfc(&["run", "tests/run/project/flows/main.wf", "--agent", "auto"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("WF0205"),
+        "the project allows it: {stderr}"
+    );
+    let out = wfc(&[
+        "run",
+        "tests/run/project/flows/escapes_root.wf",
+        "--agent",
+        "auto",
+    ])
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error[WF0108]: import path `../../chain.wf` leaves the project root"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+}
