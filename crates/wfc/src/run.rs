@@ -8,6 +8,7 @@ mod llm;
 pub(crate) mod load;
 mod output;
 pub(crate) mod resume;
+mod script_resume;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -395,6 +396,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             custom: attractor::custom_handlers(&args.handlers, &options)?,
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
+    } else if let (AgentSpec::Script(file), Some(dir)) = (&spec, &dir) {
+        script_resume::resumed_script(file, dir)
     } else {
         agent::build(&spec, &options)
     }

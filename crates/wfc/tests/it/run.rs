@@ -1966,3 +1966,39 @@ fn run_honours_the_project_of_its_file() {
     );
     assert!(out.stdout.is_empty(), "nothing ran");
 }
+
+/// A resumed `script:` run goes on with the answers an uninterrupted run
+/// would give: the answers the log records as taken are used up, so the
+/// suspension answered first is not given again (it was, before: every
+/// resume suspended anew). It ends as the run answered without the
+/// suspension does.
+#[test]
+fn a_resumed_script_run_does_not_repeat_answers() {
+    let dir = scratch("script-resume");
+    let d = dir.to_str().unwrap();
+    let script = "script:tests/run/suspend_then_reject.json";
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        script,
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3), "suspends at review first");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", script]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    let plain = dir.with_extension("json");
+    std::fs::write(
+        &plain,
+        r#"{"fallback": "auto", "nodes": {"review": ["[R] Reject"]}}"#,
+    )
+    .unwrap();
+    let agent = format!("script:{}", plain.display());
+    let (_, uninterrupted) = run_json(&["run", "tests/run/approve.wf", "--agent", &agent]);
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    assert_eq!(resumed["at"], uninterrupted["at"], "{resumed}");
+    assert_eq!(resumed["blackboard"], uninterrupted["blackboard"]);
+}
