@@ -266,7 +266,7 @@ impl Effects {
 /// is not `fail`.
 pub(crate) fn is_done(input: &StepInput) -> bool {
     match input {
-        StepInput::Tool { outcome }
+        StepInput::Tool { outcome, .. }
         | StepInput::Decision {
             decision: Decision::Advance(outcome),
             ..

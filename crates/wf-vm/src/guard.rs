@@ -201,7 +201,7 @@ fn truth(v: &V<'_>, what: &str) -> Result<bool, String> {
     match v {
         V::Bool(b) => Ok(*b),
         V::Missing => Ok(false),
-        other => Err(format!("{what} is not a boolean: {other:?}")),
+        other => Err(format!("{what} is not a boolean: {other}")),
     }
 }
 
@@ -310,6 +310,8 @@ pub(crate) fn eval(code: &[Insn], env: &GuardEnv<'_>) -> Result<bool, String> {
         )),
     }
 }
+
+mod show;
 
 #[cfg(test)]
 mod tests;

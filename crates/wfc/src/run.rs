@@ -11,6 +11,7 @@ mod llm_human;
 pub(crate) mod load;
 mod output;
 pub(crate) mod resume;
+mod script_resume;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -384,7 +385,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         note_trust_changes(&meta, &spec, &default_agent, tools);
     }
     if tools == ToolMode::Simulate && args.tools.is_none() && has_tool_nodes(&program) {
-        eprintln!("note: tool nodes are simulated (--tools simulate); run them with --allow-tools");
+        eprintln!(
+            "note: tool nodes are simulated (--tools simulate); run them with --tools run (or --allow-tools)"
+        );
     }
     let run_dir = args.run_dir.as_ref().or(args.resume.as_ref());
     let files = run_dir
@@ -430,7 +433,13 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
     } else {
-        agent::build(&spec, &options).map(|a| {
+        // A resumed script goes on after the answers its log took; either
+        // way `wfc answer`'s answers come first.
+        let built = match (&spec, &dir) {
+            (AgentSpec::Script(file), Some(dir)) => script_resume::resumed_script(file, dir),
+            _ => agent::build(&spec, &options),
+        };
+        built.map(|a| {
             Box::new(wf_vm::question::Answered::new(a, answers)) as Box<dyn wf_vm::DecisionAgent>
         })
     }
@@ -526,7 +535,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     );
     drop(held);
     if let Some(e) = lost_events {
-        eprintln!("error: {e}");
+        eprintln!("{}", events::lost_events_error(&e));
         return Ok(EXIT_FINDINGS);
     }
     Ok(status)

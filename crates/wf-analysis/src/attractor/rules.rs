@@ -161,10 +161,13 @@ fn type_known(node: &Node, out: &mut Vec<Diagnostic>) {
         attr.value_span,
     )
     .with_primary_label("no built-in handler has this type");
+    // A near miss is likelier a typo, but may still be a custom handler:
+    // both helps say how to run one, with the type as written.
+    let custom = format!("a custom type runs with `wfc run --handler {ty}=exec:COMMAND`");
     out.push(match best_match(ty, HANDLER_TYPES.iter().copied()) {
-        Some(s) => diagnostic.with_help(format!("did you mean `{s}`?")),
+        Some(s) => diagnostic.with_help(format!("did you mean `{s}`? ({custom})")),
         None => diagnostic.with_help(format!(
-            "built-in types: {}; a custom type runs with `wfc run --handler TYPE=exec:COMMAND`",
+            "built-in types: {}; {custom}",
             HANDLER_TYPES.join(", ")
         )),
     });

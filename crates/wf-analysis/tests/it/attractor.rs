@@ -154,7 +154,12 @@ fn type_known() {
         Severity::Warning,
         Some("type_known"),
     );
-    assert_eq!(d.help.as_deref(), Some("did you mean `wait.human`?"));
+    assert_eq!(
+        d.help.as_deref(),
+        Some(
+            "did you mean `wait.human`? (a custom type runs with `wfc run --handler wait.humna=exec:COMMAND`)"
+        )
+    );
     silent(
         &pipeline("  h [type=\"wait.human\", label=\"ok?\"]\n  start -> a -> h -> exit"),
         "WF0802",
@@ -736,7 +741,7 @@ fn unknown_types_point_at_the_handler_option() {
     );
     let help = d.help.unwrap_or_default();
     assert!(
-        help.contains("wfc run --handler TYPE=exec:COMMAND"),
+        help.ends_with("; a custom type runs with `wfc run --handler my.lint=exec:COMMAND`"),
         "{help}"
     );
 }

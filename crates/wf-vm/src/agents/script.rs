@@ -97,6 +97,26 @@ impl ScriptAgent {
         })
     }
 
+    /// Uses up the answers a run already took, one per `(workflow, node)`
+    /// its log records an agent decision at (in any order), taken from the
+    /// queues `decide` would take them from: a resumed run goes on with the
+    /// answers an uninterrupted run would give, never repeating one.
+    pub fn skip_answered<'a>(&mut self, answered: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (workflow, node) in answered {
+            let qualified = format!("{workflow}/{node}");
+            for key in [qualified.as_str(), node] {
+                if self
+                    .queues
+                    .get_mut(key)
+                    .and_then(VecDeque::pop_front)
+                    .is_some()
+                {
+                    break;
+                }
+            }
+        }
+    }
+
     /// How many answers are left, over all nodes.
     pub fn remaining(&self) -> usize {
         self.queues.values().map(VecDeque::len).sum()

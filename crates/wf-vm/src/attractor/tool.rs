@@ -129,7 +129,7 @@ impl ToolRunner for AttractorToolRunner<'_> {
 /// The outcome of a tool node when tools are not allowed.
 fn refused(node: &str, command: &ShellCommand) -> Outcome {
     Outcome::failed(format!(
-        "tool nodes run only with --allow-tools (node `{node}` would run `{}`)",
+        "tool nodes are refused (--tools refuse; --tools run or --allow-tools runs them, --tools simulate dry-runs them): node `{node}` would run `{}`",
         command.script
     ))
 }

@@ -114,7 +114,20 @@ impl Engine<'_> {
     /// runner, whose output keys need not be declared). A failing outcome
     /// is a failure of `kind`, unless the engine rejects it for a broken
     /// contract.
-    pub(crate) fn apply_advance(&mut self, mut outcome: Outcome, trusted: bool, kind: FailureKind) {
+    pub(crate) fn apply_advance(&mut self, outcome: Outcome, trusted: bool, kind: FailureKind) {
+        self.apply_outcome(outcome, trusted, kind, true)
+    }
+
+    /// [`Self::apply_advance`]; a failure that is not `retryable` (a
+    /// refusal a retry cannot change) is final at once: no retry, no
+    /// backoff.
+    pub(crate) fn apply_outcome(
+        &mut self,
+        mut outcome: Outcome,
+        trusted: bool,
+        kind: FailureKind,
+        retryable: bool,
+    ) {
         let mut kind = kind;
         let (wf, node, depth) = self.position();
         let ir_node = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
@@ -158,7 +171,20 @@ impl Engine<'_> {
         // Attractor retries only `retry` (seed 3.5: a `fail` is final and
         // goes to failure routing at once); `.wf` retries both.
         let attractor = self.program.workflows[wf.0 as usize].dialect == wf_ir::Dialect::Attractor;
-        if outcome.status == Status::Retry || (outcome.status == Status::Fail && !attractor) {
+        let retried =
+            outcome.status == Status::Retry || (outcome.status == Status::Fail && !attractor);
+        let retries = ir_node
+            .engine
+            .retries
+            .unwrap_or(self.info[wf.0 as usize].default_retries);
+        if retried && !retryable && retries > 0 {
+            // Said in the failure, so no one waits for attempts that
+            // would only repeat it.
+            if let Some(reason) = outcome.failure_reason.as_mut() {
+                reason.push_str(" (not retried: a retry cannot change a refusal)");
+            }
+        }
+        if retried && retryable {
             let max = ir_node
                 .engine
                 .retries

@@ -181,7 +181,10 @@ impl<'p> Engine<'p> {
     /// `outcome` as the step input of a node of `node`'s kind.
     fn outcome_input(&self, wf: WorkflowIdx, node: NodeIdx, outcome: Outcome) -> StepInput {
         match self.program.workflows[wf.0 as usize].nodes[node.0 as usize].op {
-            Opcode::Tool => StepInput::Tool { outcome },
+            Opcode::Tool => StepInput::Tool {
+                outcome,
+                refused: false,
+            },
             _ => StepInput::Decision {
                 decision: Decision::Advance(outcome),
                 failure: None,

@@ -111,6 +111,11 @@ pub enum StepInput {
     Tool {
         /// The outcome.
         outcome: Outcome,
+        /// The engine refused the command before it ran (no tool runner,
+        /// a refused interpolation, no command): a retry cannot change
+        /// that, so the failure is final (not retried, no backoff).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        refused: bool,
     },
     /// The agent failed to decide (or, with `suspend_on_agent_error`,
     /// was slower than the node's timeout).

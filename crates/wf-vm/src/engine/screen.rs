@@ -27,7 +27,7 @@ impl Engine<'_> {
             StepInput::OverBudget { reason, .. } => clip_in_place(reason, sizes.max_text_bytes),
             StepInput::Abort { reason, .. } => clip_in_place(reason, sizes.max_text_bytes),
             StepInput::AgentError { message, .. } => clip_in_place(message, sizes.max_text_bytes),
-            StepInput::Tool { outcome } => {
+            StepInput::Tool { outcome, .. } => {
                 screen_outcome(outcome, sizes);
             }
             StepInput::Decision { decision, failure } => match decision {

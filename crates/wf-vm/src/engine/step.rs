@@ -267,7 +267,9 @@ impl<'p> Engine<'p> {
             StepInput::Decision { decision, failure } => {
                 self.apply_decision(decision, failure.unwrap_or(FailureKind::Node))
             }
-            StepInput::Tool { outcome } => self.apply_advance(outcome, true, FailureKind::Tool),
+            StepInput::Tool { outcome, refused } => {
+                self.apply_outcome(outcome, true, FailureKind::Tool, !refused)
+            }
         }
         Ok(())
     }
@@ -336,11 +338,12 @@ impl<'p> Engine<'p> {
                     Some(t) => shell_command(self.program, t, &view),
                     None => Ok(ShellCommand::plain(self.program.str(c))),
                 });
+            let refused = !matches!((&self.tools, &command), (Some(_), Some(Ok(_))));
             let mut outcome = match (&mut self.tools, command) {
                 (_, None) => failed("the tool node has no `command`".into()),
                 (_, Some(Err(e))) => failed(e.to_string()),
                 (None, Some(Ok(cmd))) => failed(format!(
-                    "tool nodes run only with --allow-tools (node `{}` would run `{}`)",
+                    "tool nodes are refused (--tools refuse; --tools run or --allow-tools runs them, --tools simulate dry-runs them): node `{}` would run `{}`",
                     self.program.str(ir_node.id),
                     cmd.script
                 )),
@@ -359,7 +362,7 @@ impl<'p> Engine<'p> {
                     left.as_millis()
                 ));
             }
-            return StepInput::Tool { outcome };
+            return StepInput::Tool { outcome, refused };
         }
         let result = agent.decide(&ctx);
         let took = started.map(|s| s.elapsed()).unwrap_or_default();

@@ -202,3 +202,34 @@ fn constant_patterns_compile_once_and_bad_ones_are_errors() {
     p.strings[2] = "^k".into();
     assert_eq!(Regexes::new(&p).unwrap().fixed.len(), 1);
 }
+
+#[test]
+fn type_errors_show_values_as_the_language_writes_them() {
+    use Insn::*;
+    let err = |code| run(code).unwrap_err();
+    assert_eq!(
+        err(vec![Push(s(4))]),
+        "the guard's result is not a boolean: \"abc\""
+    );
+    assert_eq!(
+        err(vec![Load(StrId(1)), Not]),
+        "the operand of `!` is not a boolean: \"abc\""
+    );
+    assert_eq!(
+        err(vec![Load(StrId(2))]),
+        "the guard's result is not a boolean: [\"x\", \"y\"]"
+    );
+    assert_eq!(
+        err(vec![
+            Push(s(5)),
+            Push(Const::Int(2)),
+            Push(Const::Null),
+            List(3)
+        ]),
+        "the guard's result is not a boolean: [\"x\", 2, null]"
+    );
+    assert_eq!(
+        err(vec![Push(Const::Float(1.5))]),
+        "the guard's result is not a boolean: 1.5"
+    );
+}

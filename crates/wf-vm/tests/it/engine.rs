@@ -430,7 +430,9 @@ fn tool_nodes_are_refused_without_a_runner() {
     let (report, _) = run_collect(&program, EngineConfig::default(), &mut AutoAgent);
     let reason = failed_reason(&report.status);
     assert!(
-        reason.contains("tool nodes run only with --allow-tools"),
+        reason.contains(
+            "tool nodes are refused (--tools refuse; --tools run or --allow-tools runs them"
+        ),
         "{reason}"
     );
 }
@@ -720,4 +722,32 @@ fn the_key_table_forgets_the_keys_of_returned_calls() {
         engine.key_names()
     };
     assert_eq!(names(300), names(1));
+}
+
+/// A refused tool node (no tool runner) fails at once, whatever its
+/// retries: a retry cannot change a refusal, so no attempt is repeated and
+/// no backoff is slept; the failure says so.
+#[test]
+fn a_refused_tool_is_not_retried() {
+    let mut p = Prog::new();
+    let w = p.wf("main");
+    p.chain(w, &["t", "end"]);
+    let cmd = p.s("make");
+    let t = p.nm(w, "t");
+    t.op = Opcode::Tool;
+    t.engine.command = Some(cmd);
+    t.engine.retries = Some(3);
+    let program = p.build();
+    let mut engine = wf_vm::Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let slept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let s = slept.clone();
+    engine.set_sleeper(Box::new(move |t| s.borrow_mut().push(t)));
+    let report = engine.run(&mut AutoAgent);
+    let reason = failed_reason(&report.status);
+    assert!(
+        reason.contains("(not retried: a retry cannot change a refusal)"),
+        "{reason}"
+    );
+    assert!(slept.borrow().is_empty(), "slept {:?}", slept.borrow());
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
 }

@@ -83,3 +83,18 @@ impl EventSink for EventFile {
         })
     }
 }
+
+/// The error of events lost in a run's last step (after the engine's last
+/// look at its sinks, so the run could not end on it): typed as the store
+/// failure it is, like a sink failure during the run.
+pub fn lost_events_error(reason: &str) -> String {
+    let kind = wf_vm::FailureKind::Store;
+    format!(
+        "error[{code}]: {reason}\n  \
+         note: the run itself ended as said above; its event file lacks the last events (kind: {kind}, {code} {name})\n  \
+         help: free the space or choose another `--events` file; see `wfc explain {code}`",
+        code = kind.code(),
+        kind = kind.as_str(),
+        name = kind.name(),
+    )
+}

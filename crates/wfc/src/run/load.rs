@@ -87,16 +87,26 @@ fn is_ir(bytes: &[u8]) -> bool {
             .is_some_and(|f| f == wf_ir::FORMAT)
 }
 
-/// Checks and compiles a source file (and its imports).
+/// Checks and compiles a source file (and its imports), as a member of
+/// the project (`wf.toml`) found from its folder, as `wfc check` does: the
+/// project's root confines its imports and its `[lints]` levels apply.
 fn compile_source(path: &Path) -> Result<Loaded, LoadFailure> {
+    let project = crate::check::load_project(Some(&path.to_path_buf())).map_err(|mut e| {
+        e.path = crate::check::relative_to_cwd(&e.path);
+        LoadFailure(format!("error: {e}"))
+    })?;
     let mut sources = wf_diagnostics::Sources::new();
     let mut errors = Vec::new();
     inputs::read_files(&[path.to_path_buf()], &mut sources, &mut errors);
     if let Some(e) = errors.into_iter().next() {
         return Err(LoadFailure(format!("error: {}", e.0)));
     }
-    let db = inputs::load_database(sources, inputs::EarlyLowered::default(), None);
-    let diagnostics = db.diagnostics();
+    let root = project.as_ref().map(|p| p.root.as_path());
+    let db = inputs::load_database(sources, inputs::EarlyLowered::default(), root);
+    let mut diagnostics = db.diagnostics();
+    if let Some(project) = &project {
+        wf_analysis::project::apply_lint_levels(&mut diagnostics, project);
+    }
     if !diagnostics.is_empty() {
         let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             && std::io::stderr().is_terminal();

@@ -74,7 +74,8 @@ impl EventSink for Progress {
             } => {
                 self.flush(None);
                 self.pending = Some(format!(
-                    "  [{step:>4}] {workflow}/{node}: {}",
+                    "  [{:>4}] {workflow}/{node}: {}",
+                    ordinal(step),
                     status.as_str()
                 ));
             }
@@ -88,7 +89,8 @@ impl EventSink for Progress {
                 reason,
                 ..
             } => self.line(format!(
-                "  [{step:>4}] {workflow}/{node}: retry (attempt {attempt} in {delay_ms}ms): {reason}"
+                "  [{:>4}] {workflow}/{node}: retry (attempt {attempt} in {delay_ms}ms): {reason}",
+                ordinal(step)
             )),
             Event::WorkflowPush {
                 step,
@@ -97,7 +99,8 @@ impl EventSink for Progress {
                 node,
                 depth,
             } => self.line(format!(
-                "  [{step:>4}] {caller}/{node}: call {workflow} (depth {depth})"
+                "  [{:>4}] {caller}/{node}: call {workflow} (depth {depth})",
+                ordinal(step)
             )),
             Event::WorkflowPop {
                 step,
@@ -106,7 +109,8 @@ impl EventSink for Progress {
                 node,
                 ..
             } => self.line(format!(
-                "  [{step:>4}] {caller}/{node}: {workflow} returned"
+                "  [{:>4}] {caller}/{node}: {workflow} returned",
+                ordinal(step)
             )),
             Event::EngineSuspend {
                 step,
@@ -114,7 +118,8 @@ impl EventSink for Progress {
                 node,
                 reason,
             } => self.line(format!(
-                "  [{step:>4}] {workflow}/{node}: suspended: {reason}"
+                "  [{:>4}] {workflow}/{node}: suspended: {reason}",
+                ordinal(step)
             )),
             Event::EngineError {
                 step,
@@ -123,12 +128,20 @@ impl EventSink for Progress {
                 kind,
                 reason,
             } => self.line(format!(
-                "  [{step:>4}] {workflow}/{node}: error[{}]: {reason}",
+                "  [{:>4}] {workflow}/{node}: error[{}]: {reason}",
+                ordinal(step),
                 kind.code()
             )),
             _ => {}
         }
     }
+}
+
+/// A step as human output numbers it: from 1, as the summary counts steps
+/// (the last of a run of `N steps` is step N, and `--fork --at N` forks
+/// after it); events and log records keep the index from 0.
+fn ordinal(step: u64) -> u64 {
+    step + 1
 }
 
 /// The human summary of a finished (or suspended) run.
@@ -176,11 +189,11 @@ pub fn human_summary(workflow: &str, report: &Report) -> String {
                 })
                 .count();
             let steps = match same {
-                1 => format!("step {}", f.step),
+                1 => format!("step {}", ordinal(f.step)),
                 n => format!(
                     "steps {}-{} ({n} times)",
-                    f.step,
-                    report.failures[i + n - 1].step
+                    ordinal(f.step),
+                    ordinal(report.failures[i + n - 1].step)
                 ),
             };
             out.push_str(&format!(

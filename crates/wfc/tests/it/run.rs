@@ -1191,7 +1191,7 @@ fn the_progress_line_of_a_failure_names_its_code() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("Tools/hello: error[WF0903]: node `hello` of workflow `Tools` failed: tool nodes run only with --allow-tools"),
+        stderr.contains("Tools/hello: error[WF0903]: node `hello` of workflow `Tools` failed: tool nodes are refused (--tools refuse; --tools run or --allow-tools runs them, --tools simulate dry-runs them): node `hello` would run"),
         "{stderr}"
     );
 }
@@ -1868,4 +1868,134 @@ fn a_backend_crash_suspends_a_durable_pipeline() {
     let (out, failed) = run_json(&["run", pipeline, "--agent", &agent]);
     assert_eq!(out.status.code(), Some(1), "{failed}");
     assert_eq!(failed["code"], "WF0908", "{failed}");
+}
+
+/// Events lost in the run's last step (after the engine's last look at its
+/// sinks) are reported with the store failure's code, not as a plain
+/// `error:` line. The event file is cut there by a file-size limit (with
+/// SIGXFSZ ignored, a write past it fails with EFBIG, as on a full disk).
+#[cfg(target_os = "linux")]
+#[test]
+fn events_lost_in_the_last_step_are_a_typed_store_error() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: no prlimit");
+        return;
+    }
+    let dir = scratch("events-last-step");
+    std::fs::create_dir_all(&dir).unwrap();
+    let full = dir.join("full.jsonl");
+    let args = [
+        "run",
+        "tests/run/chain.wf",
+        "--set",
+        "name=Ada",
+        "--agent",
+        "auto",
+    ];
+    let mut whole = args.to_vec();
+    whole.extend(["--events", full.to_str().unwrap()]);
+    assert!(wfc(&whole).output().unwrap().status.success());
+    // Where the last step's events begin: the limit falls inside them.
+    let text = std::fs::read_to_string(&full).unwrap();
+    let step = |l: &str| serde_json::from_str::<Value>(l).unwrap()["step"].as_u64();
+    let last = text.lines().filter_map(step).max().unwrap();
+    let before: usize = text
+        .lines()
+        .take_while(|l| step(l) != Some(last))
+        .map(|l| l.len() + 1)
+        .sum();
+    let limit = before + (text.len() - before) / 2;
+    let cut = dir.join("cut.jsonl");
+    let mut limited = args.to_vec();
+    limited.extend(["--events", cut.to_str().unwrap()]);
+    let out = Command::new("sh")
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; exec prlimit --fsize={limit} \"$0\" \"$@\""
+        ))
+        .arg(get_cargo_bin("wfc"))
+        .args(&limited)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.starts_with("completed Chain at done"), "{stdout}");
+    let reason = format!(
+        "error[WF0906]: could not write the event file `{}`: ",
+        cut.display()
+    );
+    assert!(stderr.starts_with(&reason), "{stderr}");
+    assert!(stderr.contains("see `wfc explain WF0906`"), "{stderr}");
+}
+
+/// `wfc run FILE` checks FILE as a member of the project (`wf.toml`) found
+/// from its folder, as `wfc check` does: the project's root lets an import
+/// reach a library beside the file's folder and confines every import
+/// (WF0108 past it), and the project's `[lints]` levels apply (its allowed
+/// unreachable draft step is not reported).
+#[test]
+fn run_honours_the_project_of_its_file() {
+    let out = wfc(&["run", "tests/run/project/flows/main.wf", "--agent", "auto"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("WF0205"),
+        "the project allows it: {stderr}"
+    );
+    let out = wfc(&[
+        "run",
+        "tests/run/project/flows/escapes_root.wf",
+        "--agent",
+        "auto",
+    ])
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error[WF0108]: import path `../../chain.wf` leaves the project root"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+}
+
+/// A resumed `script:` run goes on with the answers an uninterrupted run
+/// would give: the answers the log records as taken are used up, so the
+/// suspension answered first is not given again (it was, before: every
+/// resume suspended anew). It ends as the run answered without the
+/// suspension does.
+#[test]
+fn a_resumed_script_run_does_not_repeat_answers() {
+    let dir = scratch("script-resume");
+    let d = dir.to_str().unwrap();
+    let script = "script:tests/run/suspend_then_reject.json";
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        script,
+        "--run-dir",
+        d,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3), "suspends at review first");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", script]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    let plain = dir.with_extension("json");
+    std::fs::write(
+        &plain,
+        r#"{"fallback": "auto", "nodes": {"review": ["[R] Reject"]}}"#,
+    )
+    .unwrap();
+    let agent = format!("script:{}", plain.display());
+    let (_, uninterrupted) = run_json(&["run", "tests/run/approve.wf", "--agent", &agent]);
+    assert_eq!(resumed["status"], "completed", "{resumed}");
+    assert_eq!(resumed["at"], uninterrupted["at"], "{resumed}");
+    assert_eq!(resumed["blackboard"], uninterrupted["blackboard"]);
 }

@@ -211,9 +211,9 @@ fn tools_run_in_parallel_branches_and_child_pipelines() {
     assert_eq!(s["status"], "failed", "{s}");
     let refused = s["blackboard"]["parallel.results"][0]["failure_reason"].as_str();
     assert!(
-        refused
-            .unwrap()
-            .contains("tool nodes run only with --allow-tools"),
+        refused.unwrap().contains(
+            "tool nodes are refused (--tools refuse; --tools run or --allow-tools runs them"
+        ),
         "{s}"
     );
 
@@ -235,7 +235,7 @@ fn tools_run_in_parallel_branches_and_child_pipelines() {
         s["reason"]
             .as_str()
             .unwrap()
-            .contains("only with --allow-tools"),
+            .contains("tool nodes are refused (--tools refuse;"),
         "{s}"
     );
 }
@@ -275,7 +275,7 @@ fn tool_handler_without_allow_tools_fails_with_the_refusal() {
         greet["failure_reason"]
             .as_str()
             .unwrap()
-            .contains("only with --allow-tools"),
+            .contains("tool nodes are refused (--tools refuse;"),
         "{greet}"
     );
 }
@@ -1437,7 +1437,7 @@ fn llm_budget_from_the_graph_attribute_suspends_the_run() {
 fn tool_nodes_are_simulated_in_a_dry_run() {
     let (out, run_dir, _) = run("tool_simulated", "handlers.dot", "auto", &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let note = "note: tool nodes are simulated (--tools simulate); run them with --allow-tools\n";
+    let note = "note: tool nodes are simulated (--tools simulate); run them with --tools run (or --allow-tools)\n";
     assert_eq!(stderr.matches(note).count(), 1, "{stderr}");
     let greet = json(&run_dir.join("greet/status.json"));
     assert_eq!(greet["outcome"], "success", "{greet}");
