@@ -35,6 +35,8 @@ enum Reply {
     /// A whole answer with this text after this long (a model that
     /// takes its time).
     Slow(Duration, String),
+    /// HTTP 401 with Anthropic's `authentication_error` body (a wrong key).
+    Unauthorized,
 }
 
 /// A fake Anthropic server: the n-th request gets the n-th reply (the last
@@ -89,6 +91,15 @@ impl Fake {
                             return;
                         }
                         Reply::DownUntil(_, text) => Reply::Json(text),
+                        Reply::Unauthorized => {
+                            let body = json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string();
+                            let _ = write!(
+                                stream,
+                                "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                                body.len()
+                            );
+                            return;
+                        }
                         Reply::Slow(wait, text) => {
                             std::thread::sleep(wait);
                             Reply::Json(text)
@@ -137,7 +148,9 @@ impl Fake {
                             );
                         }
                         Reply::Stall => std::thread::sleep(Duration::from_secs(60)),
-                        Reply::DownUntil(..) | Reply::Slow(..) => unreachable!(),
+                        Reply::DownUntil(..) | Reply::Slow(..) | Reply::Unauthorized => {
+                            unreachable!()
+                        }
                     }
                     spans_log.lock().unwrap().push((read, Instant::now()));
                 });
@@ -628,4 +641,34 @@ fn parallel_branches_call_the_model_at_once_within_the_providers_cap() {
             assert_eq!(status(&dir, branch)["notes"], "looks fine", "{branch}");
         }
     }
+}
+
+#[test]
+fn a_wrong_key_is_not_retried_and_suspends_a_durable_run() {
+    let dir = scratch("wrong_key", "stream.dot", "");
+    let fake = Fake::start(vec![Reply::Unauthorized]);
+    let file = dir.join("stream.dot");
+    // Without a run directory: a failure, after one request.
+    let out = wfc(&fake, &["run", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fake.seen().len(), 1, "a 401 is not retried");
+    // With one: the run waits for a new key (exit 3), naming the error.
+    let out = run(&fake, &dir, "stream.dot");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fake.seen().len(), 2);
+    let hint = String::from_utf8_lossy(&out.stderr);
+    assert!(hint.contains("HTTP 401: invalid x-api-key"), "{hint}");
+    assert!(!hint.contains(KEY), "{hint}");
 }
