@@ -37,6 +37,9 @@ enum Reply {
     Slow(Duration, String),
     /// HTTP 401 with Anthropic's `authentication_error` body (a wrong key).
     Unauthorized,
+    /// As `DownUntil` for the requests whose body holds the text `.0`; a
+    /// whole answer for the others.
+    DownFor(String, PathBuf, String),
 }
 
 /// A fake Anthropic server: the n-th request gets the n-th reply (the last
@@ -80,6 +83,16 @@ impl Fake {
                         .unwrap()
                         .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
                     let read = Instant::now();
+                    let reply = match reply {
+                        Reply::DownFor(needle, marker, text) => {
+                            if String::from_utf8_lossy(&body).contains(&needle) {
+                                Reply::DownUntil(marker, text)
+                            } else {
+                                Reply::Json(text)
+                            }
+                        }
+                        reply => reply,
+                    };
                     let reply = match reply {
                         Reply::DownUntil(marker, _) if !marker.exists() => {
                             let body = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string();
@@ -148,7 +161,10 @@ impl Fake {
                             );
                         }
                         Reply::Stall => std::thread::sleep(Duration::from_secs(60)),
-                        Reply::DownUntil(..) | Reply::Slow(..) | Reply::Unauthorized => {
+                        Reply::DownUntil(..)
+                        | Reply::Slow(..)
+                        | Reply::Unauthorized
+                        | Reply::DownFor(..) => {
                             unreachable!()
                         }
                     }
@@ -671,4 +687,49 @@ fn a_wrong_key_is_not_retried_and_suspends_a_durable_run() {
     let hint = String::from_utf8_lossy(&out.stderr);
     assert!(hint.contains("HTTP 401: invalid x-api-key"), "{hint}");
     assert!(!hint.contains(KEY), "{hint}");
+}
+
+#[test]
+fn an_outage_in_a_parallel_branch_suspends_the_run_and_resume_runs_that_branch_alone() {
+    let dir = scratch(
+        "parallel_outage",
+        "parallel.dot",
+        "[llm.providers.anthropic]\nretries = 0\n",
+    );
+    let marker = dir.join("provider-is-back");
+    let fake = Fake::start(vec![Reply::DownFor(
+        "Review speed".into(),
+        marker.clone(),
+        "looks fine".into(),
+    )]);
+    let out = run(&fake, &dir, "parallel.dot");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(report(&out)["status"], "suspended");
+    // The report names the branch and the provider's error.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("parallel branch `speed`") && text.contains("HTTP 503: Overloaded"),
+        "{text}"
+    );
+    assert_eq!(fake.seen().len(), 4);
+
+    std::fs::write(&marker, "").unwrap();
+    let run_dir = dir.join("run");
+    let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&out);
+    let doc = report(&out);
+    assert_eq!(doc["status"], "completed");
+    // Only the branch that met the outage asks again: the three others
+    // were journaled when they finished.
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert!(messages(&seen[4])[0].1.ends_with("Review speed"));
+    assert_eq!(doc["blackboard"]["parallel.success_count"], 4, "{doc}");
 }
