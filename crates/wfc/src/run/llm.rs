@@ -306,7 +306,11 @@ pub fn prepare(
 /// The agent of `--agent llm`.
 pub struct LlmAgent {
     caller: Caller,
+    /// The run directory's stage folders (not `Send`: a fork gets their
+    /// layout as data).
     files: Option<RunFiles>,
+    /// `--interviewer` for the `human` nodes of a `.wf` workflow (when
+    /// set, the agent does not fork).
     interviewer: Option<wf_vm::attractor::human::SharedInterviewer>,
     /// Decides at the nodes that do not call the model (`.wf` branches,
     /// joins, …): the dry-run choice.
@@ -739,6 +743,11 @@ impl DecisionAgent for LlmAgent {
     }
 
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        // `--interviewer` lives on this thread: `.wf` branches that may
+        // reach a `human` node must ask it, so they run one after another.
+        if self.interviewer.is_some() {
+            return None;
+        }
         Some(Box::new(branch::Branch::new(
             self.caller.clone(),
             self.files.as_ref(),
