@@ -3,6 +3,7 @@ request is answered after DELAY seconds with a short whole answer.
 Usage: llm_fake.py PORT_FILE DELAY (the port it bound is written there)."""
 import http.server
 import json
+import os
 import sys
 import time
 
@@ -33,6 +34,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 with open(sys.argv[1] + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
-import os
+# Renamed whole, so the script never reads half a port number.
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 server.serve_forever()
