@@ -523,7 +523,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             "warning: the run stopped at `{node}`, which is not an exit: no edge leaves it (a dead end; see `wfc explain WF0820`)"
         );
     }
-    let llm_totals = llm.map(|setup| setup.totals.borrow().clone());
+    let llm_totals = llm.map(|setup| setup.totals());
     let status = finish(
         args,
         &workflow,

@@ -35,13 +35,14 @@ impl RunFiles {
 
     /// The layout as data another thread can take: the root and the
     /// count of `loop_restart`s (a parallel branch on a thread of its own
-    /// writes where its parent's next node would).
-    pub(crate) fn parts(&self) -> (PathBuf, u32) {
+    /// writes where its parent's next node would; so does a backend
+    /// forked for such a branch).
+    pub fn parts(&self) -> (PathBuf, u32) {
         (self.root.clone(), self.restarts.get())
     }
 
     /// The layout [`RunFiles::parts`] describes, with a count of its own.
-    pub(crate) fn from_parts((root, restarts): (PathBuf, u32)) -> Self {
+    pub fn from_parts((root, restarts): (PathBuf, u32)) -> Self {
         RunFiles {
             root,
             restarts: Rc::new(Cell::new(restarts)),

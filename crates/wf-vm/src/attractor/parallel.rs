@@ -169,6 +169,11 @@ impl Handler for Parallel {
                 one_at_a_time(&shared, backend, &targets, &policy)
             }
         };
+        // A branch that an agent error suspended (a backend outage in a
+        // durable run) suspends the fan-out once every branch has ended.
+        let suspended = runs
+            .iter()
+            .find_map(|r| Some((r.result.id.clone(), r.suspended.clone()?)));
         let mut results: Vec<BranchResult> = Vec::with_capacity(runs.len());
         // Each started branch's events, in edge order (deterministic
         // whatever order concurrent branches finished in).
@@ -202,6 +207,16 @@ impl Handler for Parallel {
                 cx.event("ParallelBranchCompleted", done);
             }
             results.push(ran.result);
+        }
+        if let Some((branch, reason)) = suspended {
+            let mut reason = format!("parallel branch `{branch}`: {reason}");
+            // The resumed run asks the node again at the next step.
+            if let Err(e) = shared.journal.suspend(d.step + 1) {
+                reason.push_str(&format!(
+                    " (the finished branches could not be noted ({e}): a resumed run runs them again)"
+                ));
+            }
+            return Ok(Decision::Suspend { reason });
         }
         let join = policy.join_outcome(&results);
         let kept: Vec<&BranchResult> = results
@@ -278,6 +293,7 @@ fn one_at_a_time(
                 duration_ms: 0,
                 resumed: false,
                 events: Default::default(),
+                suspended: None,
             });
             continue;
         }

@@ -10,15 +10,18 @@
 //! event, which `status.json` and the event stream carry. In a pipeline,
 //! the call carries the run's context as the stage's fidelity says
 //! ([`context`]), and a streamed answer grows the stage's `response.md` as
-//! it arrives ([`live`]).
+//! it arrives ([`live`]). The branches of a `parallel` node call the
+//! model at once, each through a fork of the agent ([`branch`]).
 
+mod branch;
 mod context;
 mod live;
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -36,6 +39,17 @@ pub const USAGE_EVENT: &str = "LlmUsage";
 
 /// What a run with `--agent llm` needs, resolved before it starts.
 pub struct Setup {
+    /// What every call reads, shared with the forks of the agent that
+    /// run parallel branches on threads.
+    common: Arc<Common>,
+    /// Who answers the `human` nodes of a `.wf` workflow (`--interviewer`;
+    /// `None`: the first valid choice, as `auto` decides). A pipeline's
+    /// gates have their own handler.
+    interviewer: Option<wf_vm::attractor::human::SharedInterviewer>,
+}
+
+/// The thread-safe part of [`Setup`].
+struct Common {
     config: LlmConfig,
     prices: PriceTable,
     /// Settings by provider name, for the providers the run's nodes use.
@@ -47,12 +61,9 @@ pub struct Setup {
     /// `max_tokens`, else `[llm]`'s.
     max_cost_usd: Option<f64>,
     max_tokens: Option<u64>,
-    /// The run's running totals, read after the run for the summary.
-    pub totals: Rc<RefCell<Totals>>,
-    /// Who answers the `human` nodes of a `.wf` workflow (`--interviewer`;
-    /// `None`: the first valid choice, as `auto` decides). A pipeline's
-    /// gates have their own handler.
-    interviewer: Option<wf_vm::attractor::human::SharedInterviewer>,
+    /// The run's running totals, across threads: a branch's call adds to
+    /// them and the next call's budget check reads them.
+    totals: Mutex<Totals>,
 }
 
 impl Setup {
@@ -66,6 +77,17 @@ impl Setup {
         }
         Ok(self)
     }
+
+    /// The run's totals so far, for the summary.
+    pub fn totals(&self) -> Totals {
+        lock(&self.common.totals).clone()
+    }
+}
+
+/// A lock that a panicking branch did not make unusable: totals, threads
+/// and the list of stages called stay valid whatever a panic interrupted.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Tokens, cost and calls of a run so far.
@@ -268,34 +290,50 @@ pub fn prepare(
             .and_then(|v| v.as_f64().or_else(|| v.as_str()?.parse().ok()))
     };
     Ok(Setup {
-        prices: PriceTable::with_overrides(&config.prices),
-        max_cost_usd: number("max_cost_usd").or(config.max_cost_usd),
-        max_tokens: number("max_tokens").map(|n| n as u64).or(config.max_tokens),
-        config,
-        providers,
-        clis,
-        totals: Rc::default(),
+        common: Arc::new(Common {
+            prices: PriceTable::with_overrides(&config.prices),
+            max_cost_usd: number("max_cost_usd").or(config.max_cost_usd),
+            max_tokens: number("max_tokens").map(|n| n as u64).or(config.max_tokens),
+            config,
+            providers,
+            clis,
+            totals: Mutex::default(),
+        }),
         interviewer: None,
     })
 }
 
 /// The agent of `--agent llm`.
 pub struct LlmAgent {
-    setup: Rc<Setup>,
-    backend: Backend,
+    caller: Caller,
+    /// The run directory's stage folders (not `Send`: a fork gets their
+    /// layout as data).
     files: Option<RunFiles>,
-    /// The `full` conversations of this process.
-    threads: context::Threads,
-    /// The stages this process called, for the preambles of a run
-    /// without a directory.
-    called: Vec<context::Stage>,
-    /// Set when the run resumes from a checkpoint: the next call that
-    /// resolves to `full` has no conversation to continue, and degrades to
-    /// `summary:high` once (seed 5.3, 5.4).
-    resumed: bool,
+    /// `--interviewer` for the `human` nodes of a `.wf` workflow (when
+    /// set, the agent does not fork).
+    interviewer: Option<wf_vm::attractor::human::SharedInterviewer>,
     /// Decides at the nodes that do not call the model (`.wf` branches,
     /// joins, …): the dry-run choice.
     other: AutoAgent,
+}
+
+/// What a call needs, shared by the agent and its forks: everything in it
+/// is behind an `Arc`, so the branches on threads add to the same totals,
+/// continue the same `full` conversations and share the providers'
+/// concurrency caps (one [`Backend`]).
+#[derive(Clone)]
+struct Caller {
+    setup: Arc<Common>,
+    backend: Backend,
+    /// The `full` conversations of this process.
+    threads: Arc<Mutex<context::Threads>>,
+    /// The stages this process called, for the preambles of a run
+    /// without a directory.
+    called: Arc<Mutex<Vec<context::Stage>>>,
+    /// Set when the run resumes from a checkpoint: the next call that
+    /// resolves to `full` has no conversation to continue, and degrades to
+    /// `summary:high` once (seed 5.3, 5.4).
+    resumed: Arc<AtomicBool>,
 }
 
 impl LlmAgent {
@@ -308,16 +346,21 @@ impl LlmAgent {
             .as_ref()
             .is_some_and(|f| f.root().join(wf_vm::attractor::CHECKPOINT_FILE).exists());
         LlmAgent {
-            setup,
-            backend: Backend::new(),
+            caller: Caller {
+                setup: setup.common.clone(),
+                backend: Backend::new(),
+                threads: Arc::default(),
+                called: Arc::default(),
+                resumed: Arc::new(AtomicBool::new(resumed)),
+            },
             files,
-            threads: context::Threads::default(),
-            called: Vec::new(),
-            resumed,
+            interviewer: setup.interviewer.clone(),
             other: AutoAgent::new(),
         }
     }
+}
 
+impl Caller {
     /// The prompt of the node: `prompt`, else the label, else the id, with
     /// `$goal` expanded.
     fn prompt(ctx: &DecisionContext<'_>) -> String {
@@ -352,7 +395,7 @@ impl LlmAgent {
     }
 
     fn over_budget(&self) -> Option<String> {
-        let t = self.setup.totals.borrow();
+        let t = lock(&self.setup.totals);
         if let Some(max) = self.setup.max_cost_usd
             && t.cost_usd >= max
         {
@@ -372,7 +415,13 @@ impl LlmAgent {
         None
     }
 
-    fn call(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+    /// Calls the model at the node `ctx` describes, writing into the
+    /// stage folders of `files`.
+    fn call(
+        &self,
+        ctx: &DecisionContext<'_>,
+        files: Option<&RunFiles>,
+    ) -> Result<Decision, AgentError> {
         let id = ctx.str(ctx.node.id);
         let err = |message: String| AgentError { message };
         if let Some(reason) = self.over_budget() {
@@ -418,9 +467,9 @@ impl LlmAgent {
         if routes {
             prompt.push_str(&route::instructions(&labels, &keys));
         }
-        let sent = self.fidelity(ctx, prompt);
+        let sent = self.fidelity(ctx, prompt, files);
         let prompt = sent.prompt.clone();
-        if let Some(files) = &self.files {
+        if let Some(files) = files {
             // The exact text sent, routing instructions included.
             files.write_text(id, "prompt.md", &prompt).map_err(|e| {
                 err(format!(
@@ -469,7 +518,7 @@ impl LlmAgent {
                     model_arg.as_deref(),
                     effort.as_deref(),
                     stage,
-                    self.files.as_ref(),
+                    files,
                 )
                 .map_err(|e| err(format!("node `{id}`: {e}")))?;
                 let a = ran.answer;
@@ -483,10 +532,8 @@ impl LlmAgent {
                     .or(ctx.workflow.limits.default_timeout_ms)
                     .map_or(settings.timeout, Duration::from_millis);
                 let deadline = std::time::Instant::now() + stage;
-                let mut live = self
-                    .files
-                    .as_ref()
-                    .map(|f| live::LiveResponse::new(f.stage_path(id).join("response.md")));
+                let mut live =
+                    files.map(|f| live::LiveResponse::new(f.stage_path(id).join("response.md")));
                 let called = self
                     .backend
                     .call_with(settings, &request, timeout, Some(deadline), &mut |c| {
@@ -504,7 +551,7 @@ impl LlmAgent {
         // over the price table.
         let cost = reported_cost.or_else(|| price.map(|p| p.cost(&usage)));
         let totals = {
-            let mut t = self.setup.totals.borrow_mut();
+            let mut t = lock(&self.setup.totals);
             t.calls += 1;
             t.usage.add(&usage);
             match cost {
@@ -538,8 +585,7 @@ impl LlmAgent {
             }),
         };
         if let Some(thread) = &sent.thread {
-            self.threads
-                .push(thread, request.prompt.clone(), text.clone());
+            lock(&self.threads).push(thread, request.prompt.clone(), text.clone());
         }
         let mut outcome = Outcome {
             notes: Some(text.clone()),
@@ -587,7 +633,7 @@ impl LlmAgent {
                 }
             }
         }
-        self.called.push(context::Stage {
+        lock(&self.called).push(context::Stage {
             node: id.to_string(),
             outcome: outcome.status.as_str().to_string(),
             notes: outcome.notes.clone().unwrap_or_default(),
@@ -629,12 +675,17 @@ struct Sent {
     preamble_tokens: u64,
 }
 
-impl LlmAgent {
+impl Caller {
     /// Applies the stage's fidelity to `prompt` (seed 5.4): in a pipeline,
     /// `full` continues the stage's thread (a fresh thread starts with the
     /// `compact` preamble) and every other mode starts a fresh
     /// conversation with its preamble; a `.wf` step sends its prompt alone.
-    fn fidelity(&mut self, ctx: &DecisionContext<'_>, prompt: String) -> Sent {
+    fn fidelity(
+        &self,
+        ctx: &DecisionContext<'_>,
+        prompt: String,
+        files: Option<&RunFiles>,
+    ) -> Sent {
         if !wf_vm::attractor::is_attractor(ctx.workflow) {
             return Sent {
                 mode: "none".into(),
@@ -647,20 +698,18 @@ impl LlmAgent {
         let (mut mode, thread) = wf_vm::attractor::resolve_fidelity(ctx);
         // The degraded call still starts its thread: the next `full` stage
         // continues from it.
-        if std::mem::take(&mut self.resumed) && mode == "full" {
+        if mode == "full" && self.resumed.swap(false, Ordering::SeqCst) {
             mode = "summary:high".into();
         }
         let history = match thread.as_deref() {
-            Some(t) if mode == "full" => self.threads.get(t),
+            Some(t) if mode == "full" => lock(&self.threads).get(t),
             _ => Vec::new(),
         };
         let preamble = if mode == "full" && !history.is_empty() {
             String::new()
         } else {
-            let stages = context::history(self.files.as_ref(), &self.called);
-            let run = self
-                .files
-                .as_ref()
+            let stages = context::history(files, &lock(&self.called));
+            let run = files
                 .and_then(|f| f.root().file_name())
                 .map(|n| n.to_string_lossy().into_owned());
             let preamble_mode = if mode == "full" {
@@ -683,14 +732,26 @@ impl LlmAgent {
 impl DecisionAgent for LlmAgent {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         if calls_model(ctx.program, ctx.workflow, ctx.node) {
-            self.call(ctx)
+            self.caller.call(ctx, self.files.as_ref())
         } else if ctx.node.op == Opcode::Human
-            && let Some(interviewer) = &self.setup.interviewer
+            && let Some(interviewer) = &self.interviewer
         {
             Ok(super::llm_human::ask(ctx, interviewer))
         } else {
             self.other.decide(ctx)
         }
+    }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        // `--interviewer` lives on this thread: `.wf` branches that may
+        // reach a `human` node must ask it, so they run one after another.
+        if self.interviewer.is_some() {
+            return None;
+        }
+        Some(Box::new(branch::Branch::new(
+            self.caller.clone(),
+            self.files.as_ref(),
+        )))
     }
 }
 

@@ -384,3 +384,23 @@ fn wf_freeform_and_multi_select_questions_under_agent_llm_write_their_key() {
     );
     assert!(board.get("human.gate.text").is_none(), "{s}");
 }
+
+#[test]
+fn wf_parallel_human_nodes_under_agent_llm_still_ask_the_interviewer() {
+    // The llm agent forks for concurrent branches, but its forks cannot
+    // reach `--interviewer`: with one, it does not fork. (Today the `.wf`
+    // agent is also wrapped by `question::Answered`, which does not fork:
+    // this guards the interviewer should that change.)
+    let dir = setup("wf-parallel-human");
+    std::fs::write(
+        dir.join("p.wf"),
+        "workflow P {\n  parallel ask\n  human a \"Note A?\" { freeform = true  writes a.note: string }\n  human b \"Note B?\" { freeform = true  writes b.note: string }\n  join collect { reads a.note, b.note }\n  exit done\n  start -> ask\n  ask -> a -> collect\n  ask -> b -> collect\n  collect -> done\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("answers.txt"), "from A\nfrom B\n").unwrap();
+    let out = run(&dir, "p.wf", &["--interviewer", "answers:answers.txt"], &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["a.note"], "from A", "{s}");
+    assert_eq!(s["blackboard"]["b.note"], "from B", "{s}");
+}

@@ -28,6 +28,18 @@ enum Reply {
     Sse(Vec<String>, usize, Arc<AtomicBool>),
     /// Reads the request, then never answers.
     Stall,
+    /// HTTP 503 with Anthropic's `overloaded_error` body until the file
+    /// exists, then a whole answer with this text (a provider outage that
+    /// ends).
+    DownUntil(PathBuf, String),
+    /// A whole answer with this text after this long (a model that
+    /// takes its time).
+    Slow(Duration, String),
+    /// HTTP 401 with Anthropic's `authentication_error` body (a wrong key).
+    Unauthorized,
+    /// As `DownUntil` for the requests whose body holds the text `.0`; a
+    /// whole answer for the others.
+    DownFor(String, PathBuf, String),
 }
 
 /// A fake Anthropic server: the n-th request gets the n-th reply (the last
@@ -35,6 +47,8 @@ enum Reply {
 struct Fake {
     base: String,
     seen: Arc<Mutex<Vec<Value>>>,
+    /// When each request was read and when its answer was sent.
+    spans: Arc<Mutex<Vec<(Instant, Instant)>>>,
 }
 
 impl Fake {
@@ -43,11 +57,14 @@ impl Fake {
         let base = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
+        let spans = Arc::new(Mutex::new(Vec::new()));
+        let spans_log = spans.clone();
         std::thread::spawn(move || {
             for (n, stream) in listener.incoming().enumerate() {
                 let Ok(mut stream) = stream else { break };
                 let reply = replies[n.min(replies.len() - 1)].clone();
                 let log = log.clone();
+                let spans_log = spans_log.clone();
                 std::thread::spawn(move || {
                     let mut reader = BufReader::new(stream.try_clone().unwrap());
                     let mut length = 0;
@@ -65,6 +82,43 @@ impl Fake {
                     log.lock()
                         .unwrap()
                         .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+                    let read = Instant::now();
+                    let reply = match reply {
+                        Reply::DownFor(needle, marker, text) => {
+                            if String::from_utf8_lossy(&body).contains(&needle) {
+                                Reply::DownUntil(marker, text)
+                            } else {
+                                Reply::Json(text)
+                            }
+                        }
+                        reply => reply,
+                    };
+                    let reply = match reply {
+                        Reply::DownUntil(marker, _) if !marker.exists() => {
+                            let body = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string();
+                            let _ = write!(
+                                stream,
+                                "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                                body.len()
+                            );
+                            return;
+                        }
+                        Reply::DownUntil(_, text) => Reply::Json(text),
+                        Reply::Unauthorized => {
+                            let body = json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string();
+                            let _ = write!(
+                                stream,
+                                "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                                body.len()
+                            );
+                            return;
+                        }
+                        Reply::Slow(wait, text) => {
+                            std::thread::sleep(wait);
+                            Reply::Json(text)
+                        }
+                        reply => reply,
+                    };
                     match reply {
                         Reply::Json(text) => {
                             let body = json!({
@@ -107,11 +161,18 @@ impl Fake {
                             );
                         }
                         Reply::Stall => std::thread::sleep(Duration::from_secs(60)),
+                        Reply::DownUntil(..)
+                        | Reply::Slow(..)
+                        | Reply::Unauthorized
+                        | Reply::DownFor(..) => {
+                            unreachable!()
+                        }
                     }
+                    spans_log.lock().unwrap().push((read, Instant::now()));
                 });
             }
         });
-        Fake { base, seen }
+        Fake { base, seen, spans }
     }
 
     fn seen(&self) -> Vec<Value> {
@@ -448,4 +509,227 @@ fn ctrl_c_during_a_call_ends_the_run_at_once_and_resume_asks_again() {
             "hi"
         );
     }
+}
+
+/// The report of a `--format json` run.
+fn report(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn a_provider_outage_suspends_a_durable_run_and_resume_asks_again() {
+    let dir = scratch(
+        "outage",
+        "stream.dot",
+        "[llm.providers.anthropic]\nretries = 1\n",
+    );
+    let marker = dir.join("provider-is-back");
+    let fake = Fake::start(vec![Reply::DownUntil(marker.clone(), "hi".into())]);
+    let file = dir.join("stream.dot");
+    let run_dir = dir.join("run");
+
+    // Without a run directory the run cannot wait: it fails.
+    let out = wfc(&fake, &["run", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Nor does it with `--on-error fail`.
+    let failing = dir.join("run-fail");
+    let out = wfc(
+        &fake,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--run-dir",
+            failing.to_str().unwrap(),
+            "--on-error",
+            "fail",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A durable run suspends at the stage, after the HTTP retries.
+    let asked = fake.seen().len();
+    let out = run(&fake, &dir, "stream.dot");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        report(&out)["status"],
+        "suspended",
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(fake.seen().len() - asked, 2, "one call and one HTTP retry");
+    let hint = String::from_utf8_lossy(&out.stderr);
+    assert!(hint.contains("HTTP 503: Overloaded"), "{hint}");
+    assert!(hint.contains("--resume"), "{hint}");
+    assert!(
+        !run_dir.join("hello/response.md").exists()
+            || std::fs::read_to_string(run_dir.join("hello/response.md"))
+                .unwrap()
+                .is_empty()
+    );
+
+    // `wfc status` names the provider's error.
+    let status = Command::new(get_cargo_bin("wfc"))
+        .args(["status", run_dir.to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("run: suspended"), "{text}");
+    assert!(
+        text.contains("anthropic answered HTTP 503: Overloaded"),
+        "{text}"
+    );
+
+    // Once the provider is back, the resumed run asks the stage again and
+    // goes on to the end.
+    std::fs::write(&marker, "").unwrap();
+    let asked = fake.seen().len();
+    let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&out);
+    assert_eq!(report(&out)["status"], "completed");
+    let seen = fake.seen();
+    assert_eq!(seen.len() - asked, 2, "hello again, then after");
+    assert!(messages(&seen[asked])[0].1.ends_with("Say hello"));
+    assert_eq!(
+        std::fs::read_to_string(run_dir.join("hello/response.md")).unwrap(),
+        "hi"
+    );
+}
+
+/// The most requests the fake server had in flight at once.
+fn overlap(spans: &[(Instant, Instant)]) -> usize {
+    spans
+        .iter()
+        .map(|(start, _)| {
+            spans
+                .iter()
+                .filter(|(s, e)| s <= start && start < e)
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn parallel_branches_call_the_model_at_once_within_the_providers_cap() {
+    for (cap, expected) in [(None, 4), (Some(2), 2)] {
+        let toml = cap.map_or(String::new(), |c| {
+            format!("[llm.providers.anthropic]\nconcurrency = {c}\n")
+        });
+        let dir = scratch(&format!("parallel_{expected}"), "parallel.dot", &toml);
+        let fake = Fake::start(vec![Reply::Slow(
+            Duration::from_millis(200),
+            "looks fine".into(),
+        )]);
+        let out = run(&fake, &dir, "parallel.dot");
+        ok(&out);
+        let spans = fake.spans.lock().unwrap().clone();
+        assert_eq!(spans.len(), 4);
+        // Measured at the server: the four requests were in flight
+        // together (one after another, none would overlap), and never
+        // more than the provider's `concurrency`.
+        assert_eq!(overlap(&spans), expected, "cap {cap:?}");
+        // The branches' calls add up in the run's totals.
+        assert_eq!(report(&out)["llm"]["calls"], 4);
+        for branch in ["security", "speed", "style", "tests"] {
+            assert_eq!(status(&dir, branch)["notes"], "looks fine", "{branch}");
+        }
+    }
+}
+
+#[test]
+fn a_wrong_key_is_not_retried_and_suspends_a_durable_run() {
+    let dir = scratch("wrong_key", "stream.dot", "");
+    let fake = Fake::start(vec![Reply::Unauthorized]);
+    let file = dir.join("stream.dot");
+    // Without a run directory: a failure, after one request.
+    let out = wfc(&fake, &["run", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fake.seen().len(), 1, "a 401 is not retried");
+    // With one: the run waits for a new key (exit 3), naming the error.
+    let out = run(&fake, &dir, "stream.dot");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fake.seen().len(), 2);
+    let hint = String::from_utf8_lossy(&out.stderr);
+    assert!(hint.contains("HTTP 401: invalid x-api-key"), "{hint}");
+    assert!(!hint.contains(KEY), "{hint}");
+}
+
+#[test]
+fn an_outage_in_a_parallel_branch_suspends_the_run_and_resume_runs_that_branch_alone() {
+    let dir = scratch(
+        "parallel_outage",
+        "parallel.dot",
+        "[llm.providers.anthropic]\nretries = 0\n",
+    );
+    let marker = dir.join("provider-is-back");
+    let fake = Fake::start(vec![Reply::DownFor(
+        "Review speed".into(),
+        marker.clone(),
+        "looks fine".into(),
+    )]);
+    let out = run(&fake, &dir, "parallel.dot");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(report(&out)["status"], "suspended");
+    // The report names the branch and the provider's error.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("parallel branch `speed`") && text.contains("HTTP 503: Overloaded"),
+        "{text}"
+    );
+    assert_eq!(fake.seen().len(), 4);
+
+    std::fs::write(&marker, "").unwrap();
+    let run_dir = dir.join("run");
+    let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&out);
+    let doc = report(&out);
+    assert_eq!(doc["status"], "completed");
+    // Only the branch that met the outage asks again: the three others
+    // were journaled when they finished.
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert!(messages(&seen[4])[0].1.ends_with("Review speed"));
+    assert_eq!(doc["blackboard"]["parallel.success_count"], 4, "{doc}");
 }

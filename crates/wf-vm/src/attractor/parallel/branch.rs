@@ -105,8 +105,14 @@ pub fn static_fan_in(program: &IrProgram, wf: WorkflowIdx, starts: &[NodeIdx]) -
     found
 }
 
-/// Runs the branch that starts at `start`: its result and its events.
-pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> (BranchResult, BranchEvents) {
+/// Runs the branch that starts at `start`: its result, its events, and
+/// why it suspended when an agent error suspended it (a backend outage in
+/// a durable run): the fan-out then suspends the run rather than failing
+/// the branch ([`super::concurrent::Ran::suspended`]).
+pub fn run_branch(
+    env: BranchEnv<'_>,
+    start: NodeIdx,
+) -> (BranchResult, BranchEvents, Option<String>) {
     let id = env
         .program
         .str(env.program.workflows[env.workflow.0 as usize].nodes[start.0 as usize].id);
@@ -124,10 +130,11 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> (BranchResult, BranchEv
         Err(e) => {
             result.outcome = Status::Fail;
             result.failure_reason = Some(e.to_string());
-            return (result, BranchEvents::default());
+            return (result, BranchEvents::default(), None);
         }
     };
     let trace = TraceSink::default();
+    let mut suspended = None;
     engine.set_event_sink(Box::new(trace.clone()));
     for (k, v) in env.context {
         // Reserved keys (`internal.…`) are the engine's own; a branch's
@@ -171,6 +178,7 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> (BranchResult, BranchEv
             );
             break;
         }
+        let failures = engine.failures().len();
         match engine.step(&mut agent).clone() {
             RunStatus::Running => {}
             RunStatus::Completed | RunStatus::Yielded => {
@@ -183,7 +191,12 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> (BranchResult, BranchEv
                 break;
             }
             RunStatus::Suspended { reason } => {
-                // A branch has no way to be resumed on its own.
+                // A branch has no way to be resumed on its own. An agent
+                // error that suspended it (recorded in the failure trace,
+                // unlike an answer `suspend`) suspends the whole fan-out.
+                if engine.failures().len() > failures {
+                    suspended = Some(reason.clone());
+                }
                 result.outcome = Status::Fail;
                 result.failure_reason = Some(format!(
                     "the branch suspended ({reason}); branches cannot suspend"
@@ -222,7 +235,7 @@ pub fn run_branch(env: BranchEnv<'_>, start: NodeIdx) -> (BranchResult, BranchEv
     }
     drop(engine);
     let events = std::mem::take(&mut *trace.0.borrow_mut());
-    (result, events)
+    (result, events, suspended)
 }
 
 impl Engine<'_> {

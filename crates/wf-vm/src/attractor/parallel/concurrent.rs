@@ -94,6 +94,10 @@ pub struct Ran {
     pub resumed: bool,
     /// The branch's own events (none when it did not run here).
     pub events: BranchEvents,
+    /// An agent error suspended the branch (a backend outage in a durable
+    /// run), with its reason: the branch is not journaled, and the
+    /// fan-out suspends the run, to run it again on resume.
+    pub suspended: Option<String>,
 }
 
 /// Runs branch `index` (from `target`) unless the journal has its result,
@@ -114,12 +118,15 @@ pub fn run_one(
             duration_ms,
             resumed: true,
             events: BranchEvents::default(),
+            suspended: None,
         };
     }
     let t = Instant::now();
-    let (mut result, events) = run_branch(env, target);
+    let (mut result, events, suspended) = run_branch(env, target);
     let duration_ms = t.elapsed().as_millis() as u64;
-    if let Err(e) = journal.record(index, &result, duration_ms) {
+    if suspended.is_some() {
+        // Not journaled: the resumed run runs it again.
+    } else if let Err(e) = journal.record(index, &result, duration_ms) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         result.notes = Some(match result.notes.take() {
             Some(n) => format!("{n}; {note}"),
@@ -132,6 +139,7 @@ pub fn run_one(
         duration_ms,
         resumed: false,
         events,
+        suspended,
     }
 }
 
@@ -270,6 +278,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                                 duration_ms: 0,
                                 resumed: false,
                                 events: BranchEvents::default(),
+                                suspended: None,
                             },
                             None => {
                                 let env = BranchEnv {
@@ -322,6 +331,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                     duration_ms: 0,
                     resumed: false,
                     events: BranchEvents::default(),
+                    suspended: None,
                 }
             })
         })

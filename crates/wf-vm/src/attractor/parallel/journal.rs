@@ -13,8 +13,15 @@
 //!
 //! A branch that was running when the run died has no result and runs
 //! again from its first node.
+//!
+//! A fan-out that suspends because an agent error suspended one of its
+//! branches (a backend outage in a durable run) is asked again at a later
+//! step `M` on resume. So that the branches that had finished do not run
+//! again, it leaves `branches/suspended.json` naming its journal and `M`
+//! ([`Journal::suspend`]); the journal of step `M` is then that one. Any
+//! other step (a later visit of the node) keeps its own.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -33,11 +40,26 @@ impl Journal {
     pub fn at(files: Option<&RunFiles>, node: &str, step: u64) -> Self {
         Journal {
             dir: files.map(|f| {
-                f.stage_path(node)
-                    .join("branches")
-                    .join(format!("step-{step}"))
+                let branches = f.stage_path(node).join("branches");
+                redirected(&branches, step).unwrap_or_else(|| branches.join(format!("step-{step}")))
             }),
         }
+    }
+
+    /// Notes, durably, that the fan-out suspended and will be asked again
+    /// at `resume_step`, which is to read this journal.
+    pub fn suspend(&self, resume_step: u64) -> std::io::Result<()> {
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        let (Some(branches), Some(name)) = (dir.parent(), dir.file_name()) else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(branches)?;
+        let doc = json!({"format": "wfc-parallel-suspended", "version": 1,
+                         "journal": name.to_string_lossy(), "resume_step": resume_step});
+        RunFiles::new(branches).write_json(&branches.join(SUSPENDED), &doc)?;
+        std::fs::File::open(branches)?.sync_all()
     }
 
     /// The journal in `dir` (a `.wf` fan-out's, under the run directory).
@@ -78,4 +100,19 @@ impl Journal {
         // The rename itself must survive a crash too.
         std::fs::File::open(dir)?.sync_all()
     }
+}
+
+/// The note a suspended fan-out leaves beside its journals.
+const SUSPENDED: &str = "suspended.json";
+
+/// The journal a fan-out that suspended named for `step`, if any: only a
+/// sibling `step-N` folder is accepted.
+fn redirected(branches: &Path, step: u64) -> Option<PathBuf> {
+    let v: Value = serde_json::from_slice(&std::fs::read(branches.join(SUSPENDED)).ok()?).ok()?;
+    if v["resume_step"].as_u64()? != step {
+        return None;
+    }
+    let name = v["journal"].as_str()?;
+    let digits = name.strip_prefix("step-")?;
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| branches.join(name))
 }

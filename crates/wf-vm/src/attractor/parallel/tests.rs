@@ -152,3 +152,26 @@ fn branches_must_meet_at_one_node() {
             .contains("no branch reached a fan-in")
     );
 }
+
+#[test]
+fn a_suspended_fan_out_s_journal_is_read_at_its_resume_step_only() {
+    use super::journal::Journal;
+    use crate::attractor::RunFiles;
+    let root = std::env::temp_dir().join(format!("wf-vm-journal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let files = RunFiles::new(&root);
+    let at = |step| Journal::at(Some(&files), "fan", step);
+    at(7).record(0, &r("a", OK, Some("join")), 5).unwrap();
+    at(7).suspend(8).unwrap();
+    // The resumed run asks the node again at step 8: step 7's results.
+    assert_eq!(at(8).load(0, "a").unwrap().0.id, "a");
+    // Any other step (a later visit) has its own journal.
+    assert!(at(9).load(0, "a").is_none());
+    assert!(at(6).load(0, "a").is_none());
+    // A note naming anything but a sibling `step-N` folder is ignored.
+    let note = root.join("fan/branches/suspended.json");
+    std::fs::write(&note, r#"{"journal": "../../x", "resume_step": 8}"#).unwrap();
+    assert!(at(8).load(0, "a").is_none());
+    let _ = std::fs::remove_dir_all(&root);
+}
