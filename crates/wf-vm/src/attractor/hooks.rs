@@ -189,26 +189,8 @@ impl<R: ToolRunner> ToolRunner for HookedTools<R> {
     /// branch's thread, so hooked tools run concurrently as unhooked ones do.
     fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
         Some(Box::new(HookedTools {
-            inner: Forked(self.inner.fork()?),
+            inner: super::nested::Owned(self.inner.fork()?),
             working_dir: self.working_dir.clone(),
         }))
-    }
-}
-
-/// A forked runner, boxed, as a runner (what [`HookedTools::fork`] wraps).
-struct Forked(Box<dyn ToolRunner + Send>);
-
-impl ToolRunner for Forked {
-    fn run(
-        &mut self,
-        context: &DecisionContext<'_>,
-        command: &ShellCommand,
-        timeout: Duration,
-    ) -> Outcome {
-        self.0.run(context, command, timeout)
-    }
-
-    fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {
-        self.0.fork()
     }
 }
