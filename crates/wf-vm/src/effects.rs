@@ -303,18 +303,7 @@ pub(crate) fn read_effects(
 ) -> Result<Vec<EffectRecord>, crate::persist::PersistError> {
     use crate::persist::PersistError;
     let path = dir.log_path();
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => {
-            return Err(PersistError::Io {
-                path,
-                what: "read",
-                error,
-            });
-        }
-    };
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let (bytes, complete) = crate::persist::read_lines_file(&path)?;
     let mut out = Vec::new();
     for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
         if !is_effect_line(line) {

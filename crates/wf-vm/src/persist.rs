@@ -162,6 +162,19 @@ impl std::fmt::Display for PersistError {
 
 impl std::error::Error for PersistError {}
 
+/// The bytes of the JSON-lines file at `path` (none when it does not
+/// exist) and the length of its complete lines: a last line without its
+/// newline is a torn write, not a record.
+pub(crate) fn read_lines_file(path: &Path) -> Result<(Vec<u8>, usize), PersistError> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(io_err(path, "read")(e)),
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    Ok((bytes, complete))
+}
+
 fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(io::Error) -> PersistError + 'a {
     move |error| PersistError::Io {
         path: path.to_owned(),
@@ -431,12 +444,7 @@ impl RunDir {
     /// alone, and not read, through a read-only handle).
     pub fn read_log(&self) -> Result<Vec<(usize, LogRecord)>, PersistError> {
         let path = self.file(LOG);
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_err(&path, "read")(e)),
-        };
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let (bytes, complete) = read_lines_file(&path)?;
         if complete < bytes.len() && self.lock.is_some() {
             let f = OpenOptions::new()
                 .write(true)
@@ -475,12 +483,7 @@ impl RunDir {
         let path = self.file(LOG);
         // Parses (and checks) every record, and cuts a torn last line.
         self.read_log()?;
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_err(&path, "read")(e)),
-        };
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let (bytes, complete) = read_lines_file(&path)?;
         let mut out = Vec::with_capacity(complete);
         for line in bytes[..complete].split(|&b| b == b'\n') {
             if crate::effects::is_effect_line(line) {

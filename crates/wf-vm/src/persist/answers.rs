@@ -2,13 +2,13 @@
 //! lines (a [`AnswerRecord`]) after the step that suspended; they are not
 //! steps, and the step readers skip them (checking that they parse).
 
-use std::fs::{self, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::{self, Write as _};
 use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{LOG, PersistError, RunDir, io_err};
+use super::{LOG, PersistError, RunDir, io_err, read_lines_file};
 use crate::question::AnswerRecord;
 
 const PREFIX: &[u8] = br#"{"answer":"#;
@@ -51,12 +51,7 @@ impl RunDir {
     /// (answering again replaces an answer). A torn last line is ignored.
     pub fn answers(&self) -> Result<Vec<AnswerRecord>, PersistError> {
         let path = self.file(LOG);
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_err(&path, "read")(e)),
-        };
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let (bytes, complete) = read_lines_file(&path)?;
         let mut out = Vec::new();
         for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
             if is_answer(line) {

@@ -3,8 +3,8 @@
 //! step records; questions are JSON lines of their own (`questions.jsonl`),
 //! synced when written.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write as _};
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wf_ir::IrProgram;
 
-use super::{LOG, LogRecord, PersistError, RunDir, io_err, lock};
+use super::{LOG, LogRecord, PersistError, RunDir, io_err, lock, read_lines_file};
 use crate::effects::EffectRecord;
 use crate::engine::Snapshot;
 use crate::store::{Lease, QuestionRecord, RunStore, StorePart};
@@ -48,13 +48,7 @@ impl RunDir {
     /// The complete lines of JSON-lines file `name` (none when missing).
     fn lines_of(&self, name: &str) -> Result<Vec<Value>, PersistError> {
         let path = self.file(name);
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_err(&path, "read")(e)),
-        };
-        // A last line without its newline is a torn write: not recorded.
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let (bytes, complete) = read_lines_file(&path)?;
         let mut out = Vec::new();
         for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
             if line.is_empty() {
