@@ -121,6 +121,7 @@ impl Engine<'_> {
                 let runs = super::fan_pool::run(
                     workers,
                     &targets,
+                    |worker| worker,
                     |r: &(Run, Option<u64>)| policy.stop_after(&r.0.result),
                     skipped,
                     |(agent, tools), i, t| {

@@ -39,15 +39,20 @@ pub(super) fn forks(
         .collect()
 }
 
-/// Runs `work` on every target (with its index), on the workers' threads. Once `stop` says
-/// so for a finished branch, targets not yet started get `skipped(index,
-/// why)` instead. A worker thread that panicked leaves `None`.
-pub(super) fn run<R: Send>(
-    workers: Vec<Worker>,
+/// Runs `work` on every target (with its index), one thread per worker,
+/// targets taken in order, results in target order: each thread first
+/// turns its worker into its own state with `setup` (which may hold what
+/// cannot cross threads). Once `stop` says so for a finished branch,
+/// targets not yet started get `skipped(index, why)` instead. A worker
+/// thread that panicked leaves `None`. Both fan-outs use it: the `.wf`
+/// engine's and the Attractor `parallel` handler's.
+pub(crate) fn run<W: Send, S, R: Send>(
+    workers: Vec<W>,
     targets: &[NodeIdx],
+    setup: impl Fn(W) -> S + Sync,
     stop: impl Fn(&R) -> Option<String> + Sync,
     skipped: impl Fn(usize, &str) -> R + Sync,
-    work: impl Fn(&mut Worker, usize, NodeIdx) -> R + Sync,
+    work: impl Fn(&mut S, usize, NodeIdx) -> R + Sync,
 ) -> Vec<Option<R>> {
     let next = AtomicUsize::new(0);
     let stopped: Mutex<Option<String>> = Mutex::new(None);
@@ -55,10 +60,11 @@ pub(super) fn run<R: Send>(
     std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .into_iter()
-            .map(|mut worker| {
-                let (next, stopped, slots, stop, skipped, work) =
-                    (&next, &stopped, &slots, &stop, &skipped, &work);
+            .map(|worker| {
+                let (next, stopped, slots, setup, stop, skipped, work) =
+                    (&next, &stopped, &slots, &setup, &stop, &skipped, &work);
                 scope.spawn(move || {
+                    let mut worker = setup(worker);
                     loop {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(&target) = targets.get(i) else { break };
@@ -85,6 +91,7 @@ pub(super) fn run<R: Send>(
             })
             .collect();
         for h in handles {
+            // A panicking branch leaves its slot empty.
             let _ = h.join();
         }
     });

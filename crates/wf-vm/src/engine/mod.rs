@@ -9,7 +9,7 @@ mod effect;
 mod elsewhere;
 mod fan_branch;
 mod fan_out;
-mod fan_pool;
+pub(crate) mod fan_pool;
 mod lifecycle;
 mod merge;
 mod position;

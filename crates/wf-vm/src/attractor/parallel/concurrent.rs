@@ -19,8 +19,6 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -233,10 +231,8 @@ pub fn plan(
 /// started from starting; those already running finish.
 pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> Vec<Ran> {
     let started = Instant::now();
-    let next = AtomicUsize::new(0);
-    let stopped: Mutex<Option<String>> = Mutex::new(None);
-    let slots: Mutex<Vec<Option<Ran>>> = Mutex::new((0..targets.len()).map(|_| None).collect());
     let files = s.files.map(RunFiles::parts);
+    // The parts of `s` the threads share (its kit holds `Rc`s).
     let (depth, base_dir, root) = (s.kit.depth, s.kit.base_dir.clone(), s.kit.root.clone());
     let (program, workflow, context, fan_out, inherited, journal) = (
         s.program,
@@ -246,78 +242,53 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
         s.inherited,
         s.journal,
     );
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = plan
-            .workers
-            .into_iter()
-            .map(|(mut agent, runner)| {
-                let (next, stopped, slots) = (&next, &stopped, &slots);
-                let (files, base_dir, root) = (files.clone(), base_dir.clone(), root.clone());
-                scope.spawn(move || {
-                    let files = files.map(RunFiles::from_parts);
-                    let kit = Kit {
-                        depth,
-                        base_dir,
-                        root,
-                        tools: runner.map(|r| {
-                            Rc::new(RefCell::new(nested::Owned(r))) as nested::SharedTools
-                        }),
-                        ..Kit::default()
-                    };
-                    loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(&target) = targets.get(i) else { break };
-                        let id = program.str(
-                            program.workflows[workflow.0 as usize].nodes[target.0 as usize].id,
-                        );
-                        let why = lock(stopped).clone();
-                        let ran = match why {
-                            Some(why) => Ran {
-                                result: BranchResult::not_run(id, &why),
-                                offset_ms: None,
-                                duration_ms: 0,
-                                resumed: false,
-                                events: BranchEvents::default(),
-                                suspended: None,
-                            },
-                            None => {
-                                let env = BranchEnv {
-                                    program,
-                                    workflow,
-                                    context,
-                                    backend: agent
-                                        .as_deref_mut()
-                                        .map(|b| b as &mut dyn DecisionAgent),
-                                    files: files.as_ref(),
-                                    kit: &kit,
-                                    fan_out,
-                                    inherited,
-                                };
-                                let ran = run_one(env, i, target, journal, started);
-                                if let Some(why) = policy.stop_after(&ran.result) {
-                                    lock(stopped).get_or_insert(why);
-                                }
-                                ran
-                            }
-                        };
-                        lock(slots)[i] = Some(ran);
-                    }
-                })
-            })
-            .collect();
-        for h in handles {
-            // A panicking branch leaves its slot empty: it fails below.
-            let _ = h.join();
-        }
-    });
-    let slots = slots.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let id_of = |target: NodeIdx| {
+        program.str(program.workflows[workflow.0 as usize].nodes[target.0 as usize].id)
+    };
+    let slots = crate::engine::fan_pool::run(
+        plan.workers,
+        targets,
+        // The branch's run files and kit hold `Rc`s: made on its thread.
+        |(agent, runner)| {
+            let kit = Kit {
+                depth,
+                base_dir: base_dir.clone(),
+                root: root.clone(),
+                tools: runner
+                    .map(|r| Rc::new(RefCell::new(nested::Owned(r))) as nested::SharedTools),
+                ..Kit::default()
+            };
+            (agent, files.clone().map(RunFiles::from_parts), kit)
+        },
+        |ran: &Ran| policy.stop_after(&ran.result),
+        |i, why| Ran {
+            result: BranchResult::not_run(id_of(targets[i]), why),
+            offset_ms: None,
+            duration_ms: 0,
+            resumed: false,
+            events: BranchEvents::default(),
+            suspended: None,
+        },
+        |(agent, files, kit), i, target| {
+            let env = BranchEnv {
+                program,
+                workflow,
+                context,
+                backend: agent.as_deref_mut().map(|b| b as &mut dyn DecisionAgent),
+                files: files.as_ref(),
+                kit,
+                fan_out,
+                inherited,
+            };
+            run_one(env, i, target, journal, started)
+        },
+    );
     slots
         .into_iter()
         .zip(targets)
         .map(|(slot, &target)| {
             slot.unwrap_or_else(|| {
-                let id =
-                    program.str(program.workflows[workflow.0 as usize].nodes[target.0 as usize].id);
+                let id = id_of(target);
                 Ran {
                     result: BranchResult {
                         outcome: Status::Fail,
@@ -336,10 +307,4 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
             })
         })
         .collect()
-}
-
-/// A lock that a panicking branch did not make unusable: the data behind
-/// it is a slot list and a reason, valid whatever the panic interrupted.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
