@@ -316,7 +316,15 @@ pub fn parse(text: &str) -> Result<LlmConfig, (usize, usize, String)> {
             "max_tokens" => config.max_tokens = Some(count(value, "llm.max_tokens").map_err(bad)?),
             "providers" => {
                 for (name, t) in table(value, "[llm.providers]").map_err(bad)? {
-                    let p = provider_table(name, t).map_err(|m| at(name, m))?;
+                    // Placed at the provider's table header when there is
+                    // one (the name alone may first appear as a value).
+                    let header = format!("[llm.providers.{name}]");
+                    let needle = if text.contains(&header) {
+                        &header
+                    } else {
+                        name
+                    };
+                    let p = provider_table(name, t).map_err(|m| at(needle, m))?;
                     config.providers.insert(canonical(name).to_string(), p);
                 }
             }

@@ -142,7 +142,7 @@ fn structured_output_is_on_by_default_and_can_be_switched_off() {
     let (line, column, message) =
         parse("[llm.providers.openai]\nstructured_output = \"no\"\n").unwrap_err();
     // Placed at the provider's table, as the other keys of a provider.
-    assert_eq!((line, column), (1, 16));
+    assert_eq!((line, column), (1, 1));
     assert!(
         message.contains("`llm.providers.openai.structured_output` must be true or false"),
         "{message}"

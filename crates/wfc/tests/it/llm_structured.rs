@@ -483,3 +483,25 @@ fn a_server_that_rejects_the_schema_names_the_switch_and_resume_runs_without_it(
     assert_eq!(schema_sent("local", &seen[2].1), None);
     assert!(dir.join("run/fix/response.md").is_file());
 }
+
+#[test]
+fn wfc_check_refuses_a_structured_output_that_is_not_a_bool() {
+    let dir = scratch(
+        "check",
+        "local",
+        "http://127.0.0.1:9",
+        "structured_output = \"no\"\n",
+    );
+    let out = Command::new(get_cargo_bin("wfc"))
+        .args(["check", dir.join("route.dot").to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("wf.toml:4:1: `llm.providers.local.structured_output` must be true or false"),
+        "{stderr}"
+    );
+}
