@@ -283,20 +283,24 @@ pub fn parse(api: Api, doc: &Value) -> Result<Response, String> {
     };
     match api {
         Api::Anthropic => {
-            // The routing tool's input is the answer in structured form:
-            // it is read as its JSON text, after any text before it.
-            let text = texts(doc.get("content"), &|p| match p["type"].as_str() {
-                Some("text") => Some(p["text"].as_str().unwrap_or("").to_string()),
-                Some("tool_use") if p["name"] == crate::structured::NAME => {
-                    Some(format!("\n{}", p["input"]))
+            let blocks = doc.get("content").and_then(Value::as_array);
+            let blocks = blocks.ok_or("the answer has no `content` list")?;
+            let mut text = String::new();
+            for block in blocks {
+                match block["type"].as_str() {
+                    Some("text") => text.push_str(block["text"].as_str().unwrap_or("")),
+                    // The routing tool's input is the answer in structured
+                    // form: read as its JSON text, on a line of its own
+                    // after any text (as `stream` gathers it).
+                    Some("tool_use") if block["name"] == crate::structured::NAME => {
+                        if !text.is_empty() {
+                            text.push('\n');
+                        }
+                        text.push_str(&block["input"].to_string());
+                    }
+                    _ => {}
                 }
-                _ => None,
-            })
-            .ok_or("the answer has no `content` list")?;
-            let text = match text.strip_prefix('\n') {
-                Some(rest) if rest.starts_with('{') => rest.to_string(),
-                _ => text,
-            };
+            }
             let u = &doc["usage"];
             let cached = n(u, &["cache_read_input_tokens"]);
             Ok(Response {

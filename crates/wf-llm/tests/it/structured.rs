@@ -372,3 +372,41 @@ fn a_refusal_is_the_answer_text() {
         assert!(route::parse_answer(&got.response.text, &labels()).is_err());
     }
 }
+
+#[test]
+fn text_before_the_tool_call_comes_first_whole_or_streamed() {
+    let input = json!({"outcome": "retry", "preferred_label": "Approve", "context_updates": {}, "notes": "flaky"});
+    let whole: Value = serde_json::from_str(&fake::anthropic_tool(&input)).unwrap();
+    let mut whole = whole;
+    whole["content"] =
+        json!([{"type": "text", "text": "Looks fine."}, whole["content"][0].clone()]);
+    let whole = wf_llm::provider::parse(Api::Anthropic, &whole).unwrap();
+    let event = |data: Value| {
+        format!(
+            "event: {}\ndata: {data}\n\n",
+            data["type"].as_str().unwrap()
+        )
+    };
+    let mut sse = String::new();
+    for data in [
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 5, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Looks fine."}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "route", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        // A delta of another block is not the tool's input.
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"x\": 1}"}}),
+        json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
+        json!({"type": "message_stop"}),
+    ] {
+        sse.push_str(&event(data));
+    }
+    let streamed = wf_llm::stream::parse(Api::Anthropic, &sse).unwrap();
+    assert_eq!(whole.text, format!("Looks fine.\n{input}"));
+    assert_eq!(streamed.text, whole.text);
+    let answer = route::parse_answer(&streamed.text, &labels()).unwrap();
+    assert_eq!(answer.outcome, "retry");
+    assert_eq!(answer.notes.as_deref(), Some("flaky"));
+}
