@@ -156,6 +156,7 @@ fn overhead(c: &mut Criterion) {
                 reasoning_effort: None,
                 max_output_tokens: 1024,
                 stream,
+                structured: None,
             };
             let id = format!("{name}/{}", if stream { "sse" } else { "json" });
             group.bench_function(id, |b| {

@@ -295,10 +295,17 @@ fn once(
             .as_ref()
             .and_then(provider::error_message)
             .unwrap_or_else(|| snippet(&text));
-        let mut e = fail(
-            ErrorKind::Status(status),
-            format!("{} answered HTTP {status}: {detail}", settings.name),
-        );
+        let mut message = format!("{} answered HTTP {status}: {detail}", settings.name);
+        if matches!(status, 400 | 422) && crate::structured::applies(api, request) {
+            // A compatible server may not take the schema: say how to stop
+            // sending it.
+            message.push_str(&format!(
+                " (the request asked for the routing answer as structured output; if the server \
+                 does not support it, set `structured_output = false` under [llm.providers.{}] in wf.toml)",
+                settings.name
+            ));
+        }
+        let mut e = fail(ErrorKind::Status(status), message);
         e.retry_after = retry_after;
         return Err(e);
     }

@@ -15,6 +15,7 @@
 //! max_output_tokens = 8192
 //! retries = 3
 //! concurrency = 4
+//! structured_output = true        # routing answers as a tool call or JSON schema
 //!
 //! [llm.providers.local]           # any OpenAI-compatible server
 //! api = "openai-chat"
@@ -109,6 +110,9 @@ pub struct ProviderTable {
     pub retries: Option<u32>,
     /// `concurrency`.
     pub concurrency: Option<usize>,
+    /// `structured_output`: ask for a routing answer in the provider's
+    /// structured form (`crate::structured`); default on.
+    pub structured_output: Option<bool>,
     /// `api = "claude-cli"` (or `codex-cli`, `gemini-cli`): the provider
     /// is a CLI coding agent, not an HTTP API (`crate::cli`).
     pub cli: Option<crate::cli::CliKind>,
@@ -183,6 +187,9 @@ pub struct ProviderSettings {
     pub concurrency: usize,
     /// The first backoff delay (doubled on each retry).
     pub retry_delay: Duration,
+    /// Whether a stage with routing choices also asks for its answer in
+    /// the API's structured form (`crate::structured`).
+    pub structured_output: bool,
 }
 
 impl LlmConfig {
@@ -254,6 +261,10 @@ impl LlmConfig {
             retries: table.retries.unwrap_or(DEFAULT_RETRIES),
             concurrency: table.concurrency.unwrap_or(DEFAULT_CONCURRENCY),
             retry_delay: Duration::from_millis(500),
+            // On for every API, compatible servers included: vLLM, Ollama,
+            // llama.cpp and LM Studio take `response_format` json_schema,
+            // and one that rejects it gets an error naming this switch.
+            structured_output: table.structured_output.unwrap_or(true),
         })
     }
 }
@@ -305,7 +316,15 @@ pub fn parse(text: &str) -> Result<LlmConfig, (usize, usize, String)> {
             "max_tokens" => config.max_tokens = Some(count(value, "llm.max_tokens").map_err(bad)?),
             "providers" => {
                 for (name, t) in table(value, "[llm.providers]").map_err(bad)? {
-                    let p = provider_table(name, t).map_err(|m| at(name, m))?;
+                    // Placed at the provider's table header when there is
+                    // one (the name alone may first appear as a value).
+                    let header = format!("[llm.providers.{name}]");
+                    let needle = if text.contains(&header) {
+                        &header
+                    } else {
+                        name
+                    };
+                    let p = provider_table(name, t).map_err(|m| at(needle, m))?;
                     config.providers.insert(canonical(name).to_string(), p);
                 }
             }
@@ -420,6 +439,12 @@ fn provider_table(name: &str, value: &Value) -> Result<ProviderTable, String> {
                 }
                 p.concurrency = Some(n as usize);
             }
+            "structured_output" => {
+                p.structured_output = Some(
+                    v.as_bool()
+                        .ok_or_else(|| format!("`{what}` must be true or false"))?,
+                )
+            }
             other => {
                 return Err(unknown(
                     other,
@@ -432,6 +457,7 @@ fn provider_table(name: &str, value: &Value) -> Result<ProviderTable, String> {
                         "max_output_tokens",
                         "retries",
                         "concurrency",
+                        "structured_output",
                         "command",
                         "args",
                     ],

@@ -18,6 +18,7 @@ pub mod price;
 pub mod provider;
 pub mod route;
 pub mod stream;
+pub mod structured;
 
 #[cfg(feature = "http")]
 pub use client::{Backend, Chunk, Error, ErrorKind};

@@ -75,6 +75,10 @@ pub struct Request {
     pub max_output_tokens: u32,
     /// Ask for a streamed answer (server-sent events), read as it arrives.
     pub stream: bool,
+    /// The routing choices, when the answer is also asked for in the
+    /// provider's structured form ([`crate::structured`]); `None` sends no
+    /// schema.
+    pub structured: Option<crate::structured::Choices>,
 }
 
 impl Request {
@@ -260,6 +264,7 @@ pub fn body(api: Api, req: &Request) -> Value {
             Api::Gemini => {}
         }
     }
+    crate::structured::apply(api, req, &mut b);
     b
 }
 
@@ -278,10 +283,24 @@ pub fn parse(api: Api, doc: &Value) -> Result<Response, String> {
     };
     match api {
         Api::Anthropic => {
-            let text = texts(doc.get("content"), &|p| {
-                (p["type"] == "text").then(|| p["text"].as_str().unwrap_or("").to_string())
-            })
-            .ok_or("the answer has no `content` list")?;
+            let blocks = doc.get("content").and_then(Value::as_array);
+            let blocks = blocks.ok_or("the answer has no `content` list")?;
+            let mut text = String::new();
+            for block in blocks {
+                match block["type"].as_str() {
+                    Some("text") => text.push_str(block["text"].as_str().unwrap_or("")),
+                    // The routing tool's input is the answer in structured
+                    // form: read as its JSON text, on a line of its own
+                    // after any text (as `stream` gathers it).
+                    Some("tool_use") if block["name"] == crate::structured::NAME => {
+                        if !text.is_empty() {
+                            text.push('\n');
+                        }
+                        text.push_str(&block["input"].to_string());
+                    }
+                    _ => {}
+                }
+            }
             let u = &doc["usage"];
             let cached = n(u, &["cache_read_input_tokens"]);
             Ok(Response {
@@ -305,9 +324,12 @@ pub fn parse(api: Api, doc: &Value) -> Result<Response, String> {
                 .iter()
                 .filter(|item| item["type"] == "message")
                 .filter_map(|item| {
-                    texts(item.get("content"), &|p| {
-                        (p["type"] == "output_text")
-                            .then(|| p["text"].as_str().unwrap_or("").to_string())
+                    // A refusal (structured output) stands for the text: it
+                    // is what the model said, and no routing answer.
+                    texts(item.get("content"), &|p| match p["type"].as_str() {
+                        Some("output_text") => Some(p["text"].as_str().unwrap_or("").to_string()),
+                        Some("refusal") => Some(p["refusal"].as_str().unwrap_or("").to_string()),
+                        _ => None,
                     })
                 })
                 .collect::<Vec<_>>()
@@ -329,7 +351,11 @@ pub fn parse(api: Api, doc: &Value) -> Result<Response, String> {
                 .and_then(|c| c.get(0))
                 .and_then(|c| c.get("message"))
                 .ok_or("the answer has no `choices[0].message`")?;
-            let text = message["content"].as_str().unwrap_or("").to_string();
+            let text = message["content"]
+                .as_str()
+                .or_else(|| message["refusal"].as_str())
+                .unwrap_or("")
+                .to_string();
             let u = &doc["usage"];
             Ok(Response {
                 text,

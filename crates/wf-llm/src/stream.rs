@@ -3,7 +3,7 @@
 //!
 //! | API | text deltas | end of the answer | usage |
 //! |---|---|---|---|
-//! | Anthropic | `content_block_delta` with a `text_delta` | `message_stop` | `message_start` + `message_delta` |
+//! | Anthropic | `content_block_delta` with a `text_delta` (or the routing tool's `input_json_delta`) | `message_stop` | `message_start` + `message_delta` |
 //! | OpenAI Responses | `response.output_text.delta` | `response.completed` | in `response.completed` |
 //! | Chat Completions | `choices[0].delta.content` | `data: [DONE]` or a `finish_reason` | the last chunk (`include_usage`) |
 //! | Gemini | `candidates[0].content.parts[].text` | a `finishReason` | `usageMetadata` of the last chunk |
@@ -78,6 +78,8 @@ pub struct Accumulator {
     usage: serde_json::Map<String, Value>,
     /// OpenAI Responses: the final `response` object.
     completed: Option<Value>,
+    /// Anthropic: the index of the routing tool's `tool_use` block.
+    tool_block: Option<u64>,
     done: bool,
 }
 
@@ -89,6 +91,7 @@ impl Accumulator {
             text: String::new(),
             usage: serde_json::Map::new(),
             completed: None,
+            tool_block: None,
             done: false,
         }
     }
@@ -130,9 +133,26 @@ impl Accumulator {
                     self.merge_usage(doc.pointer("/message/usage"));
                     None
                 }
-                "content_block_delta" => (doc.pointer("/delta/type") == Some(&json!("text_delta")))
-                    .then(|| doc.pointer("/delta/text").and_then(Value::as_str))
-                    .flatten(),
+                // The routing tool's input arrives as pieces of JSON text
+                // (`input_json_delta`): it is the answer, as in `parse`.
+                "content_block_start"
+                    if doc.pointer("/content_block/type") == Some(&json!("tool_use"))
+                        && doc.pointer("/content_block/name")
+                            == Some(&json!(crate::structured::NAME)) =>
+                {
+                    self.tool_block = doc.get("index").and_then(Value::as_u64);
+                    (!self.text.is_empty()).then_some("\n")
+                }
+                "content_block_delta" => match doc.pointer("/delta/type").and_then(Value::as_str) {
+                    Some("text_delta") => doc.pointer("/delta/text").and_then(Value::as_str),
+                    Some("input_json_delta")
+                        if self.tool_block.is_some()
+                            && doc.get("index").and_then(Value::as_u64) == self.tool_block =>
+                    {
+                        doc.pointer("/delta/partial_json").and_then(Value::as_str)
+                    }
+                    _ => None,
+                },
                 "message_delta" => {
                     self.merge_usage(doc.get("usage"));
                     None
@@ -144,7 +164,9 @@ impl Accumulator {
                 _ => None,
             },
             Api::OpenAiResponses => match kind.as_str() {
-                "response.output_text.delta" => doc.get("delta").and_then(Value::as_str),
+                "response.output_text.delta" | "response.refusal.delta" => {
+                    doc.get("delta").and_then(Value::as_str)
+                }
                 "response.completed" => {
                     self.completed = doc.get("response").cloned();
                     if self.completed.is_none() {
@@ -171,9 +193,11 @@ impl Accumulator {
                 {
                     self.done = true;
                 }
-                choice
-                    .and_then(|c| c.pointer("/delta/content"))
+                let delta = choice.and_then(|c| c.get("delta"));
+                delta
+                    .and_then(|d| d.get("content"))
                     .and_then(Value::as_str)
+                    .or_else(|| delta.and_then(|d| d.get("refusal")).and_then(Value::as_str))
             }
             Api::Gemini => {
                 self.merge_usage(doc.get("usageMetadata"));

@@ -42,6 +42,7 @@ fn request(model: &str) -> Request {
         reasoning_effort: None,
         max_output_tokens: 256,
         stream: false,
+        structured: None,
     }
 }
 

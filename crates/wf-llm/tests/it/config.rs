@@ -121,3 +121,35 @@ fn a_syntax_error_is_placed_where_it_is() {
     let (line, _, _) = parse("[llm]\nmodel = \"é\" x\n").unwrap_err();
     assert_eq!(line, 2);
 }
+
+#[test]
+fn structured_output_is_on_by_default_and_can_be_switched_off() {
+    let c = parse(
+        "[llm.providers.local]\napi = \"openai-chat\"\nbase_url = \"http://127.0.0.1:1/v1\"\nstructured_output = false\n",
+    )
+    .unwrap();
+    assert!(!c.resolve("local", &|_| None).unwrap().structured_output);
+    let key = |_: &str| Some("k".to_string());
+    for name in ["anthropic", "openai", "gemini"] {
+        assert!(
+            LlmConfig::default()
+                .resolve(name, &key)
+                .unwrap()
+                .structured_output,
+            "{name}"
+        );
+    }
+    let (line, column, message) =
+        parse("[llm.providers.openai]\nstructured_output = \"no\"\n").unwrap_err();
+    // Placed at the provider's table, as the other keys of a provider.
+    assert_eq!((line, column), (1, 1));
+    assert!(
+        message.contains("`llm.providers.openai.structured_output` must be true or false"),
+        "{message}"
+    );
+    let (_, _, message) = parse("[llm.providers.openai]\nstructured_outpt = true\n").unwrap_err();
+    assert!(
+        message.contains("did you mean `structured_output`?"),
+        "{message}"
+    );
+}

@@ -306,3 +306,64 @@ pub fn gemini_sse(pieces: &[&str]) -> Vec<String> {
     }
     out
 }
+
+/// An Anthropic Messages answer that calls the routing tool with `input`
+/// (what a forced `tool_choice` gives: no text, one `tool_use` block).
+pub fn anthropic_tool(input: &serde_json::Value) -> String {
+    serde_json::json!({
+        "id": "msg_01", "type": "message", "role": "assistant",
+        "model": "claude-sonnet-4-6",
+        "content": [{"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "route", "input": input}],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 20, "output_tokens": 50}
+    })
+    .to_string()
+}
+
+/// An Anthropic Messages stream calling the routing tool, its input sent
+/// as `pieces` of JSON text (`input_json_delta`).
+pub fn anthropic_tool_sse(pieces: &[&str]) -> Vec<String> {
+    use serde_json::json;
+    let mut out = vec![
+        event(
+            Some("message_start"),
+            &json!({"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": [], "stop_reason": null,
+            "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 20, "output_tokens": 1}}}),
+        ),
+        event(
+            Some("content_block_start"),
+            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_01", "name": "route", "input": {}}}),
+        ),
+        event(
+            Some("content_block_delta"),
+            &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ""}}),
+        ),
+    ];
+    for p in pieces {
+        out.push(event(Some("content_block_delta"), &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": p}})));
+    }
+    out.push(event(
+        Some("content_block_stop"),
+        &json!({"type": "content_block_stop", "index": 0}),
+    ));
+    out.push(event(Some("message_delta"), &json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 50}})));
+    out.push(event(
+        Some("message_stop"),
+        &json!({"type": "message_stop"}),
+    ));
+    out
+}
+
+/// A Gemini answer under `responseMimeType: application/json`: the JSON
+/// is `candidates[0].content.parts[0].text`.
+pub fn gemini_json(text: &str) -> String {
+    serde_json::json!({
+        "candidates": [{"content": {"parts": [{"text": text}], "role": "model"},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 60, "candidatesTokenCount": 20, "totalTokenCount": 80},
+        "modelVersion": "gemini-3-flash-preview"
+    })
+    .to_string()
+}

@@ -4,3 +4,4 @@
 mod calls;
 mod config;
 mod fake;
+mod structured;

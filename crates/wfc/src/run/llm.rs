@@ -500,7 +500,15 @@ impl Caller {
             reasoning_effort: effort.clone(),
             max_output_tokens: settings.map_or(0, |s| s.max_output_tokens),
             stream: true,
+            // The choices again, for the provider's structured output.
+            structured: settings.filter(|s| routes && s.structured_output).map(|_| {
+                wf_llm::structured::Choices {
+                    labels: labels.clone(),
+                    keys: keys.clone(),
+                }
+            }),
         };
+        let structured = settings.is_some_and(|s| wf_llm::structured::applies(s.api, &request));
         let (text, usage, latency, attempts, reported_cost, from_file) = match settings {
             None => {
                 let cli = setup.clis.get(&provider).ok_or_else(|| {
@@ -579,6 +587,7 @@ impl Caller {
                     "thread_id": sent.thread,
                     "messages": request.message_count(),
                     "preamble_tokens": sent.preamble_tokens,
+                    "structured_output": structured,
                     "estimated_tokens": request.history.iter().map(|t| context::estimate_tokens(&t.text)).sum::<u64>()
                         + context::estimate_tokens(&request.prompt),
                 },

@@ -21,6 +21,7 @@ mod fmt;
 mod graph;
 mod human_fast;
 mod llm_run;
+mod llm_structured;
 mod lsp;
 mod lsp_fixtures;
 mod replay_sweep;
