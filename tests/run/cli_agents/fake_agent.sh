@@ -1,9 +1,15 @@
 #!/bin/sh
 # A fake CLI coding agent for the tests of crates/wfc/tests/it/cli_agents.rs:
 # records what it received in $FAKE_LOG, then acts as $FAKE_MODE says.
+# `argv` and `stdin` are the last call's; `argv.NODE` and `stdin.NODE` each
+# stage's (branches run at once). `@NODE@` in the output becomes the stage's
+# id (a session id per stage: `s-@NODE@`).
 log="$FAKE_LOG"
-printf '%s\n' "$@" > "$log/argv"
-cat > "$log/stdin"
+node="${WFC_NODE:-none}"
+printf '%s\n' "$@" > "$log/argv.$node"
+cat > "$log/stdin.$node"
+cp "$log/argv.$node" "$log/argv"
+cp "$log/stdin.$node" "$log/stdin"
 pwd > "$log/cwd"
 printf '%s\n' "$WFC_NODE" "$WFC_STAGE_DIR" "$WFC_STATUS_FILE" > "$log/env"
 case "$FAKE_MODE" in
@@ -20,4 +26,4 @@ case "$FAKE_MODE" in
     exit 7
     ;;
 esac
-cat "$FAKE_OUTPUT"
+sed "s/@NODE@/$node/g" "$FAKE_OUTPUT"
