@@ -249,4 +249,51 @@ mod tests {
         );
         assert_eq!(Lease::take(&shared, key("fan/a")).resume, None);
     }
+
+    #[test]
+    fn a_resumed_run_reads_the_main_lines_latest_valid_sessions() {
+        let dir = std::env::temp_dir().join(format!("wfc-sessions-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = RunFiles::new(&dir);
+        let stage = |node: &str, thread: &str, record: Value| {
+            let status = json!({"usage": {"provider": "claude-cli",
+                "sent": {"fidelity": "full", "thread_id": thread, "cli_session": record}}});
+            std::fs::create_dir_all(files.stage_path(node)).unwrap();
+            std::fs::write(
+                files.stage_path(node).join("status.json"),
+                status.to_string(),
+            )
+            .unwrap();
+        };
+        stage("a", "t", json!({"id": "later", "at_ms": 20}));
+        stage("b", "t", json!({"id": "earlier", "at_ms": 10}));
+        stage("c", "u", json!({"id": "x; rm -rf ~", "at_ms": 30}));
+        stage(
+            "d",
+            "v",
+            json!({"id": "branch", "at_ms": 40, "scope": "fan/d"}),
+        );
+        stage("e", "w", json!({"id": "not-completed", "at_ms": 50}));
+        let checkpoint = json!({"completed_nodes": ["a", "b", "c", "d"]});
+        std::fs::write(dir.join("checkpoint.json"), checkpoint.to_string()).unwrap();
+        let shared: Shared = Arc::new(Mutex::new(Sessions::from_run(&files)));
+        let resumes = |thread: &str| {
+            let lease = Lease::take(
+                &shared,
+                Key {
+                    scope: String::new(),
+                    provider: "claude-cli".into(),
+                    thread: thread.into(),
+                },
+            );
+            lease.resume.as_ref().map(|id| id.as_str().to_string())
+        };
+        // The latest by time, whatever the order of the stages.
+        assert_eq!(resumes("t").as_deref(), Some("later"));
+        // A hostile id, a branch's session and a stage not completed: none.
+        assert_eq!(resumes("u"), None);
+        assert_eq!(resumes("v"), None);
+        assert_eq!(resumes("w"), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
