@@ -12,6 +12,15 @@ cp "$log/argv.$node" "$log/argv"
 cp "$log/stdin.$node" "$log/stdin"
 pwd > "$log/cwd"
 printf '%s\n' "$WFC_NODE" "$WFC_STAGE_DIR" "$WFC_STATUS_FILE" > "$log/env"
+# FAKE_LOST_SESSIONS=1: the agent no longer has any session to resume.
+if [ -n "$FAKE_LOST_SESSIONS" ]; then
+  for a in "$@"; do
+    if [ "$a" = "--resume" ]; then
+      echo "No conversation found with session ID" >&2
+      exit 1
+    fi
+  done
+fi
 case "$FAKE_MODE" in
   hang)
     sleep 60 &

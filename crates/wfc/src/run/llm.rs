@@ -538,8 +538,14 @@ impl Caller {
                     effort: effort.as_deref(),
                     resume: sent.session.as_ref().and_then(|l| l.resume.as_ref()),
                 };
-                let ran = super::cli_agent::run(cli, id, &request.prompt, flags, stage, files)
-                    .map_err(|e| err(format!("node `{id}`: {e}")))?;
+                let ran = match super::cli_agent::run(cli, id, &request.prompt, flags, stage, files)
+                {
+                    Ok(ran) => ran,
+                    Err(e) => {
+                        let more = sent.session.take().map(|l| l.failed(files, id));
+                        return Err(err(format!("node `{id}`: {e}{}", more.unwrap_or_default())));
+                    }
+                };
                 let a = ran.answer;
                 cli_session = sent.session.take().map(|l| l.finish(a.session.as_ref()));
                 (a.text, a.usage, ran.elapsed, 1, a.cost_usd, ran.status_file)

@@ -677,3 +677,89 @@ fn a_hostile_session_id_is_refused_with_a_clear_error() {
         assert!(!read(&dir.join("log/argv")).contains("--resume"), "{name}");
     }
 }
+
+/// `plan`, `build` and `ship` of `claude-cli` on thread `main`; `build`
+/// and `ship` have `retries` retries.
+fn lost_dot(dir: &Path, retries: u32) {
+    std::fs::write(
+        dir.join("l.dot"),
+        format!(
+            "digraph l {{\n  graph [default_fidelity=\"full\", thread_id=\"main\"]\n  node [llm_provider=\"claude-cli\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  build [shape=box, prompt=\"Build\", max_retries={retries}]\n  ship [shape=box, prompt=\"Ship\", max_retries={retries}]\n  done [shape=Msquare]\n  start -> plan -> build -> ship -> done\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_session_the_agent_lost_is_forgotten_and_the_next_attempt_starts_afresh() {
+    let output = fixtures().join("claude_session.json");
+    // In one process: the retry of `build` starts a new session.
+    let dir = setup("session-lost");
+    lost_dot(&dir, 1);
+    let env = [
+        ("FAKE_OUTPUT", output.to_str().unwrap()),
+        ("FAKE_LOST_SESSIONS", "1"),
+    ];
+    let events = dir.join("events.jsonl");
+    let out = run(&dir, "l.dot", &["--events", events.to_str().unwrap()], &env);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let events = read(&events);
+    assert!(
+        events.contains("the call resumed the agent's session s-plan of thread `main`"),
+        "{events}"
+    );
+    let (argv, stdin) = call_of(&dir, "build");
+    assert_eq!(resumed("claude-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: compact)"),
+        "{stdin}"
+    );
+
+    // A durable run suspends on it; the resumed run does not try the lost
+    // session again.
+    let dir = setup("session-lost-resume");
+    lost_dot(&dir, 0);
+    let out = run(&dir, "l.dot", &["--run-dir", "run"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", summary(&out));
+    assert!(
+        summary(&out).to_string().contains("No conversation found"),
+        "{}",
+        summary(&out)
+    );
+    let out = resume(&dir, &env[..1]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let (argv, stdin) = call_of(&dir, "build");
+    assert_eq!(resumed("claude-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: summary:high)"),
+        "{stdin}"
+    );
+    let (argv, _) = call_of(&dir, "ship");
+    assert_eq!(resumed("claude-cli", &argv).as_deref(), Some("s-build"));
+}
+
+#[test]
+fn a_run_resumed_from_another_directory_starts_new_sessions() {
+    // The CLIs keep their sessions per project (working directory).
+    let dir = setup("session-cwd");
+    lost_dot(&dir, 0);
+    std::fs::write(dir.join("wf.toml"), "[llm]\nmax_tokens = 200\n").unwrap();
+    let output = fixtures().join("claude_session.json");
+    let env = [("FAKE_OUTPUT", output.to_str().unwrap())];
+    let out = run(&dir, "l.dot", &["--run-dir", "run"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", summary(&out));
+    std::fs::write(dir.join("wf.toml"), "").unwrap();
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(dir.join("bin"), elsewhere.join("bin")).unwrap();
+    std::fs::rename(dir.join("log"), elsewhere.join("log")).unwrap();
+    std::fs::rename(dir.join("run"), elsewhere.join("run")).unwrap();
+    let out = resume(&elsewhere, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let (argv, stdin) = call_of(&elsewhere, "ship");
+    assert_eq!(resumed("claude-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: summary:high)"),
+        "{stdin}"
+    );
+}

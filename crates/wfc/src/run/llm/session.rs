@@ -9,7 +9,10 @@
 //! own rather than appending to the one its parent or a sibling uses at
 //! the same time. Each call records its session in the stage's
 //! `status.json` (`usage.sent.cli_session`), from which a resumed run
-//! reads them back ([`Sessions::from_run`]).
+//! reads them back ([`Sessions::from_run`]). A call that fails to resume
+//! its session (the agent lost it) makes the thread forget it, for this
+//! process and, through a marker in the stage folder, for a resumed run,
+//! so that the next attempt starts afresh instead of failing again.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -33,6 +36,9 @@ pub struct Key {
     pub thread: String,
 }
 
+/// The marker a failed resume leaves in the stage folder.
+const FAILED_FILE: &str = "cli-session-failed.json";
+
 /// The sessions of a run, shared by the agent and its forks.
 #[derive(Debug, Default)]
 pub struct Sessions {
@@ -47,8 +53,10 @@ pub type Shared = Arc<Mutex<Sessions>>;
 impl Sessions {
     /// The sessions of the main line recorded in the run directory: the
     /// latest `usage.sent.cli_session` of each (provider, thread) among
-    /// the completed stages of `checkpoint.json`. A branch's sessions are
-    /// not read: a branch run again after a resume starts afresh.
+    /// the completed stages of `checkpoint.json`, when it was recorded in
+    /// this working directory (the CLIs keep their sessions per project)
+    /// and no resume of it failed since. A branch's sessions are not
+    /// read: a branch run again after a resume starts afresh.
     pub fn from_run(files: &RunFiles) -> Sessions {
         let mut s = Sessions::default();
         let read = |path: std::path::PathBuf| -> Option<Value> {
@@ -76,6 +84,12 @@ impl Sessions {
             let (Ok(id), None) = (SessionId::parse(id), record.get("scope")) else {
                 continue;
             };
+            if record["cwd"]
+                .as_str()
+                .is_some_and(|c| Some(c) != cwd().as_deref())
+            {
+                continue;
+            }
             let key = Key {
                 scope: String::new(),
                 provider: provider.to_string(),
@@ -86,8 +100,29 @@ impl Sessions {
                 s.ids.insert(key, (id, at));
             }
         }
+        // Resumes that failed, in any stage folder (the failed stage is
+        // not among the completed ones).
+        let dirs = std::fs::read_dir(files.root())
+            .into_iter()
+            .flatten()
+            .flatten();
+        for marker in dirs.filter_map(|d| read(d.path().join(FAILED_FILE))) {
+            let failed = |(key, (id, _)): (&Key, &(SessionId, u64))| {
+                Some(key.provider.as_str()) == marker["provider"].as_str()
+                    && Some(key.thread.as_str()) == marker["thread"].as_str()
+                    && Some(id.as_str()) == marker["id"].as_str()
+            };
+            s.ids.retain(|k, v| !failed((k, v)));
+        }
         s
     }
+}
+
+/// The working directory, as recorded beside a session.
+fn cwd() -> Option<String> {
+    std::env::current_dir()
+        .ok()
+        .map(|d| d.to_string_lossy().into_owned())
 }
 
 /// A call's hold on its thread's session, from before the call until
@@ -137,11 +172,43 @@ impl Lease {
             "id": ran_in.map(SessionId::as_str),
             "resumed": self.resume.is_some(),
             "at_ms": at_ms,
+            "cwd": cwd(),
         });
         if !self.key.scope.is_empty() {
             record["scope"] = json!(self.key.scope);
         }
         record
+    }
+}
+
+impl Lease {
+    /// The call failed: when it resumed a session, the thread forgets it
+    /// (the agent may have lost it, and resuming it again would fail
+    /// again), here and, with a run directory, for a resumed run (a marker
+    /// in `node`'s folder). Returns what the error adds.
+    pub fn failed(self, files: Option<&RunFiles>, node: &str) -> String {
+        let Some(id) = &self.resume else {
+            return String::new();
+        };
+        lock(&self.shared).ids.remove(&self.key);
+        if let Some(files) = files {
+            let marker = json!({
+                "provider": self.key.provider,
+                "thread": self.key.thread,
+                "id": id.as_str(),
+            });
+            // Best effort: without it a resumed run tries the session once
+            // more, which fails the same way.
+            let _ = files
+                .stage_dir(node)
+                .and_then(|d| files.write_json(&d.join(FAILED_FILE), &marker));
+        }
+        format!(
+            " (the call resumed the agent's session {} of thread `{}`: the stage's next \
+             attempt starts a new one)",
+            id.as_str(),
+            self.key.thread
+        )
     }
 }
 
