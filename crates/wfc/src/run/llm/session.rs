@@ -126,8 +126,9 @@ fn cwd() -> Option<String> {
 }
 
 /// A call's hold on its thread's session, from before the call until
-/// its answer is read. Dropped without [`Lease::finish`] (an error), it
-/// keeps the session as it was.
+/// its answer is read. Dropped without [`Lease::finish`] or
+/// [`Lease::failed`] (the agent did not run: a budget refusal, an error
+/// before it), it keeps the session as it was.
 pub struct Lease {
     shared: Shared,
     key: Key,
