@@ -219,7 +219,7 @@ pub struct CliAnswer {
     pub session: Option<SessionId>,
 }
 
-/// The session id `doc[key]` of `cli`'s output: `None` when absent,
+/// The session id `value` that `cli`'s output holds: `None` when absent,
 /// `Err` when it is not a plain identifier.
 fn session_of(cli: &str, value: Option<&Value>) -> Result<Option<SessionId>, String> {
     match value {
@@ -358,7 +358,7 @@ pub fn parse_output(kind: CliKind, stdout: &str) -> Result<CliAnswer, String> {
                 text,
                 usage,
                 cost_usd: None,
-                // Gemini CLI reports it since 0.2x; older versions do not.
+                // Recent Gemini CLI versions report it; older ones do not.
                 session: session_of("gemini", doc.get("session_id"))?,
             })
         }
