@@ -93,9 +93,55 @@ pub fn resolve(config: &crate::config::LlmConfig, name: &str) -> Option<CliSetti
     })
 }
 
+/// The most characters of a session id wfc accepts from an agent.
+pub const MAX_SESSION_ID: usize = 128;
+
+/// A CLI agent's session id, as its JSON output reported it, checked to be
+/// a plain identifier (ASCII letters, digits, `-` and `_`, starting with a
+/// letter or digit, at most [`MAX_SESSION_ID`] characters) before it may
+/// go on a command line: it comes from the agent's output, so it must not
+/// be able to become a flag (`--…`), a second argument or shell syntax.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// The id `text`, when it is a plain identifier; `Err` says why not.
+    pub fn parse(text: &str) -> Result<SessionId, String> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        let first_ok = text
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+        if text.len() <= MAX_SESSION_ID && first_ok && text.chars().all(plain) {
+            return Ok(SessionId(text.to_string()));
+        }
+        let shown: String = text.chars().take(40).collect();
+        let more = if text.chars().count() > 40 { "…" } else { "" };
+        Err(format!(
+            "the session id {shown:?}{more} ({} bytes) is not a plain identifier (at most \
+             {MAX_SESSION_ID} ASCII letters, digits, `-` and `_`, starting with a letter or \
+             digit): wfc will not put it on a command line",
+            text.len()
+        ))
+    }
+
+    /// The id's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// The arguments of one call (the program aside). `model` and `effort`
-/// are the node's (`llm_model`, `reasoning_effort`), when it has them.
-pub fn argv(s: &CliSettings, model: Option<&str>, effort: Option<&str>) -> Vec<String> {
+/// are the node's (`llm_model`, `reasoning_effort`), when it has them;
+/// `resume` is the session the call continues (`full` fidelity), which
+/// each CLI takes its own way: `claude --resume ID`, `codex exec …
+/// resume ID -`, `gemini --resume ID`.
+pub fn argv(
+    s: &CliSettings,
+    model: Option<&str>,
+    effort: Option<&str>,
+    resume: Option<&SessionId>,
+) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
     let mut push = |x: &str| a.push(x.to_string());
     match s.kind {
@@ -103,6 +149,10 @@ pub fn argv(s: &CliSettings, model: Option<&str>, effort: Option<&str>) -> Vec<S
             push("-p");
             push("--output-format");
             push("json");
+            if let Some(id) = resume {
+                push("--resume");
+                push(id.as_str());
+            }
             if let Some(m) = model {
                 push("--model");
                 push(m);
@@ -126,6 +176,10 @@ pub fn argv(s: &CliSettings, model: Option<&str>, effort: Option<&str>) -> Vec<S
         CliKind::Gemini => {
             push("--output-format");
             push("json");
+            if let Some(id) = resume {
+                push("--resume");
+                push(id.as_str());
+            }
             if let Some(m) = model {
                 push("--model");
                 push(m);
@@ -134,6 +188,12 @@ pub fn argv(s: &CliSettings, model: Option<&str>, effort: Option<&str>) -> Vec<S
     }
     a.extend(s.args.iter().cloned());
     if s.kind == CliKind::Codex {
+        // `resume ID` is a subcommand of `exec`: `exec`'s own options
+        // (above, and `args`) come before it.
+        if let Some(id) = resume {
+            a.push("resume".into());
+            a.push(id.as_str().to_string());
+        }
         // `-`: the prompt is read from standard input.
         a.push("-".into());
     }
@@ -153,6 +213,25 @@ pub struct CliAnswer {
     pub usage: Usage,
     /// The cost it reported itself (Claude Code's `total_cost_usd`).
     pub cost_usd: Option<f64>,
+    /// The session the call ran in, when the CLI reported one (Claude
+    /// Code's and Gemini CLI's `session_id`, Codex's `thread.started`
+    /// `thread_id`): a later call continues it with [`argv`]'s `resume`.
+    pub session: Option<SessionId>,
+}
+
+/// The session id `value` that `cli`'s output holds: `None` when absent,
+/// `Err` when it is not a plain identifier.
+fn session_of(cli: &str, value: Option<&Value>) -> Result<Option<SessionId>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => SessionId::parse(s)
+            .map(Some)
+            .map_err(|e| format!("{cli} reported a session that wfc refuses: {e}")),
+        Some(other) => Err(format!(
+            "{cli} reported a session id that is not a string: {}",
+            cut(&other.to_string())
+        )),
+    }
 }
 
 /// Reads the CLI's standard output. `Err` says what is wrong with it (or
@@ -188,6 +267,7 @@ pub fn parse_output(kind: CliKind, stdout: &str) -> Result<CliAnswer, String> {
                     reasoning: 0,
                 },
                 cost_usd: doc.get("total_cost_usd").and_then(Value::as_f64),
+                session: session_of("claude", doc.get("session_id"))?,
             })
         }
         CliKind::Codex => {
@@ -195,11 +275,15 @@ pub fn parse_output(kind: CliKind, stdout: &str) -> Result<CliAnswer, String> {
             // with `turn.completed`; `turn.failed` and `error` are errors.
             let mut text = None;
             let mut usage = Usage::default();
+            let mut session = None;
             for line in stdout.lines().filter(|l| l.trim_start().starts_with('{')) {
                 let Ok(event) = serde_json::from_str::<Value>(line) else {
                     continue;
                 };
                 match event.get("type").and_then(Value::as_str) {
+                    Some("thread.started") => {
+                        session = session_of("codex", event.get("thread_id"))?;
+                    }
                     Some("item.completed")
                         if event.pointer("/item/type") == Some(&"agent_message".into()) =>
                     {
@@ -235,6 +319,7 @@ pub fn parse_output(kind: CliKind, stdout: &str) -> Result<CliAnswer, String> {
                 text,
                 usage,
                 cost_usd: None,
+                session,
             })
         }
         CliKind::Gemini => {
@@ -273,6 +358,8 @@ pub fn parse_output(kind: CliKind, stdout: &str) -> Result<CliAnswer, String> {
                 text,
                 usage,
                 cost_usd: None,
+                // Recent Gemini CLI versions report it; older ones do not.
+                session: session_of("gemini", doc.get("session_id"))?,
             })
         }
     }
@@ -303,6 +390,8 @@ fn cut(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn settings(kind: CliKind) -> CliSettings {
@@ -317,7 +406,7 @@ mod tests {
 
     #[test]
     fn templates_put_the_prompt_nowhere_on_the_command_line() {
-        let c = argv(&settings(CliKind::Claude), Some("opus"), Some("high"));
+        let c = argv(&settings(CliKind::Claude), Some("opus"), Some("high"), None);
         assert_eq!(
             c,
             [
@@ -329,7 +418,7 @@ mod tests {
                 "--extra"
             ]
         );
-        let x = argv(&settings(CliKind::Codex), Some("gpt-5"), Some("high"));
+        let x = argv(&settings(CliKind::Codex), Some("gpt-5"), Some("high"), None);
         assert_eq!(
             x,
             [
@@ -344,7 +433,7 @@ mod tests {
                 "-"
             ]
         );
-        let g = argv(&settings(CliKind::Gemini), None, None);
+        let g = argv(&settings(CliKind::Gemini), None, None, None);
         assert_eq!(g, ["--output-format", "json", "--extra"]);
     }
 
@@ -393,5 +482,79 @@ mod tests {
             ("hi", 5, 3)
         );
         assert!(parse_output(CliKind::Gemini, "not json").is_err());
+    }
+
+    #[test]
+    fn a_session_is_resumed_each_cli_its_own_way() {
+        let id = SessionId::parse("0199a213-81c0-7800-8aa1-bbab2a035a53").unwrap();
+        let c = argv(&settings(CliKind::Claude), None, None, Some(&id));
+        assert_eq!(
+            c[..5],
+            ["-p", "--output-format", "json", "--resume", id.as_str()]
+        );
+        let x = argv(&settings(CliKind::Codex), Some("gpt-5"), None, Some(&id));
+        assert_eq!(
+            x,
+            [
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--model",
+                "gpt-5",
+                "--extra",
+                "resume",
+                id.as_str(),
+                "-"
+            ]
+        );
+        let g = argv(&settings(CliKind::Gemini), None, None, Some(&id));
+        assert_eq!(
+            g,
+            [
+                "--output-format",
+                "json",
+                "--resume",
+                id.as_str(),
+                "--extra"
+            ]
+        );
+    }
+
+    #[test]
+    fn session_ids_are_read_and_hostile_ones_refused() {
+        let c = parse_output(CliKind::Claude, r#"{"result":"ok","session_id":"s-1"}"#).unwrap();
+        assert_eq!(c.session.as_ref().map(SessionId::as_str), Some("s-1"));
+        let x = parse_output(
+            CliKind::Codex,
+            "{\"type\":\"thread.started\",\"thread_id\":\"t_2\"}\n{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"a\"}}\n",
+        )
+        .unwrap();
+        assert_eq!(x.session.as_ref().map(SessionId::as_str), Some("t_2"));
+        let g = parse_output(CliKind::Gemini, r#"{"response":"r","session_id":"g1"}"#).unwrap();
+        assert_eq!(g.session.as_ref().map(SessionId::as_str), Some("g1"));
+        // An older Gemini CLI reports none: nothing to continue.
+        let old = parse_output(CliKind::Gemini, r#"{"response":"r"}"#).unwrap();
+        assert_eq!(old.session, None);
+        let long = "a".repeat(10_000);
+        for bad in [
+            "; rm -rf ~",
+            "a\nb",
+            "--dangerously-skip-permissions",
+            "",
+            &long,
+            "é",
+        ] {
+            let e = SessionId::parse(bad).unwrap_err();
+            assert!(e.contains("not a plain identifier"), "{e}");
+            assert!(e.len() < 400, "the message quotes at most a part: {e}");
+            let doc = json!({"result": "ok", "session_id": bad}).to_string();
+            let e = parse_output(CliKind::Claude, &doc).unwrap_err();
+            assert!(
+                e.starts_with("claude reported a session that wfc refuses"),
+                "{e}"
+            );
+        }
+        assert!(parse_output(CliKind::Claude, r#"{"result":"ok","session_id":7}"#).is_err());
+        assert!(SessionId::parse(&"a".repeat(MAX_SESSION_ID)).is_ok());
     }
 }

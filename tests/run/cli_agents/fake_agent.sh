@@ -1,11 +1,26 @@
 #!/bin/sh
 # A fake CLI coding agent for the tests of crates/wfc/tests/it/cli_agents.rs:
 # records what it received in $FAKE_LOG, then acts as $FAKE_MODE says.
+# `argv` and `stdin` are the last call's; `argv.NODE` and `stdin.NODE` each
+# stage's (branches run at once). `@NODE@` in the output becomes the stage's
+# id (a session id per stage: `s-@NODE@`).
 log="$FAKE_LOG"
-printf '%s\n' "$@" > "$log/argv"
-cat > "$log/stdin"
+node="${WFC_NODE:-none}"
+printf '%s\n' "$@" > "$log/argv.$node"
+cat > "$log/stdin.$node"
+cp "$log/argv.$node" "$log/argv"
+cp "$log/stdin.$node" "$log/stdin"
 pwd > "$log/cwd"
 printf '%s\n' "$WFC_NODE" "$WFC_STAGE_DIR" "$WFC_STATUS_FILE" > "$log/env"
+# FAKE_LOST_SESSIONS=1: the agent no longer has any session to resume.
+if [ -n "$FAKE_LOST_SESSIONS" ]; then
+  for a in "$@"; do
+    if [ "$a" = "--resume" ]; then
+      echo "No conversation found with session ID" >&2
+      exit 1
+    fi
+  done
+fi
 case "$FAKE_MODE" in
   hang)
     sleep 60 &
@@ -20,4 +35,4 @@ case "$FAKE_MODE" in
     exit 7
     ;;
 esac
-cat "$FAKE_OUTPUT"
+sed "s/@NODE@/$node/g" "$FAKE_OUTPUT"

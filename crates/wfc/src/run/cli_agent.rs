@@ -13,7 +13,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use wf_llm::cli::{self, CliAnswer, CliSettings};
+use wf_llm::cli::{self, CliAnswer, CliSettings, SessionId};
 use wf_vm::Outcome;
 use wf_vm::attractor::RunFiles;
 
@@ -84,6 +84,18 @@ impl Drop for TempStage {
     }
 }
 
+/// What a call passes on the agent's command line (docs/llm.md, "The
+/// command templates"), all optional.
+#[derive(Default, Clone, Copy)]
+pub struct Flags<'a> {
+    /// The node's model.
+    pub model: Option<&'a str>,
+    /// The node's `reasoning_effort`.
+    pub effort: Option<&'a str>,
+    /// The agent session the call continues (`full` fidelity).
+    pub resume: Option<&'a SessionId>,
+}
+
 /// Runs the agent `settings` names for node `node` with `prompt`.
 /// `files` are the run's stage folders (a pipeline with `--run-dir`);
 /// without them the stage directory is a temporary one.
@@ -91,8 +103,7 @@ pub fn run(
     settings: &CliSettings,
     node: &str,
     prompt: &str,
-    model: Option<&str>,
-    effort: Option<&str>,
+    flags: Flags<'_>,
     timeout: Duration,
     files: Option<&RunFiles>,
 ) -> Result<Ran, String> {
@@ -115,7 +126,7 @@ pub fn run(
     let stage = std::path::absolute(&stage).unwrap_or(stage);
     let mut command = Command::new(&program);
     command
-        .args(cli::argv(settings, model, effort))
+        .args(cli::argv(settings, flags.model, flags.effort, flags.resume))
         .env("WFC_NODE", node)
         .env("WFC_STAGE_DIR", &stage)
         .env("WFC_STATUS_FILE", stage.join("status.json"));

@@ -11,11 +11,15 @@
 //! the call carries the run's context as the stage's fidelity says
 //! ([`context`]), and a streamed answer grows the stage's `response.md` as
 //! it arrives ([`live`]). The branches of a `parallel` node call the
-//! model at once, each through a fork of the agent ([`branch`]).
+//! model at once, each through a fork of the agent ([`branch`]); the
+//! run's budgets count the calls in flight ([`budget`]). A CLI coding
+//! agent continues its own session under `full` fidelity ([`session`]).
 
 mod branch;
+mod budget;
 mod context;
 mod live;
+mod session;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -58,9 +62,8 @@ struct Common {
     /// declared with such an `api`), for the nodes that use them.
     clis: BTreeMap<String, wf_llm::cli::CliSettings>,
     /// Run-wide budgets: the root workflow's `max_cost_usd` and
-    /// `max_tokens`, else `[llm]`'s.
-    max_cost_usd: Option<f64>,
-    max_tokens: Option<u64>,
+    /// `max_tokens`, else `[llm]`'s, with the bookings of calls in flight.
+    budget: budget::Budget,
     /// The run's running totals, across threads: a branch's call adds to
     /// them and the next call's budget check reads them.
     totals: Mutex<Totals>,
@@ -292,8 +295,10 @@ pub fn prepare(
     Ok(Setup {
         common: Arc::new(Common {
             prices: PriceTable::with_overrides(&config.prices),
-            max_cost_usd: number("max_cost_usd").or(config.max_cost_usd),
-            max_tokens: number("max_tokens").map(|n| n as u64).or(config.max_tokens),
+            budget: budget::Budget::new(
+                number("max_cost_usd").or(config.max_cost_usd),
+                number("max_tokens").map(|n| n as u64).or(config.max_tokens),
+            ),
             config,
             providers,
             clis,
@@ -334,6 +339,8 @@ struct Caller {
     /// resolves to `full` has no conversation to continue, and degrades to
     /// `summary:high` once (seed 5.3, 5.4).
     resumed: Arc<AtomicBool>,
+    /// The CLI agents' sessions of the `full` threads.
+    sessions: session::Shared,
 }
 
 impl LlmAgent {
@@ -345,6 +352,12 @@ impl LlmAgent {
         let resumed = files
             .as_ref()
             .is_some_and(|f| f.root().join(wf_vm::attractor::CHECKPOINT_FILE).exists());
+        // A resumed run's CLI agents continue the sessions its stages
+        // recorded.
+        let sessions = match (&files, resumed) {
+            (Some(f), true) => session::Sessions::from_run(f),
+            _ => session::Sessions::default(),
+        };
         LlmAgent {
             caller: Caller {
                 setup: setup.common.clone(),
@@ -352,6 +365,7 @@ impl LlmAgent {
                 threads: Arc::default(),
                 called: Arc::default(),
                 resumed: Arc::new(AtomicBool::new(resumed)),
+                sessions: Arc::new(Mutex::new(sessions)),
             },
             files,
             interviewer: setup.interviewer.clone(),
@@ -394,25 +408,21 @@ impl Caller {
         (routes, labels)
     }
 
-    fn over_budget(&self) -> Option<String> {
-        let t = lock(&self.setup.totals);
-        if let Some(max) = self.setup.max_cost_usd
-            && t.cost_usd >= max
+    /// The decision of a stage the budget refuses: the run suspends with
+    /// the reason. In a parallel branch of a pipeline, which cannot
+    /// suspend on its own, it is an agent error: a durable run suspends
+    /// once the other branches ended, and `--resume` runs that branch
+    /// again (docs/llm.md, "Usage and cost").
+    fn refused(ctx: &DecisionContext<'_>, reason: String) -> Result<Decision, AgentError> {
+        let reason = format!("budget: {reason}");
+        if wf_vm::attractor::is_attractor(ctx.workflow)
+            && !session::scope(ctx.program, ctx.workflow, ctx.node_idx).is_empty()
         {
-            return Some(format!(
-                "the run has spent ${:.4} of its budget max_cost_usd = {max}; raise it and resume",
-                t.cost_usd
-            ));
+            return Err(AgentError {
+                message: format!("node `{}`: {reason}", ctx.str(ctx.node.id)),
+            });
         }
-        if let Some(max) = self.setup.max_tokens
-            && t.usage.total() >= max
-        {
-            return Some(format!(
-                "the run has used {} tokens of its budget max_tokens = {max}; raise it and resume",
-                t.usage.total()
-            ));
-        }
-        None
+        Ok(Decision::Suspend { reason })
     }
 
     /// Calls the model at the node `ctx` describes, writing into the
@@ -424,10 +434,9 @@ impl Caller {
     ) -> Result<Decision, AgentError> {
         let id = ctx.str(ctx.node.id);
         let err = |message: String| AgentError { message };
-        if let Some(reason) = self.over_budget() {
-            return Ok(Decision::Suspend {
-                reason: format!("budget: {reason}"),
-            });
+        let spent = self.setup.budget.spent(&lock(&self.setup.totals));
+        if let Some(reason) = spent {
+            return Self::refused(ctx, reason);
         }
         let cli = cli_choice(&self.setup.config, ctx.node).map(|(_, c)| c);
         let (provider, model) = match &cli {
@@ -467,16 +476,8 @@ impl Caller {
         if routes {
             prompt.push_str(&route::instructions(&labels, &keys));
         }
-        let sent = self.fidelity(ctx, prompt, files);
+        let mut sent = self.fidelity(ctx, prompt, files, cli.as_ref());
         let prompt = sent.prompt.clone();
-        if let Some(files) = files {
-            // The exact text sent, routing instructions included.
-            files.write_text(id, "prompt.md", &prompt).map_err(|e| {
-                err(format!(
-                    "cannot write `{id}/prompt.md` in the run directory: {e}"
-                ))
-            })?;
-        }
         // The engine bounds the whole decision by the node's timeout (or
         // `--agent-timeout`, or its default): retries must fit in it.
         let stage = ctx
@@ -509,6 +510,27 @@ impl Caller {
             }),
         };
         let structured = settings.is_some_and(|s| wf_llm::structured::applies(s.api, &request));
+        // The most this call can use, booked against the budgets before
+        // it starts (a CLI agent has no cap: it runs alone).
+        let worst = match settings {
+            Some(s) => budget::Worst::of_request(&request, s.api, self.setup.prices.get(&model)),
+            None => budget::Worst::UNBOUNDED,
+        };
+        let booking = match self.setup.budget.reserve(&self.setup.totals, worst) {
+            Ok(b) => b,
+            Err(reason) => return Self::refused(ctx, reason),
+        };
+        if let Some(files) = files {
+            // The exact text sent, routing instructions included.
+            files
+                .write_text(id, "prompt.md", &request.prompt)
+                .map_err(|e| {
+                    err(format!(
+                        "cannot write `{id}/prompt.md` in the run directory: {e}"
+                    ))
+                })?;
+        }
+        let mut cli_session = None;
         let (text, usage, latency, attempts, reported_cost, from_file) = match settings {
             None => {
                 let cli = setup.clis.get(&provider).ok_or_else(|| {
@@ -519,17 +541,21 @@ impl Caller {
                 let model_arg = spec_text(ctx.node, "model")
                     .map(str::to_string)
                     .or_else(|| setup.config.model.clone());
-                let ran = super::cli_agent::run(
-                    cli,
-                    id,
-                    &request.prompt,
-                    model_arg.as_deref(),
-                    effort.as_deref(),
-                    stage,
-                    files,
-                )
-                .map_err(|e| err(format!("node `{id}`: {e}")))?;
+                let flags = super::cli_agent::Flags {
+                    model: model_arg.as_deref(),
+                    effort: effort.as_deref(),
+                    resume: sent.session.as_ref().and_then(|l| l.resume.as_ref()),
+                };
+                let ran = match super::cli_agent::run(cli, id, &request.prompt, flags, stage, files)
+                {
+                    Ok(ran) => ran,
+                    Err(e) => {
+                        let more = sent.session.take().map(|l| l.failed(files, id));
+                        return Err(err(format!("node `{id}`: {e}{}", more.unwrap_or_default())));
+                    }
+                };
                 let a = ran.answer;
+                cli_session = sent.session.take().map(|l| l.finish(a.session.as_ref()));
                 (a.text, a.usage, ran.elapsed, 1, a.cost_usd, ran.status_file)
             }
             Some(settings) => {
@@ -569,7 +595,9 @@ impl Caller {
             }
             t.clone()
         };
-        let event = HandlerEvent {
+        // Counted in the totals: the booking gives way to the usage.
+        drop(booking);
+        let mut event = HandlerEvent {
             name: USAGE_EVENT.into(),
             data: json!({
                 "provider": provider,
@@ -593,6 +621,9 @@ impl Caller {
                 },
             }),
         };
+        if let Some(record) = cli_session {
+            event.data["sent"]["cli_session"] = record;
+        }
         if let Some(thread) = &sent.thread {
             lock(&self.threads).push(thread, request.prompt.clone(), text.clone());
         }
@@ -682,6 +713,8 @@ struct Sent {
     prompt: String,
     history: Vec<wf_llm::Turn>,
     preamble_tokens: u64,
+    /// A CLI agent's hold on the thread's session (`full`).
+    session: Option<session::Lease>,
 }
 
 impl Caller {
@@ -689,11 +722,14 @@ impl Caller {
     /// `full` continues the stage's thread (a fresh thread starts with the
     /// `compact` preamble) and every other mode starts a fresh
     /// conversation with its preamble; a `.wf` step sends its prompt alone.
+    /// A CLI agent (`cli`) continues its own session of the thread rather
+    /// than being sent the earlier turns.
     fn fidelity(
         &self,
         ctx: &DecisionContext<'_>,
         prompt: String,
         files: Option<&RunFiles>,
+        cli: Option<&wf_llm::cli::CliSettings>,
     ) -> Sent {
         if !wf_vm::attractor::is_attractor(ctx.workflow) {
             return Sent {
@@ -702,19 +738,40 @@ impl Caller {
                 prompt,
                 history: Vec::new(),
                 preamble_tokens: 0,
+                session: None,
             };
         }
         let (mut mode, thread) = wf_vm::attractor::resolve_fidelity(ctx);
-        // The degraded call still starts its thread: the next `full` stage
-        // continues from it.
-        if mode == "full" && self.resumed.swap(false, Ordering::SeqCst) {
+        let session = match (cli, thread.as_deref()) {
+            (Some(cli), Some(t)) if mode == "full" => Some(session::Lease::take(
+                &self.sessions,
+                session::Key {
+                    scope: session::scope(ctx.program, ctx.workflow, ctx.node_idx),
+                    provider: cli.name.clone(),
+                    thread: t.to_string(),
+                },
+            )),
+            _ => None,
+        };
+        // A session the agent keeps (recorded in the run directory)
+        // survives a resume; only a conversation that lived in the process
+        // degrades. The degraded call still starts its thread: the next
+        // `full` stage continues from it.
+        let continues_session = session.as_ref().is_some_and(|l| l.resume.is_some());
+        if mode == "full" && !continues_session && self.resumed.swap(false, Ordering::SeqCst) {
             mode = "summary:high".into();
         }
         let history = match thread.as_deref() {
             Some(t) if mode == "full" => lock(&self.threads).get(t),
             _ => Vec::new(),
         };
-        let preamble = if mode == "full" && !history.is_empty() {
+        // What the call continues: for a CLI agent its session (the
+        // earlier turns are not sent to it), else the earlier turns.
+        let continues = match cli {
+            Some(_) => continues_session,
+            None => !history.is_empty(),
+        };
+        let preamble = if mode == "full" && continues {
             String::new()
         } else {
             let stages = context::history(files, &lock(&self.called));
@@ -734,6 +791,7 @@ impl Caller {
             mode,
             thread,
             history,
+            session,
         }
     }
 }

@@ -404,3 +404,362 @@ fn wf_parallel_human_nodes_under_agent_llm_still_ask_the_interviewer() {
     assert_eq!(s["blackboard"]["a.note"], "from A", "{s}");
     assert_eq!(s["blackboard"]["b.note"], "from B", "{s}");
 }
+
+/// `wfc run --resume run --agent llm` in `dir`, the fake first on `PATH`.
+fn resume(dir: &Path, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(dir)
+        .args([
+            "run", "--resume", "run", "--agent", "llm", "--format", "json",
+        ])
+        .args(["--progress", "never"])
+        .env("NO_COLOR", "1")
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", dir.join("bin").display()),
+        )
+        .env("FAKE_LOG", dir.join("log"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+/// The argv and stdin the fake got at stage `node`.
+fn call_of(dir: &Path, node: &str) -> (Vec<String>, String) {
+    let argv = read(&dir.join(format!("log/argv.{node}")));
+    let stdin = read(&dir.join(format!("log/stdin.{node}")));
+    (argv.lines().map(str::to_string).collect(), stdin)
+}
+
+/// The session `argv` resumes, each CLI's way (`None`: a fresh one).
+fn resumed(provider: &str, argv: &[String]) -> Option<String> {
+    let at = |flag: &str| {
+        argv.iter()
+            .position(|a| a == flag)
+            .map(|i| argv[i + 1].clone())
+    };
+    match provider {
+        // `codex exec … resume ID -`: the id, then the prompt marker.
+        "codex-cli" => at("resume").inspect(|_| assert_eq!(argv.last().unwrap(), "-")),
+        _ => at("--resume"),
+    }
+}
+
+/// A pipeline of `provider` stages: `plan`, `build` and `ship` on thread
+/// `main`, `review` on thread `other`, `tidy` on `main` but `compact`.
+fn sessions_dot(dir: &Path, provider: &str, extra: &str) {
+    std::fs::write(
+        dir.join("s.dot"),
+        format!(
+            "digraph s {{\n  graph [default_fidelity=\"full\", thread_id=\"main\"{extra}]\n  node [llm_provider=\"{provider}\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  build [shape=box, prompt=\"Build\"]\n  review [shape=box, thread_id=\"other\", prompt=\"Review\"]\n  tidy [shape=box, fidelity=\"compact\", prompt=\"Tidy\"]\n  ship [shape=box, prompt=\"Ship\"]\n  done [shape=Msquare]\n  start -> plan -> build -> review -> tidy -> ship -> done\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn full_stages_of_a_thread_continue_the_agents_own_session() {
+    for (provider, output) in [
+        ("claude-cli", "claude_session.json"),
+        ("codex-cli", "codex_session.jsonl"),
+        ("gemini-cli", "gemini_session.json"),
+    ] {
+        let dir = setup(&format!("session-{provider}"));
+        sessions_dot(&dir, provider, "");
+        let output = fixtures().join(output);
+        let out = run(
+            &dir,
+            "s.dot",
+            &["--run-dir", "run"],
+            &[("FAKE_OUTPUT", output.to_str().unwrap())],
+        );
+        let s = summary(&out);
+        assert_eq!(out.status.code(), Some(0), "{provider}: {s}");
+        // The thread's first call starts a session, with the compact
+        // preamble; the next `full` stage of the thread resumes it and is
+        // sent its prompt alone (the agent has the conversation).
+        let (argv, stdin) = call_of(&dir, "plan");
+        assert_eq!(resumed(provider, &argv), None, "{provider}: {argv:?}");
+        assert!(
+            stdin.starts_with("## Context (fidelity: compact)"),
+            "{stdin}"
+        );
+        let (argv, stdin) = call_of(&dir, "build");
+        assert_eq!(
+            resumed(provider, &argv).as_deref(),
+            Some("s-plan"),
+            "{provider}: {argv:?}"
+        );
+        assert_eq!(stdin, "Build", "{provider}");
+        // Another thread, and a stage that is not `full`, start afresh.
+        let (argv, stdin) = call_of(&dir, "review");
+        assert_eq!(resumed(provider, &argv), None, "{provider}: {argv:?}");
+        assert!(
+            stdin.starts_with("## Context (fidelity: compact)"),
+            "{stdin}"
+        );
+        let (argv, _) = call_of(&dir, "tidy");
+        assert_eq!(resumed(provider, &argv), None, "{provider}: {argv:?}");
+        // The thread goes on from its latest session, not from `tidy`'s.
+        let (argv, stdin) = call_of(&dir, "ship");
+        assert_eq!(
+            resumed(provider, &argv).as_deref(),
+            Some("s-build"),
+            "{provider}: {argv:?}"
+        );
+        assert_eq!(stdin, "Ship", "{provider}");
+        // status.json records each session, for a resumed run.
+        let status: Value =
+            serde_json::from_str(&read(&dir.join("run/build/status.json"))).unwrap();
+        let record = &status["usage"]["sent"]["cli_session"];
+        assert_eq!(record["id"], "s-build", "{provider}: {status}");
+        assert_eq!(record["resumed"], true, "{provider}: {status}");
+        assert_eq!(status["usage"]["sent"]["thread_id"], "main");
+    }
+}
+
+#[test]
+fn a_resumed_run_continues_the_recorded_session_without_degrading() {
+    let dir = setup("session-resume");
+    sessions_dot(&dir, "claude-cli", "");
+    // 125 tokens a call: the budget stops the run before `review`.
+    std::fs::write(dir.join("wf.toml"), "[llm]\nmax_tokens = 200\n").unwrap();
+    let output = fixtures().join("claude_session.json");
+    let env = [("FAKE_OUTPUT", output.to_str().unwrap())];
+    let out = run(&dir, "s.dot", &["--run-dir", "run"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", summary(&out));
+    assert!(!dir.join("log/argv.review").exists());
+    std::fs::write(dir.join("wf.toml"), "").unwrap();
+    let out = resume(&dir, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    // `review` (thread `other`) has no session to continue: it degrades
+    // to summary:high once, as an HTTP conversation would.
+    let (argv, stdin) = call_of(&dir, "review");
+    assert_eq!(resumed("claude-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: summary:high)"),
+        "{stdin}"
+    );
+    // `ship` continues `build`'s session, read back from the run directory.
+    let (argv, stdin) = call_of(&dir, "ship");
+    assert_eq!(
+        resumed("claude-cli", &argv).as_deref(),
+        Some("s-build"),
+        "{argv:?}"
+    );
+    assert_eq!(stdin, "Ship");
+}
+
+#[test]
+fn the_first_full_stage_after_a_resume_continues_its_session() {
+    let dir = setup("session-resume-first");
+    std::fs::write(
+        dir.join("r.dot"),
+        "digraph r {\n  graph [default_fidelity=\"full\", thread_id=\"main\"]\n  node [llm_provider=\"claude-cli\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  build [shape=box, prompt=\"Build\"]\n  ship [shape=box, prompt=\"Ship\"]\n  done [shape=Msquare]\n  start -> plan -> build -> ship -> done\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("wf.toml"), "[llm]\nmax_tokens = 200\n").unwrap();
+    let output = fixtures().join("claude_session.json");
+    let env = [("FAKE_OUTPUT", output.to_str().unwrap())];
+    let out = run(&dir, "r.dot", &["--run-dir", "run"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", summary(&out));
+    std::fs::write(dir.join("wf.toml"), "").unwrap();
+    let out = resume(&dir, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let (argv, stdin) = call_of(&dir, "ship");
+    assert_eq!(
+        resumed("claude-cli", &argv).as_deref(),
+        Some("s-build"),
+        "{argv:?}"
+    );
+    assert_eq!(
+        stdin, "Ship",
+        "not degraded: the agent has the conversation"
+    );
+    let status: Value = serde_json::from_str(&read(&dir.join("run/ship/status.json"))).unwrap();
+    assert_eq!(status["usage"]["sent"]["fidelity"], "full", "{status}");
+}
+
+#[test]
+fn each_parallel_branch_keeps_a_session_of_its_own() {
+    let dir = setup("session-branches");
+    std::fs::write(
+        dir.join("p.dot"),
+        "digraph p {\n  graph [default_fidelity=\"full\", thread_id=\"main\"]\n  node [llm_provider=\"claude-cli\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  fan [shape=component]\n  a1 [shape=box, prompt=\"A1\"]\n  a2 [shape=box, prompt=\"A2\"]\n  b1 [shape=box, prompt=\"B1\"]\n  b2 [shape=box, prompt=\"B2\"]\n  join [shape=tripleoctagon]\n  last [shape=box, prompt=\"Last\"]\n  done [shape=Msquare]\n  start -> plan -> fan\n  fan -> a1 -> a2 -> join\n  fan -> b1 -> b2 -> join\n  join -> last -> done\n}\n",
+    )
+    .unwrap();
+    let output = fixtures().join("claude_session.json");
+    let out = run(
+        &dir,
+        "p.dot",
+        &["--run-dir", "run"],
+        &[("FAKE_OUTPUT", output.to_str().unwrap())],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let resumes = |node: &str| resumed("claude-cli", &call_of(&dir, node).0);
+    // A branch does not resume its parent's session (nor a sibling's,
+    // running at the same time): it starts one and continues it.
+    assert_eq!(resumes("a1"), None);
+    assert_eq!(resumes("b1"), None);
+    assert_eq!(resumes("a2").as_deref(), Some("s-a1"));
+    assert_eq!(resumes("b2").as_deref(), Some("s-b1"));
+    // After the fan-in the main line continues its own.
+    assert_eq!(resumes("last").as_deref(), Some("s-plan"));
+    let status: Value = serde_json::from_str(&read(&dir.join("run/a2/status.json"))).unwrap();
+    assert_eq!(
+        status["usage"]["sent"]["cli_session"]["scope"], "fan/a1",
+        "{status}"
+    );
+}
+
+#[test]
+fn an_agent_that_reports_no_session_gets_the_preamble_at_each_stage() {
+    // Gemini CLI before it reported `session_id`: nothing can be resumed.
+    let dir = setup("session-none");
+    sessions_dot(&dir, "gemini-cli", "");
+    let output = fixtures().join("gemini.json");
+    let out = run(
+        &dir,
+        "s.dot",
+        &[],
+        &[("FAKE_OUTPUT", output.to_str().unwrap())],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let (argv, stdin) = call_of(&dir, "build");
+    assert_eq!(resumed("gemini-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: compact)"),
+        "{stdin}"
+    );
+    assert!(stdin.contains("\n- plan: success\n"), "{stdin}");
+    assert!(stdin.ends_with("\n\nBuild"), "{stdin}");
+}
+
+#[test]
+fn a_hostile_session_id_is_refused_with_a_clear_error() {
+    let long = "a".repeat(10_000);
+    for (name, id) in [
+        ("injection", "x; rm -rf ~"),
+        ("newline", "s-1\n--dangerously-skip-permissions"),
+        ("flag", "--dangerously-skip-permissions"),
+        ("long", long.as_str()),
+    ] {
+        let dir = setup(&format!("session-hostile-{name}"));
+        sessions_dot(&dir, "claude-cli", "");
+        let output = dir.join("claude.json");
+        let doc = serde_json::json!({"type": "result", "is_error": false, "result": "ok", "session_id": id});
+        std::fs::write(&output, doc.to_string()).unwrap();
+        let out = run(
+            &dir,
+            "s.dot",
+            &[],
+            &[("FAKE_OUTPUT", output.to_str().unwrap())],
+        );
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_ne!(out.status.code(), Some(0), "{name}: {all}");
+        assert!(
+            all.contains("claude reported a session that wfc refuses")
+                && all.contains("is not a plain identifier"),
+            "{name}: {all}"
+        );
+        assert!(
+            !all.contains(&"a".repeat(100)),
+            "{name}: the id is quoted in part only"
+        );
+        // The stage failed at once: no later stage ran, so the id never
+        // reached a command line.
+        assert!(!dir.join("log/argv.build").exists(), "{name}");
+        assert!(!read(&dir.join("log/argv")).contains("--resume"), "{name}");
+    }
+}
+
+/// `plan`, `build` and `ship` of `claude-cli` on thread `main`; `build`
+/// and `ship` have `retries` retries.
+fn lost_dot(dir: &Path, retries: u32) {
+    std::fs::write(
+        dir.join("l.dot"),
+        format!(
+            "digraph l {{\n  graph [default_fidelity=\"full\", thread_id=\"main\"]\n  node [llm_provider=\"claude-cli\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  build [shape=box, prompt=\"Build\", max_retries={retries}]\n  ship [shape=box, prompt=\"Ship\", max_retries={retries}]\n  done [shape=Msquare]\n  start -> plan -> build -> ship -> done\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_session_the_agent_lost_is_forgotten_and_the_next_attempt_starts_afresh() {
+    let output = fixtures().join("claude_session.json");
+    // In one process: the retry of `build` starts a new session.
+    let dir = setup("session-lost");
+    lost_dot(&dir, 1);
+    let env = [
+        ("FAKE_OUTPUT", output.to_str().unwrap()),
+        ("FAKE_LOST_SESSIONS", "1"),
+    ];
+    let events = dir.join("events.jsonl");
+    let out = run(&dir, "l.dot", &["--events", events.to_str().unwrap()], &env);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let events = read(&events);
+    assert!(
+        events.contains("the call resumed the agent's session s-plan of thread `main`"),
+        "{events}"
+    );
+    let (argv, stdin) = call_of(&dir, "build");
+    assert_eq!(resumed("claude-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: compact)"),
+        "{stdin}"
+    );
+
+    // A durable run suspends on it; the resumed run does not try the lost
+    // session again.
+    let dir = setup("session-lost-resume");
+    lost_dot(&dir, 0);
+    let out = run(&dir, "l.dot", &["--run-dir", "run"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", summary(&out));
+    assert!(
+        summary(&out).to_string().contains("No conversation found"),
+        "{}",
+        summary(&out)
+    );
+    let out = resume(&dir, &env[..1]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let (argv, stdin) = call_of(&dir, "build");
+    assert_eq!(resumed("claude-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: summary:high)"),
+        "{stdin}"
+    );
+    let (argv, _) = call_of(&dir, "ship");
+    assert_eq!(resumed("claude-cli", &argv).as_deref(), Some("s-build"));
+}
+
+#[test]
+fn a_run_resumed_from_another_directory_starts_new_sessions() {
+    // The CLIs keep their sessions per project (working directory).
+    let dir = setup("session-cwd");
+    lost_dot(&dir, 0);
+    std::fs::write(dir.join("wf.toml"), "[llm]\nmax_tokens = 200\n").unwrap();
+    let output = fixtures().join("claude_session.json");
+    let env = [("FAKE_OUTPUT", output.to_str().unwrap())];
+    let out = run(&dir, "l.dot", &["--run-dir", "run"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", summary(&out));
+    std::fs::write(dir.join("wf.toml"), "").unwrap();
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(dir.join("bin"), elsewhere.join("bin")).unwrap();
+    std::fs::rename(dir.join("log"), elsewhere.join("log")).unwrap();
+    std::fs::rename(dir.join("run"), elsewhere.join("run")).unwrap();
+    let out = resume(&elsewhere, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let (argv, stdin) = call_of(&elsewhere, "ship");
+    assert_eq!(resumed("claude-cli", &argv), None, "{argv:?}");
+    assert!(
+        stdin.starts_with("## Context (fidelity: summary:high)"),
+        "{stdin}"
+    );
+}

@@ -20,6 +20,7 @@ mod explanations;
 mod fmt;
 mod graph;
 mod human_fast;
+mod llm_budget;
 mod llm_run;
 mod llm_structured;
 mod lsp;

@@ -1,0 +1,367 @@
+//! `full` fidelity for CLI coding agents (docs/llm.md, "CLI coding
+//! agents"): a thread continues the agent's own session.
+//!
+//! An HTTP backend is sent the thread's earlier turns; a CLI agent keeps
+//! its conversation itself, under a session id it reports (validated by
+//! [`SessionId::parse`]). So a `full` stage of a CLI agent resumes the
+//! session the thread's previous call of that provider ran in. Sessions
+//! are kept per (branch, provider, thread): a parallel branch starts its
+//! own rather than appending to the one its parent or a sibling uses at
+//! the same time. Each call records its session in the stage's
+//! `status.json` (`usage.sent.cli_session`), from which a resumed run
+//! reads them back ([`Sessions::from_run`]). A call that fails to resume
+//! its session (the agent lost it) makes the thread forget it, for this
+//! process and, through a marker in the stage folder, for a resumed run,
+//! so that the next attempt starts afresh instead of failing again.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use wf_ir::{IrProgram, IrWorkflow, NodeIdx, Opcode};
+use wf_llm::cli::SessionId;
+use wf_vm::attractor::RunFiles;
+
+use super::lock;
+
+/// Where a session belongs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The parallel branch the stage runs in ([`scope`]; empty on the
+    /// main line).
+    pub scope: String,
+    /// The CLI provider (`claude-cli`, …).
+    pub provider: String,
+    /// The `full` thread key.
+    pub thread: String,
+}
+
+/// The marker a failed resume leaves in the stage folder.
+const FAILED_FILE: &str = "cli-session-failed.json";
+
+/// The sessions of a run, shared by the agent and its forks.
+#[derive(Debug, Default)]
+pub struct Sessions {
+    ids: HashMap<Key, (SessionId, u64)>,
+    /// Keys a call in flight holds.
+    busy: HashSet<Key>,
+}
+
+/// The run's sessions, behind a lock.
+pub type Shared = Arc<Mutex<Sessions>>;
+
+impl Sessions {
+    /// The sessions of the main line recorded in the run directory: the
+    /// latest `usage.sent.cli_session` of each (provider, thread) among
+    /// the completed stages of `checkpoint.json`, when it was recorded in
+    /// this working directory (the CLIs keep their sessions per project)
+    /// and no resume of it failed since. A branch's sessions are not
+    /// read: a branch run again after a resume starts afresh.
+    pub fn from_run(files: &RunFiles) -> Sessions {
+        let mut s = Sessions::default();
+        let read = |path: std::path::PathBuf| -> Option<Value> {
+            serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+        };
+        let Some(checkpoint) = read(files.root().join(wf_vm::attractor::CHECKPOINT_FILE)) else {
+            return s;
+        };
+        let nodes = checkpoint["completed_nodes"].as_array().cloned();
+        for node in nodes.unwrap_or_default().iter().filter_map(Value::as_str) {
+            let Some(status) = read(files.stage_path(node).join("status.json")) else {
+                continue;
+            };
+            let usage = &status["usage"];
+            let record = &usage["sent"]["cli_session"];
+            let (Some(provider), Some(thread), Some(id)) = (
+                usage["provider"].as_str(),
+                usage["sent"]["thread_id"].as_str(),
+                record["id"].as_str(),
+            ) else {
+                continue;
+            };
+            // An id edited into the run directory is checked as one from
+            // the agent is; a bad one is dropped (the thread starts anew).
+            let (Ok(id), None) = (SessionId::parse(id), record.get("scope")) else {
+                continue;
+            };
+            if record["cwd"]
+                .as_str()
+                .is_some_and(|c| Some(c) != cwd().as_deref())
+            {
+                continue;
+            }
+            let key = Key {
+                scope: String::new(),
+                provider: provider.to_string(),
+                thread: thread.to_string(),
+            };
+            let at = record["at_ms"].as_u64().unwrap_or(0);
+            if s.ids.get(&key).is_none_or(|(_, t)| *t <= at) {
+                s.ids.insert(key, (id, at));
+            }
+        }
+        // Resumes that failed, in any stage folder (the failed stage is
+        // not among the completed ones).
+        let dirs = std::fs::read_dir(files.root())
+            .into_iter()
+            .flatten()
+            .flatten();
+        for marker in dirs.filter_map(|d| read(d.path().join(FAILED_FILE))) {
+            let failed = |(key, (id, _)): (&Key, &(SessionId, u64))| {
+                Some(key.provider.as_str()) == marker["provider"].as_str()
+                    && Some(key.thread.as_str()) == marker["thread"].as_str()
+                    && Some(id.as_str()) == marker["id"].as_str()
+            };
+            s.ids.retain(|k, v| !failed((k, v)));
+        }
+        s
+    }
+}
+
+/// The working directory, as recorded beside a session.
+fn cwd() -> Option<String> {
+    std::env::current_dir()
+        .ok()
+        .map(|d| d.to_string_lossy().into_owned())
+}
+
+/// A call's hold on its thread's session, from before the call until
+/// its answer is read. Dropped without [`Lease::finish`] or
+/// [`Lease::failed`] (the agent did not run: a budget refusal, an error
+/// before it), it keeps the session as it was.
+pub struct Lease {
+    shared: Shared,
+    key: Key,
+    /// The session the call resumes (`None`: it starts one).
+    pub resume: Option<SessionId>,
+    /// Whether this call holds the key: a second call on a key in use
+    /// (two branches reaching the same node at once) starts a session of
+    /// its own and records nothing, so the first one's is not crossed.
+    owner: bool,
+}
+
+impl Lease {
+    /// Takes `key`'s session for one call.
+    pub fn take(shared: &Shared, key: Key) -> Lease {
+        let mut s = lock(shared);
+        let owner = s.busy.insert(key.clone());
+        let resume = match owner {
+            true => s.ids.get(&key).map(|(id, _)| id.clone()),
+            false => None,
+        };
+        drop(s);
+        Lease {
+            shared: shared.clone(),
+            key,
+            resume,
+            owner,
+        }
+    }
+
+    /// Records that the call ran in session `ran_in` (when the agent
+    /// reported one) and returns what `status.json` keeps of it.
+    pub fn finish(self, ran_in: Option<&SessionId>) -> Value {
+        let at_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        if let (true, Some(id)) = (self.owner, ran_in) {
+            lock(&self.shared)
+                .ids
+                .insert(self.key.clone(), (id.clone(), at_ms));
+        }
+        let mut record = json!({
+            "id": ran_in.map(SessionId::as_str),
+            "resumed": self.resume.is_some(),
+            "at_ms": at_ms,
+            "cwd": cwd(),
+        });
+        if !self.key.scope.is_empty() {
+            record["scope"] = json!(self.key.scope);
+        }
+        record
+    }
+}
+
+impl Lease {
+    /// The call failed: when it resumed a session, the thread forgets it
+    /// (the agent may have lost it, and resuming it again would fail
+    /// again), here and, with a run directory, for a resumed run (a marker
+    /// in `node`'s folder). Returns what the error adds.
+    pub fn failed(self, files: Option<&RunFiles>, node: &str) -> String {
+        let Some(id) = &self.resume else {
+            return String::new();
+        };
+        lock(&self.shared).ids.remove(&self.key);
+        if let Some(files) = files {
+            let marker = json!({
+                "provider": self.key.provider,
+                "thread": self.key.thread,
+                "id": id.as_str(),
+            });
+            // Best effort: without it a resumed run tries the session once
+            // more, which fails the same way.
+            let _ = files
+                .stage_dir(node)
+                .and_then(|d| files.write_json(&d.join(FAILED_FILE), &marker));
+        }
+        format!(
+            " (the call resumed the agent's session {} of thread `{}`: the stage's next \
+             attempt starts a new one)",
+            id.as_str(),
+            self.key.thread
+        )
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if self.owner {
+            lock(&self.shared).busy.remove(&self.key);
+        }
+    }
+}
+
+/// The parallel branch a node of a pipeline runs in: `FAN_OUT/FIRST` (the
+/// `parallel` node and the branch's first node) of the innermost fan-out
+/// whose branch reaches it; empty for a node of the main line. Found in
+/// the graph as the engine finds a branch's nodes: every node reachable
+/// from the branch's first one without passing a fan-in, an exit or the
+/// fan-out itself.
+pub fn scope(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> String {
+    let mut best: Option<(usize, String)> = None;
+    for (i, n) in w.nodes.iter().enumerate() {
+        if n.handler.map(|h| program.str(h)) != Some("parallel") {
+            continue;
+        }
+        let fan_out = NodeIdx(i as u32);
+        for e in w.outgoing(fan_out) {
+            let reach = branch_nodes(program, w, fan_out, e.to);
+            if reach.contains(&node) && best.as_ref().is_none_or(|(len, _)| reach.len() < *len) {
+                let first = program.str(w.nodes[e.to.0 as usize].id);
+                best = Some((reach.len(), format!("{}/{first}", program.str(n.id))));
+            }
+        }
+    }
+    best.map(|(_, s)| s).unwrap_or_default()
+}
+
+fn branch_nodes(
+    program: &IrProgram,
+    w: &IrWorkflow,
+    fan_out: NodeIdx,
+    start: NodeIdx,
+) -> Vec<NodeIdx> {
+    let mut seen = vec![false; w.nodes.len()];
+    let mut out = Vec::new();
+    let mut stack = vec![start];
+    while let Some(n) = stack.pop() {
+        if n == fan_out || std::mem::replace(&mut seen[n.0 as usize], true) {
+            continue;
+        }
+        let node = &w.nodes[n.0 as usize];
+        let handler = node.handler.map(|h| program.str(h));
+        let stops = matches!(node.op, Opcode::Join | Opcode::Exit)
+            || matches!(handler, Some("parallel.fan_in" | "exit"));
+        if stops {
+            continue;
+        }
+        out.push(n);
+        stack.extend(w.outgoing(n).iter().map(|e| e.to));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(scope: &str) -> Key {
+        Key {
+            scope: scope.into(),
+            provider: "claude-cli".into(),
+            thread: "t".into(),
+        }
+    }
+
+    #[test]
+    fn a_lease_resumes_the_last_session_and_a_key_in_use_is_not_crossed() {
+        let shared = Shared::default();
+        let first = Lease::take(&shared, key(""));
+        assert_eq!(first.resume, None);
+        let s1 = SessionId::parse("s1").unwrap();
+        let record = first.finish(Some(&s1));
+        assert_eq!(record["id"], "s1");
+        assert_eq!(record["resumed"], false);
+        let second = Lease::take(&shared, key(""));
+        assert_eq!(second.resume, Some(s1.clone()));
+        // Held: another call on the key starts afresh and records nothing.
+        let third = Lease::take(&shared, key(""));
+        assert_eq!(third.resume, None);
+        third.finish(Some(&SessionId::parse("other").unwrap()));
+        second.finish(Some(&SessionId::parse("s2").unwrap()));
+        assert_eq!(
+            Lease::take(&shared, key(""))
+                .resume
+                .as_ref()
+                .map(SessionId::as_str),
+            Some("s2")
+        );
+        // An error (no finish) keeps the session; another scope has its own.
+        drop(Lease::take(&shared, key("")));
+        assert_eq!(
+            Lease::take(&shared, key(""))
+                .resume
+                .as_ref()
+                .map(SessionId::as_str),
+            Some("s2")
+        );
+        assert_eq!(Lease::take(&shared, key("fan/a")).resume, None);
+    }
+
+    #[test]
+    fn a_resumed_run_reads_the_main_lines_latest_valid_sessions() {
+        let dir = std::env::temp_dir().join(format!("wfc-sessions-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = RunFiles::new(&dir);
+        let stage = |node: &str, thread: &str, record: Value| {
+            let status = json!({"usage": {"provider": "claude-cli",
+                "sent": {"fidelity": "full", "thread_id": thread, "cli_session": record}}});
+            std::fs::create_dir_all(files.stage_path(node)).unwrap();
+            std::fs::write(
+                files.stage_path(node).join("status.json"),
+                status.to_string(),
+            )
+            .unwrap();
+        };
+        stage("a", "t", json!({"id": "later", "at_ms": 20}));
+        stage("b", "t", json!({"id": "earlier", "at_ms": 10}));
+        stage("c", "u", json!({"id": "x; rm -rf ~", "at_ms": 30}));
+        stage(
+            "d",
+            "v",
+            json!({"id": "branch", "at_ms": 40, "scope": "fan/d"}),
+        );
+        stage("e", "w", json!({"id": "not-completed", "at_ms": 50}));
+        let checkpoint = json!({"completed_nodes": ["a", "b", "c", "d"]});
+        std::fs::write(dir.join("checkpoint.json"), checkpoint.to_string()).unwrap();
+        let shared: Shared = Arc::new(Mutex::new(Sessions::from_run(&files)));
+        let resumes = |thread: &str| {
+            let lease = Lease::take(
+                &shared,
+                Key {
+                    scope: String::new(),
+                    provider: "claude-cli".into(),
+                    thread: thread.into(),
+                },
+            );
+            lease.resume.as_ref().map(|id| id.as_str().to_string())
+        };
+        // The latest by time, whatever the order of the stages.
+        assert_eq!(resumes("t").as_deref(), Some("later"));
+        // A hostile id, a branch's session and a stage not completed: none.
+        assert_eq!(resumes("u"), None);
+        assert_eq!(resumes("v"), None);
+        assert_eq!(resumes("w"), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
