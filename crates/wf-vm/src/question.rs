@@ -18,6 +18,8 @@
 //! resulting decision is logged as any decision is, so a replay needs no
 //! answer record.
 
+mod waiting;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wf_ir::{IrNode, IrProgram, IrWorkflow, Opcode};
@@ -29,6 +31,7 @@ use crate::attractor::interviewer::{
 };
 use crate::engine::Engine;
 use crate::report::RunStatus;
+pub use waiting::{WaitingQuestions, answers, current, record};
 
 /// What kind of answer a question takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,10 +57,16 @@ impl QuestionKind {
 }
 
 /// The question a suspended run waits on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingQuestion {
-    /// `node#visit`.
+    /// `node#visit` for a node of the run itself; a gate in a parallel
+    /// branch prefixes where it is: `fan#1/a/review#1` (the parallel node
+    /// `fan` on its first visit, the branch starting at `a`).
     pub id: String,
+    /// Where the node is, for people: `parallel node `fan` (visit 1),
+    /// branch `a``; empty for a node of the run itself.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub place: String,
     /// The workflow of the node that asks.
     pub workflow: String,
     /// The node that asks.
@@ -189,6 +198,7 @@ pub fn pending(program: &IrProgram, engine: &mut Engine<'_>) -> Option<PendingQu
     let id = program.str(n.id);
     Some(PendingQuestion {
         id: question_id(id, visit),
+        place: String::new(),
         workflow: program.str(workflow.name).to_owned(),
         node: id.to_owned(),
         visit,
@@ -317,10 +327,16 @@ impl AnswerRecord {
     }
 
     /// Checks the record against the run's program: the node exists, asks
-    /// a question, and the id is the node's and visit's.
+    /// a question, and the id is the node's and visit's (after the scope
+    /// of a gate in a parallel branch, `fan#1/a/`).
     pub fn verify(&self, program: &IrProgram) -> Result<(), String> {
         let bad = |why: String| Err(format!("the answer to `{}` {why}", self.question));
-        if self.visit == 0 || self.question != question_id(&self.node, self.visit) {
+        let own = question_id(&self.node, self.visit);
+        let scoped = self
+            .question
+            .strip_suffix(&own)
+            .is_some_and(|scope| scope.is_empty() || scope.ends_with('/'));
+        if self.visit == 0 || !scoped {
             return bad(format!(
                 "does not match its node and visit (`{}`)",
                 question_id(&self.node, self.visit)
@@ -373,8 +389,13 @@ impl AnswerRecord {
         }
     }
 
+    /// Whether it answers the node's own question (never one asked in a
+    /// parallel branch, whose id is scoped).
     fn is_for(&self, workflow: &str, node: &str, visit: u32) -> bool {
-        self.workflow == workflow && self.node == node && self.visit == visit
+        self.workflow == workflow
+            && self.node == node
+            && self.visit == visit
+            && self.question == question_id(node, visit)
     }
 }
 

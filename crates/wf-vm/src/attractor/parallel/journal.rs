@@ -102,6 +102,51 @@ impl Journal {
     }
 }
 
+/// A branch that waits at a gate (docs/runtime.md, "Gates in parallel
+/// branches"): the question, the branch's engine as it stood at the gate,
+/// and the branch's events so far. The resumed fan-out restores the
+/// branch from it and asks the gate again, where the recorded answer is
+/// given: the nodes before the gate do not run again.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Waiting {
+    /// The question, its id scoped to the branch.
+    pub question: crate::question::PendingQuestion,
+    /// The branch's engine, suspended at the gate.
+    pub snapshot: crate::engine::Snapshot,
+    /// The branch's events up to the gate.
+    pub events: Vec<Value>,
+}
+
+impl Journal {
+    fn waiting_path(&self, index: usize) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(format!("{index}.waiting.json")))
+    }
+
+    /// Records, durably, that branch `index` waits at a gate. Without a
+    /// run directory there is nowhere to keep it: an error.
+    pub fn record_waiting(&self, index: usize, waiting: &Waiting) -> std::io::Result<()> {
+        let (Some(dir), Some(path)) = (&self.dir, self.waiting_path(index)) else {
+            return Err(std::io::Error::other("the run has no run directory"));
+        };
+        std::fs::create_dir_all(dir)?;
+        let doc = json!({"format": "wfc-parallel-waiting", "version": 1,
+                         "index": index, "waiting": waiting});
+        RunFiles::new(dir).write_json(&path, &doc)?;
+        std::fs::File::open(dir)?.sync_all()
+    }
+
+    /// Where branch `index` (starting at `id`) waited when the fan-out
+    /// last suspended, if it did; a file that does not parse or names
+    /// another branch is ignored (the branch runs from its start).
+    pub fn load_waiting(&self, index: usize, id: &str) -> Option<Waiting> {
+        let text = std::fs::read(self.waiting_path(index)?).ok()?;
+        let v: Value = serde_json::from_slice(&text).ok()?;
+        let w: Waiting = serde_json::from_value(v.get("waiting")?.clone()).ok()?;
+        let first = w.question.id.rsplit('/').nth(1);
+        (first == Some(id)).then_some(w)
+    }
+}
+
 /// The note a suspended fan-out leaves beside its journals.
 const SUSPENDED: &str = "suspended.json";
 
