@@ -200,11 +200,24 @@ impl Handler for Parallel {
         let mut results: Vec<BranchResult> = Vec::with_capacity(runs.len());
         // Each started branch's events, in edge order (deterministic
         // whatever order concurrent branches finished in).
-        for (index, ran) in runs.into_iter().enumerate() {
+        // A fan-out that suspends for a question cannot tell events (a
+        // suspension carries none): each branch that ended keeps its own
+        // in the journal, told when the fan-out ends on resume.
+        let asking = suspended.is_none() && !waiting.is_empty();
+        for (index, mut ran) in runs.into_iter().enumerate() {
             if ran.waiting.is_some() {
                 // Its events are told once it ends, on resume.
                 results.push(ran.result);
                 continue;
+            }
+            if asking && !ran.resumed {
+                let _ = shared.journal.record_events(index, &ran);
+            }
+            if ran.resumed
+                && let Some(told) = shared.journal.load_events(index)
+            {
+                (ran.offset_ms, ran.duration_ms, ran.events) = told;
+                ran.resumed = false;
             }
             if ran.resumed {
                 let r = &ran.result;

@@ -95,6 +95,7 @@ impl RunDir {
             .expect("answers serialise");
         line.push(b'\n');
         let mut f = OpenOptions::new()
+            .create(true)
             .append(true)
             .open(&path)
             .map_err(io_err(&path, "open"))?;

@@ -108,6 +108,7 @@ fn snapshot(name: &str, transcript: &str) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(repo_root().join("tests/run/answer/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
+    crate::common::redact_stamps(&mut settings);
     settings.bind(|| insta::assert_snapshot!(name, transcript));
 }
 
@@ -457,4 +458,118 @@ fn the_console_reads_a_multi_select_answer() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("`beos` does not name the options."), "{err}");
+}
+
+const BRANCHES: &str = "tests/run/answer/branches.dot";
+
+/// The final blackboard of `wfc run … --format json`'s summary.
+fn blackboard(out: &std::process::Output) -> Value {
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    summary["blackboard"].clone()
+}
+
+/// Issue 17.2/17.6: gates in parallel branches wait. Branches `a` and `b`
+/// both reach the gate `review` (one node id), branch `c` has none. The
+/// run suspends once `c` finished, listing both questions, each id naming
+/// its branch; `wfc answer` without `--question` refuses and names them,
+/// and an id without its branch is refused. Answering `b` only: the
+/// resume finishes `b` (its gate takes `Reject`) and suspends again on
+/// `a`; answering `a` finishes the run. Each answer reached its own
+/// branch; `c` ran once and `a`'s first node once (the branch went on
+/// from its gate); the run ends as an uninterrupted interactive run with
+/// the same answers; the resumed run replays.
+#[test]
+fn gates_in_parallel_branches_wait_and_each_answer_reaches_its_branch() {
+    let dir = scratch("branches");
+    let mut t = Transcript::new(&dir);
+    let run = [
+        "run",
+        BRANCHES,
+        "--interviewer",
+        "console",
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["status", "DIR", "--format", "json"]), 0);
+    let before = std::fs::read(dir.join("log.jsonl")).unwrap();
+    assert_eq!(t.run(&["answer", "DIR", "A"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "review#1", "A"]), 2);
+    assert_eq!(std::fs::read(dir.join("log.jsonl")).unwrap(), before);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "fan#1/b/review#1", "R"]),
+        0
+    );
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    let resume = ["run", "--resume", "DIR", "--interviewer", "console"];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "approve"]), 0);
+    let d = dir.to_str().unwrap();
+    let done = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("branches", &t.text);
+
+    // The answers reached their branches, not each other's.
+    let resumed = blackboard(&done);
+    let label = |id: &str| {
+        let results = resumed["parallel.results"].as_array().unwrap();
+        let r = results.iter().find(|r| r["id"] == id).unwrap();
+        r["context_updates"]["human.gate.label"].clone()
+    };
+    assert_eq!(label("a"), "[A] Approve");
+    assert_eq!(label("b"), "[R] Reject");
+    // As an interactive run answered at the console (a's gate asks first).
+    let mut live = wfc(&[
+        "run",
+        BRANCHES,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+    ]);
+    let mut child = live
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"A\nR\n").unwrap();
+    let live = child.wait_with_output().unwrap();
+    assert_eq!(live.status.code(), Some(0));
+    assert_eq!(blackboard(&live), resumed);
+    // Each branch node entered once over the three processes.
+    let mut entered: Vec<String> = Vec::new();
+    for line in log_lines(&dir) {
+        for e in line["events"].as_array().into_iter().flatten() {
+            let ev = &e["data"]["event"];
+            if e["name"] == "ParallelBranchEvent"
+                && ev["event"] == "node:enter"
+                && ev["node"] != "join"
+            {
+                entered.push(format!(
+                    "{}:{}",
+                    e["data"]["branch"].as_str().unwrap(),
+                    ev["node"].as_str().unwrap()
+                ));
+            }
+        }
+    }
+    entered.sort();
+    assert_eq!(
+        entered,
+        ["a:a", "a:review", "b:b", "b:review", "c:c"],
+        "{entered:?}"
+    );
 }

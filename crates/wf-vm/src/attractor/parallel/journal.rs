@@ -147,6 +147,40 @@ impl Journal {
     }
 }
 
+impl Journal {
+    fn events_path(&self, index: usize) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(format!("{index}.events.json")))
+    }
+
+    /// Keeps the events of branch `index`, which ended in a fan-out that
+    /// suspends for a question, to be told when the fan-out ends.
+    pub fn record_events(&self, index: usize, ran: &super::concurrent::Ran) -> std::io::Result<()> {
+        let (Some(dir), Some(path)) = (&self.dir, self.events_path(index)) else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)?;
+        let doc = json!({"format": "wfc-parallel-events", "version": 1, "index": index,
+                         "offset_ms": ran.offset_ms, "duration_ms": ran.duration_ms,
+                         "events": ran.events.events, "dropped": ran.events.dropped});
+        RunFiles::new(dir).write_json(&path, &doc)
+    }
+
+    /// The events [`Journal::record_events`] kept for branch `index`: its
+    /// start offset, duration and events.
+    pub fn load_events(
+        &self,
+        index: usize,
+    ) -> Option<(Option<u64>, u64, super::trace::BranchEvents)> {
+        let v: Value =
+            serde_json::from_slice(&std::fs::read(self.events_path(index)?).ok()?).ok()?;
+        let events = super::trace::BranchEvents {
+            events: serde_json::from_value(v.get("events")?.clone()).ok()?,
+            dropped: v["dropped"].as_u64().unwrap_or(0),
+        };
+        Some((v["offset_ms"].as_u64(), v["duration_ms"].as_u64()?, events))
+    }
+}
+
 /// The note a suspended fan-out leaves beside its journals.
 const SUSPENDED: &str = "suspended.json";
 
