@@ -389,13 +389,14 @@ impl AnswerRecord {
         }
     }
 
-    /// Whether it answers the node's own question (never one asked in a
-    /// parallel branch, whose id is scoped).
-    fn is_for(&self, workflow: &str, node: &str, visit: u32) -> bool {
+    /// Whether it answers the question the node asks in the engine whose
+    /// questions have `scope` (a parallel branch's, else empty): never
+    /// one asked in another branch, or outside any.
+    fn is_for(&self, scope: &str, workflow: &str, node: &str, visit: u32) -> bool {
         self.workflow == workflow
             && self.node == node
             && self.visit == visit
-            && self.question == question_id(node, visit)
+            && self.question.strip_prefix(scope) == Some(&question_id(node, visit))
     }
 }
 
@@ -422,7 +423,7 @@ impl DecisionAgent for Answered<'_> {
             .then(|| {
                 self.answers
                     .iter()
-                    .position(|a| a.is_for(wf, node, ctx.visit))
+                    .position(|a| a.is_for(&ctx.config.question_scope, wf, node, ctx.visit))
             })
             .flatten();
         let Some(i) = found else {

@@ -542,6 +542,16 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             "warning: the questions the run waits on could not be recorded ({e}): `wfc run --resume` asks them again"
         );
     }
+    // And those the engine recorded itself (a `.wf` fan-out's branches).
+    if let Some(store) = held.as_ref()
+        && matches!(report.status, RunStatus::Suspended { .. })
+    {
+        for (q, _) in wf_vm::question::current(store, steps).unwrap_or_default() {
+            if !questions.iter().any(|k| k.id == q.id) {
+                questions.push(q);
+            }
+        }
+    }
     let status = finish(
         args,
         &workflow,

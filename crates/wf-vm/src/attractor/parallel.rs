@@ -211,7 +211,11 @@ impl Handler for Parallel {
                 continue;
             }
             if asking && !ran.resumed {
-                let _ = shared.journal.record_events(index, &ran);
+                let _ = shared.journal.record_events(
+                    index,
+                    (ran.offset_ms, ran.duration_ms),
+                    &ran.events,
+                );
             }
             if ran.resumed
                 && let Some(told) = shared.journal.load_events(index)

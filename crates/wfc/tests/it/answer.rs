@@ -573,3 +573,115 @@ fn gates_in_parallel_branches_wait_and_each_answer_reaches_its_branch() {
         "{entered:?}"
     );
 }
+
+/// The trace of a run's log: per step, its engine events and, for each
+/// parallel branch event, the branch's node exits and edges.
+fn branch_trace(dir: &Path) -> String {
+    let mut out = String::new();
+    for line in log_lines(dir) {
+        let Some(step) = line["step"].as_u64() else {
+            out.push_str(&format!(
+                "answer {}\n",
+                line["answer"]["question"].as_str().unwrap_or("?")
+            ));
+            continue;
+        };
+        for e in line["events"].as_array().into_iter().flatten() {
+            let name = e["event"].as_str().unwrap_or("");
+            if name.starts_with("engine:") {
+                out.push_str(&format!(
+                    "{step} {name} {}\n",
+                    e["node"].as_str().unwrap_or("")
+                ));
+                continue;
+            }
+            let (ev, branch) = (
+                &e["data"]["event"],
+                e["data"]["branch"].as_str().unwrap_or(""),
+            );
+            match (e["name"].as_str(), ev["event"].as_str()) {
+                (Some("ParallelBranchEvent"), Some("node:exit")) => out.push_str(&format!(
+                    "{step} branch {branch}: node:exit {} {}\n",
+                    ev["node"].as_str().unwrap(),
+                    ev["status"].as_str().unwrap()
+                )),
+                (Some("ParallelBranchEvent"), Some("edge:traverse")) => out.push_str(&format!(
+                    "{step} branch {branch}: edge {} -> {}\n",
+                    ev["from"].as_str().unwrap(),
+                    ev["to"].as_str().unwrap()
+                )),
+                (Some("ParallelBranchCompleted"), _) => out.push_str(&format!(
+                    "{step} branch {} completed{}\n",
+                    e["data"]["branch"].as_str().unwrap(),
+                    if e["data"]["resumed"] == true {
+                        " (resumed)"
+                    } else {
+                        ""
+                    }
+                )),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Issue 17.2/17.6: a `.wf` `human` node in parallel branches waits. The
+/// script agent suspends at `review` in branches `a` and `b` (one node
+/// id); the run suspends with both questions, each scoped to its branch.
+/// Answered one by one across processes (`b` first: the resume suspends
+/// again on `a`), each answer takes its own branch's edge (`a` ships, `b`
+/// is rejected), no branch node runs twice, the run ends as an
+/// uninterrupted run whose agent gave the same answers, and it replays.
+/// The trace is `tests/run/answer/branches_wf.trace`.
+#[test]
+fn a_wf_human_node_in_parallel_branches_waits_and_each_answer_reaches_its_branch() {
+    let dir = scratch("wf-branches");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/answer/branches.json";
+    let wf = "tests/run/answer/branches.wf";
+    assert_eq!(
+        t.run(&["run", wf, "--agent", script, "--run-dir", "DIR"]),
+        3
+    );
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "R"]), 2);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "fan#1/b/review#1", "R"]),
+        0
+    );
+    let resume = [
+        "run", "--resume", "DIR", "--agent", script, "--format", "json",
+    ];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "fan#1/a/review#1", "A"]),
+        0
+    );
+    let d = dir.to_str().unwrap();
+    let done = wfc(&["run", "--resume", d, "--agent", script, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("wf_branches", &t.text);
+    let live = wfc(&[
+        "run",
+        wf,
+        "--agent",
+        "script:tests/run/answer/branches_live.json",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(live.status.code(), Some(0));
+    assert_eq!(blackboard(&live), blackboard(&done));
+    let got = branch_trace(&dir);
+    let file = repo_root().join("tests/run/answer/branches_wf.trace");
+    // `UPDATE_TRACES=1` rewrites the expectation (review its diff).
+    if std::env::var_os("UPDATE_TRACES").is_some() {
+        std::fs::write(&file, &got).unwrap();
+    }
+    assert_eq!(got, std::fs::read_to_string(&file).unwrap(), "{got}");
+}

@@ -62,8 +62,12 @@ impl Journal {
         std::fs::File::open(branches)?.sync_all()
     }
 
-    /// The journal in `dir` (a `.wf` fan-out's, under the run directory).
-    pub(crate) fn in_dir(dir: std::path::PathBuf) -> Self {
+    /// The journal of a `.wf` fan-out run at `step`, whose journals are
+    /// in `branches`: `step-{step}`, unless the fan-out suspended and
+    /// named another for this step ([`Journal::suspend`]).
+    pub(crate) fn in_dir_at(branches: &Path, step: u64) -> Self {
+        let dir =
+            redirected(branches, step).unwrap_or_else(|| branches.join(format!("step-{step}")));
         Journal { dir: Some(dir) }
     }
 
@@ -154,14 +158,19 @@ impl Journal {
 
     /// Keeps the events of branch `index`, which ended in a fan-out that
     /// suspends for a question, to be told when the fan-out ends.
-    pub fn record_events(&self, index: usize, ran: &super::concurrent::Ran) -> std::io::Result<()> {
+    pub fn record_events(
+        &self,
+        index: usize,
+        (offset_ms, duration_ms): (Option<u64>, u64),
+        events: &super::trace::BranchEvents,
+    ) -> std::io::Result<()> {
         let (Some(dir), Some(path)) = (&self.dir, self.events_path(index)) else {
             return Ok(());
         };
         std::fs::create_dir_all(dir)?;
         let doc = json!({"format": "wfc-parallel-events", "version": 1, "index": index,
-                         "offset_ms": ran.offset_ms, "duration_ms": ran.duration_ms,
-                         "events": ran.events.events, "dropped": ran.events.dropped});
+                         "offset_ms": offset_ms, "duration_ms": duration_ms,
+                         "events": events.events, "dropped": events.dropped});
         RunFiles::new(dir).write_json(&path, &doc)
     }
 
