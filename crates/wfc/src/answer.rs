@@ -1,6 +1,8 @@
 //! `wfc answer DIR [--question ID] CHOICE | --text TEXT`: records the
-//! answer to the question a suspended run waits on, in the run's log,
-//! under the run's lock (docs/runtime.md, "Answering a suspended run").
+//! answer to a question a suspended run waits on, through the run's store
+//! (a run directory: a line of its log), under the run's lock
+//! (docs/runtime.md, "Answering a suspended run", "Gates in parallel
+//! branches").
 
 use std::path::PathBuf;
 
@@ -24,8 +26,9 @@ goes on, applying it to the node that asked and to no other.
   wfc answer runs/1 L W                     a multi-select question: several
 
 The question is checked: the run must be suspended on it, not held by a
-process, and the choice one of its options. Answering again before the run
-resumes replaces the answer.
+process, and the choice one of its options. A run whose parallel branches
+wait at gates waits on several questions: name each with --question.
+Answering again before the run resumes replaces the answer.
 
 Exit status: 0 recorded; 2 nothing recorded (the reason is printed).")]
 pub struct AnswerArgs {
@@ -40,7 +43,9 @@ pub struct AnswerArgs {
     )]
     choices: Vec<String>,
     /// The question's id, as `wfc status` shows it (`review#1`: the node
-    /// and its visit). Default: the one question the run waits on.
+    /// and its visit; `fan#1/a/review#1` in a parallel branch). Default:
+    /// the one question the run waits on (required when it waits on
+    /// several).
     #[arg(long, value_name = "ID")]
     question: Option<String>,
     /// Free text, for a freeform question.
