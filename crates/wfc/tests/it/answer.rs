@@ -685,3 +685,62 @@ fn a_wf_human_node_in_parallel_branches_waits_and_each_answer_reaches_its_branch
     }
     assert_eq!(got, std::fs::read_to_string(&file).unwrap(), "{got}");
 }
+
+/// Issue 17.2: a gate in a child pipeline (`stack.manager_loop`) waits.
+/// The child's gate `review` and the parent's gate `review` share a node
+/// id: the run suspends on the child's question
+/// (`manager#1/child/review#1`), whose answer reaches the child only (the
+/// parent's gate asks next, and the run waits again); the resumed child
+/// goes on from its gate, the run ends as an interactive one answered at
+/// the console (but for `stack.child.steps`, which counts the child's
+/// suspension as a step), and it replays.
+#[test]
+fn a_gate_in_a_child_pipeline_waits_and_its_answer_reaches_the_child_only() {
+    let dir = scratch("manager");
+    let mut t = Transcript::new(&dir);
+    let dot = "tests/run/answer/manager.dot";
+    let run = ["run", dot, "--interviewer", "console", "--run-dir", "DIR"];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "review#1", "R"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "R"]), 0);
+    let resume = ["run", "--resume", "DIR", "--interviewer", "console"];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["answer", "DIR", "Y"]), 0);
+    let d = dir.to_str().unwrap();
+    let done = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("manager", &t.text);
+    let mut live = wfc(&["run", dot, "--interviewer", "console", "--format", "json"]);
+    let mut child = live
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"R\nY\n").unwrap();
+    let live = child.wait_with_output().unwrap();
+    assert_eq!(live.status.code(), Some(0));
+    let (mut resumed, mut live) = (blackboard(&done), blackboard(&live));
+    assert_eq!(resumed["stack.child.steps"], 5);
+    assert_eq!(live["stack.child.steps"], 4);
+    resumed.as_object_mut().unwrap().remove("stack.child.steps");
+    live.as_object_mut().unwrap().remove("stack.child.steps");
+    assert_eq!(resumed, live);
+    // The child's gate took the answer (its exchange in the child's run
+    // directory).
+    let interview = dir.join("manager/child/review/interview.json");
+    let exchange: Value =
+        serde_json::from_str(&std::fs::read_to_string(interview).unwrap()).unwrap();
+    assert_eq!(exchange["answer"]["selected_option"]["label"], "[R] Reject");
+}
