@@ -33,6 +33,11 @@
 //! the node the child runs next, once per node it moves to ([`steer`]);
 //! this needs a run directory. `stack.child_autostart=false` is refused
 //! (there is no other way to start the child).
+//!
+//! A gate in the child with no answer, in a root manager node of a run
+//! with a run directory, suspends the run: the child is kept where it
+//! waits and restored there on resume ([`wait`]). Elsewhere a suspended
+//! child fails the node.
 
 mod condition;
 pub mod steer;
