@@ -159,7 +159,7 @@ pub(super) fn run_branch(
     result.stopped_at = join.map(|j| env.program.str(w.nodes[j.0 as usize].id).to_owned());
     let events = std::mem::take(&mut *trace.0.borrow_mut());
     if let Some(w) = &mut waiting {
-        w.events = events.events.clone();
+        w.set_events(&events.events);
     }
     Run {
         result,

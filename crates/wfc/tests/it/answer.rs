@@ -532,6 +532,8 @@ fn gates_in_parallel_branches_wait_and_each_answer_reaches_its_branch() {
     assert_eq!(label("a"), "[A] Approve");
     assert_eq!(label("b"), "[R] Reject");
     // As an interactive run answered at the console (a's gate asks first).
+    let events = dir.with_extension("live-events.jsonl");
+    let _ = std::fs::remove_file(&events);
     let mut live = wfc(&[
         "run",
         BRANCHES,
@@ -539,6 +541,8 @@ fn gates_in_parallel_branches_wait_and_each_answer_reaches_its_branch() {
         "console",
         "--format",
         "json",
+        "--events",
+        events.to_str().unwrap(),
     ]);
     let mut child = live
         .stdin(Stdio::piped())
@@ -549,6 +553,15 @@ fn gates_in_parallel_branches_wait_and_each_answer_reaches_its_branch() {
     let live = child.wait_with_output().unwrap();
     assert_eq!(live.status.code(), Some(0));
     assert_eq!(blackboard(&live), resumed);
+    // The branches' events too: each branch's, in edge order, once.
+    let logged = log_lines(&dir)
+        .into_iter()
+        .flat_map(|l| l["events"].as_array().cloned().unwrap_or_default());
+    let streamed = std::fs::read_to_string(&events).unwrap();
+    let streamed = streamed.lines().map(|l| serde_json::from_str(l).unwrap());
+    let logged = branch_events(logged);
+    assert!(logged.len() > 10, "{logged:?}");
+    assert_eq!(logged, branch_events(streamed));
     // Each branch node entered once over the three processes.
     let mut entered: Vec<String> = Vec::new();
     for line in log_lines(&dir) {
@@ -743,4 +756,23 @@ fn a_gate_in_a_child_pipeline_waits_and_its_answer_reaches_the_child_only() {
     let exchange: Value =
         serde_json::from_str(&std::fs::read_to_string(interview).unwrap()).unwrap();
     assert_eq!(exchange["answer"]["selected_option"]["label"], "[R] Reject");
+}
+
+/// The parallel branches' events among `events`: branch, event, node, and
+/// a lifecycle event's name.
+fn branch_events(events: impl Iterator<Item = Value>) -> Vec<String> {
+    events
+        .filter(|e| e["name"] == "ParallelBranchEvent")
+        .map(|e| {
+            let ev = &e["data"]["event"];
+            let s = |v: &Value| v.as_str().unwrap_or("").to_owned();
+            format!(
+                "{} {} {} {}",
+                s(&e["data"]["branch"]),
+                s(&ev["event"]),
+                s(&ev["node"]),
+                s(&ev["name"])
+            )
+        })
+        .collect()
 }

@@ -285,7 +285,7 @@ pub fn run_branch_from(
     drop(engine);
     let events = std::mem::take(&mut *trace.0.borrow_mut());
     if let Some(w) = &mut waiting {
-        w.events = events.events.clone();
+        w.set_events(&events.events);
     }
     (result, events, suspended, waiting)
 }

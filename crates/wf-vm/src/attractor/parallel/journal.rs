@@ -121,6 +121,19 @@ pub struct Waiting {
     pub events: Vec<Value>,
 }
 
+impl Waiting {
+    /// Keeps the branch's `events` up to the gate: not its suspension,
+    /// which the restored branch takes back (an uninterrupted branch has
+    /// none).
+    pub fn set_events(&mut self, events: &[Value]) {
+        let n = match events.last() {
+            Some(e) if e["event"] == "engine:suspend" => events.len() - 1,
+            _ => events.len(),
+        };
+        self.events = events[..n].to_vec();
+    }
+}
+
 impl Journal {
     fn waiting_path(&self, index: usize) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(format!("{index}.waiting.json")))
