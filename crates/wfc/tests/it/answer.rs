@@ -776,3 +776,32 @@ fn branch_events(events: impl Iterator<Item = Value>) -> Vec<String> {
         })
         .collect()
 }
+
+/// A pipeline resumed with no answer suspends again at the same gate; its
+/// checkpoint events then name the stage that ended last, as a replay from
+/// the start derives them, so the run still replays (this diverged at
+/// `CheckpointSaved` before).
+#[test]
+fn a_gate_resumed_without_an_answer_waits_again_and_the_run_replays() {
+    let dir = scratch("again");
+    let d = dir.to_str().unwrap();
+    let code = |args: &[&str]| wfc(args).output().unwrap().status.code();
+    let resume = ["run", "--resume", d, "--interviewer", "console"];
+    assert_eq!(
+        code(&["run", GATE, "--interviewer", "console", "--run-dir", d]),
+        Some(3)
+    );
+    assert_eq!(code(&resume), Some(3));
+    assert_eq!(code(&["answer", d, "A"]), Some(0));
+    assert_eq!(code(&resume), Some(3));
+    assert_eq!(code(&resume), Some(3));
+    assert_eq!(code(&["answer", d, "--text", "Monday"]), Some(0));
+    assert_eq!(code(&resume), Some(0));
+    let out = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
