@@ -8,12 +8,17 @@
 //! every reader of the log sees the same question. Its id is the node's
 //! id and the visit that asks, `review#2`: an answer names the one visit
 //! it is for, so it can never be applied to another node, nor to a later
-//! visit of the same node.
+//! visit of the same node. A question asked in a parallel branch or a
+//! child pipeline has its id scoped by where it is (`fan#1/a/review#1`,
+//! `manager#1/child/review#1`) and is recorded through the run's store
+//! when the run suspends ([`record`]; docs/runtime.md, "Gates in parallel
+//! branches").
 //!
-//! An answer is recorded in the run's log (`log.jsonl`) as a line of its
-//! own, `{"answer": {...}}` (an [`AnswerRecord`]), after the step that
-//! suspended. The resumed run hands the answers recorded after its last
-//! step to [`Answered`] (the `.wf` agent) or [`AnsweringInterviewer`] (the
+//! An answer is recorded through the run's store
+//! ([`crate::RunStore::record_answer`]; a run directory keeps it in the
+//! log, `log.jsonl`, as a line of its own, `{"answer": {...}}`, an
+//! [`AnswerRecord`], after the step that suspended). The resumed run hands
+//! the answers recorded since ([`answers`]) to [`Answered`] (the `.wf` agent) or [`AnsweringInterviewer`] (the
 //! gates' interviewer), which answer the question they are for; the
 //! resulting decision is logged as any decision is, so a replay needs no
 //! answer record.
