@@ -63,10 +63,18 @@ pub fn current(
 }
 
 /// The answers recorded for the run's questions that the next resume
-/// applies (a run directory: those recorded since its last step).
+/// applies: those to the questions of its latest suspension (a run
+/// directory: also only those recorded since its last step; and an
+/// answer an older `wfc answer` recorded with no question).
 pub fn answers(store: &dyn RunStore) -> Result<Vec<AnswerRecord>, PersistError> {
+    let records = store.questions()?;
+    let at = |q: &Value| q.get(AT).and_then(Value::as_u64);
+    let latest = records.iter().filter_map(|r| at(&r.question)).max();
     let mut out = Vec::new();
-    for r in store.questions()? {
+    for r in records {
+        if at(&r.question).is_some_and(|s| Some(s) != latest) {
+            continue;
+        }
         if let Some(a) = r.answer {
             let a: AnswerRecord = serde_json::from_value(a).map_err(|e| {
                 store.corrupt(

@@ -300,6 +300,9 @@ fn branch_scoped_questions_are_answered_one_by_one() {
         let answers = wf_vm::question::answers(&*r).unwrap();
         assert_eq!(answers.len(), 1);
         assert_eq!(answers[0].question, qb.id);
+        // A later suspension's questions make the earlier answers stale.
+        wf_vm::question::record(&mut *w, 4, std::slice::from_ref(&qa)).unwrap();
+        assert!(wf_vm::question::answers(&*b.reader()).unwrap().is_empty());
         // An unscoped id names neither.
         assert!(matches!(
             w.record_answer("review#1", &answer("review#1", "review", "[A] Approve")),
