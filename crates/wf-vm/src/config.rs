@@ -116,6 +116,11 @@ pub struct EngineConfig {
     /// durable runs (`wfc run --run-dir`). docs/runtime.md, "Answering a
     /// suspended run".
     pub questions_wait: bool,
+    /// Prefixes the ids of the questions this engine's nodes ask: empty
+    /// for a run, `fan#1/a/` for the branch from `a` of the parallel node
+    /// `fan` on its first visit (docs/runtime.md, "Gates in parallel
+    /// branches"), so that an answer reaches that branch only.
+    pub question_scope: String,
 }
 
 impl Default for EngineConfig {
@@ -129,6 +134,7 @@ impl Default for EngineConfig {
             snapshot_log_bytes: 16 << 20,
             suspend_on_agent_error: false,
             questions_wait: false,
+            question_scope: String::new(),
         }
     }
 }

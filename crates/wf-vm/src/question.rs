@@ -8,15 +8,22 @@
 //! every reader of the log sees the same question. Its id is the node's
 //! id and the visit that asks, `review#2`: an answer names the one visit
 //! it is for, so it can never be applied to another node, nor to a later
-//! visit of the same node.
+//! visit of the same node. A question asked in a parallel branch or a
+//! child pipeline has its id scoped by where it is (`fan#1/a/review#1`,
+//! `manager#1/child/review#1`) and is recorded through the run's store
+//! when the run suspends ([`record`]; docs/runtime.md, "Gates in parallel
+//! branches").
 //!
-//! An answer is recorded in the run's log (`log.jsonl`) as a line of its
-//! own, `{"answer": {...}}` (an [`AnswerRecord`]), after the step that
-//! suspended. The resumed run hands the answers recorded after its last
-//! step to [`Answered`] (the `.wf` agent) or [`AnsweringInterviewer`] (the
+//! An answer is recorded through the run's store
+//! ([`crate::RunStore::record_answer`]; a run directory keeps it in the
+//! log, `log.jsonl`, as a line of its own, `{"answer": {...}}`, an
+//! [`AnswerRecord`], after the step that suspended). The resumed run hands
+//! the answers recorded since ([`answers`]) to [`Answered`] (the `.wf` agent) or [`AnsweringInterviewer`] (the
 //! gates' interviewer), which answer the question they are for; the
 //! resulting decision is logged as any decision is, so a replay needs no
 //! answer record.
+
+mod waiting;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -29,6 +36,7 @@ use crate::attractor::interviewer::{
 };
 use crate::engine::Engine;
 use crate::report::RunStatus;
+pub use waiting::{WaitingQuestions, answers, current, record};
 
 /// What kind of answer a question takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,10 +62,16 @@ impl QuestionKind {
 }
 
 /// The question a suspended run waits on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingQuestion {
-    /// `node#visit`.
+    /// `node#visit` for a node of the run itself; a gate in a parallel
+    /// branch prefixes where it is: `fan#1/a/review#1` (the parallel node
+    /// `fan` on its first visit, the branch starting at `a`).
     pub id: String,
+    /// Where the node is, for people: `parallel node `fan` (visit 1),
+    /// branch `a``; empty for a node of the run itself.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub place: String,
     /// The workflow of the node that asks.
     pub workflow: String,
     /// The node that asks.
@@ -189,6 +203,7 @@ pub fn pending(program: &IrProgram, engine: &mut Engine<'_>) -> Option<PendingQu
     let id = program.str(n.id);
     Some(PendingQuestion {
         id: question_id(id, visit),
+        place: String::new(),
         workflow: program.str(workflow.name).to_owned(),
         node: id.to_owned(),
         visit,
@@ -317,14 +332,28 @@ impl AnswerRecord {
     }
 
     /// Checks the record against the run's program: the node exists, asks
-    /// a question, and the id is the node's and visit's.
+    /// a question, and the id is the node's and visit's (after the scope
+    /// of a gate in a parallel branch, `fan#1/a/`).
     pub fn verify(&self, program: &IrProgram) -> Result<(), String> {
         let bad = |why: String| Err(format!("the answer to `{}` {why}", self.question));
-        if self.visit == 0 || self.question != question_id(&self.node, self.visit) {
+        let own = question_id(&self.node, self.visit);
+        let scoped = self
+            .question
+            .strip_suffix(&own)
+            .is_some_and(|scope| scope.is_empty() || scope.ends_with('/'));
+        if self.visit == 0 || !scoped {
             return bad(format!(
                 "does not match its node and visit (`{}`)",
                 question_id(&self.node, self.visit)
             ));
+        }
+        if !self.is_one_kind() {
+            return bad("must hold exactly one of `choice`, `choices` and `text`".into());
+        }
+        // A child pipeline's node is in the child's own file, loaded when
+        // the manager runs: its gate checks the answer then.
+        if self.question.contains("/child/") {
+            return Ok(());
         }
         let Some(wf) = program
             .workflows
@@ -373,8 +402,14 @@ impl AnswerRecord {
         }
     }
 
-    fn is_for(&self, workflow: &str, node: &str, visit: u32) -> bool {
-        self.workflow == workflow && self.node == node && self.visit == visit
+    /// Whether it answers the question the node asks in the engine whose
+    /// questions have `scope` (a parallel branch's, else empty): never
+    /// one asked in another branch, or outside any.
+    fn is_for(&self, scope: &str, workflow: &str, node: &str, visit: u32) -> bool {
+        self.workflow == workflow
+            && self.node == node
+            && self.visit == visit
+            && self.question.strip_prefix(scope) == Some(&question_id(node, visit))
     }
 }
 
@@ -401,7 +436,7 @@ impl DecisionAgent for Answered<'_> {
             .then(|| {
                 self.answers
                     .iter()
-                    .position(|a| a.is_for(wf, node, ctx.visit))
+                    .position(|a| a.is_for(&ctx.config.question_scope, wf, node, ctx.visit))
             })
             .flatten();
         let Some(i) = found else {

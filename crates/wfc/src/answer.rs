@@ -1,13 +1,15 @@
 //! `wfc answer DIR [--question ID] CHOICE | --text TEXT`: records the
-//! answer to the question a suspended run waits on, in the run's log,
-//! under the run's lock (docs/runtime.md, "Answering a suspended run").
+//! answer to a question a suspended run waits on, through the run's store
+//! (a run directory: a line of its log), under the run's lock
+//! (docs/runtime.md, "Answering a suspended run", "Gates in parallel
+//! branches").
 
 use std::path::PathBuf;
 
 use clap::Args;
 use wf_ir::IrProgram;
 use wf_vm::question::{AnswerRecord, PendingQuestion, QuestionKind, pending};
-use wf_vm::{Engine, EngineConfig, PersistError, RunDir, RunStatus};
+use wf_vm::{Engine, EngineConfig, PersistError, RunDir, RunStatus, RunStore};
 
 use crate::{EXIT_CLEAN, EXIT_TROUBLE};
 
@@ -24,8 +26,9 @@ goes on, applying it to the node that asked and to no other.
   wfc answer runs/1 L W                     a multi-select question: several
 
 The question is checked: the run must be suspended on it, not held by a
-process, and the choice one of its options. Answering again before the run
-resumes replaces the answer.
+process, and the choice one of its options. A run whose parallel branches
+wait at gates waits on several questions: name each with --question.
+Answering again before the run resumes replaces the answer.
 
 Exit status: 0 recorded; 2 nothing recorded (the reason is printed).")]
 pub struct AnswerArgs {
@@ -40,7 +43,9 @@ pub struct AnswerArgs {
     )]
     choices: Vec<String>,
     /// The question's id, as `wfc status` shows it (`review#1`: the node
-    /// and its visit). Default: the one question the run waits on.
+    /// and its visit; `fan#1/a/review#1` in a parallel branch). Default:
+    /// the one question the run waits on (required when it waits on
+    /// several).
     #[arg(long, value_name = "ID")]
     question: Option<String>,
     /// Free text, for a freeform question.
@@ -65,7 +70,7 @@ pub fn run(args: AnswerArgs) -> u8 {
 fn answer(args: &AnswerArgs) -> Result<String, String> {
     let shown = args.dir.display();
     // The lock: a running process may not be answered under its feet.
-    let dir = RunDir::open(&args.dir).map_err(|e| match e {
+    let mut dir = RunDir::open(&args.dir).map_err(|e| match e {
         PersistError::InUse { .. } => format!(
             "{e}\n  help: the run is in progress; answer it once it has suspended (`wfc status {shown}`)"
         ),
@@ -80,39 +85,72 @@ fn answer(args: &AnswerArgs) -> Result<String, String> {
     let mut engine = Engine::inspect(&program, &dir, EngineConfig::default())
         .map_err(|e| format!("cannot read the run: {e}"))?;
     let status = engine.report().status;
-    let question = pending(&program, &mut engine);
-    let q = match (&status, question) {
-        (_, Some(q)) => q,
-        (RunStatus::Suspended { reason }, None) => {
-            return Err(format!(
+    let questions =
+        waiting_on(&program, &mut engine, &dir).map_err(|e| format!("cannot read the run: {e}"))?;
+    let steps = engine.steps();
+    drop(engine);
+    if questions.is_empty() {
+        return Err(match &status {
+            RunStatus::Suspended { reason } => format!(
                 "the run in {shown} waits on no question: it suspended because {reason}\n  \
                  help: `wfc run --resume {shown}` continues it"
-            ));
-        }
-        (RunStatus::Completed, None) => {
-            return Err(format!("the run in {shown} is not suspended: it completed"));
-        }
-        (RunStatus::Failed { .. }, None) => {
-            return Err(format!("the run in {shown} is not suspended: it failed"));
-        }
-        (_, None) => {
-            return Err(format!(
+            ),
+            RunStatus::Completed => format!("the run in {shown} is not suspended: it completed"),
+            RunStatus::Failed { .. } => format!("the run in {shown} is not suspended: it failed"),
+            _ => format!(
                 "the run in {shown} is not suspended: it was interrupted mid-way\n  \
                  help: `wfc run --resume {shown}` continues it"
+            ),
+        });
+    }
+    let listed = || {
+        questions
+            .iter()
+            .map(|(q, _)| format!("`{}` ({})", q.id, where_(q)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let q = match (&args.question, &questions[..]) {
+        (Some(id), _) => match questions.iter().find(|(q, _)| q.id == *id) {
+            Some((q, _)) => q,
+            None if questions.len() == 1 => {
+                let q = &questions[0].0;
+                return Err(format!(
+                    "the run in {shown} does not wait on question `{id}`: it waits on `{}` (node `{}`, visit {})\n  \
+                     help: `wfc status {shown}` lists the questions",
+                    q.id, q.node, q.visit
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "the run in {shown} does not wait on question `{id}`: it waits on {}\n  \
+                     help: `wfc status {shown}` lists the questions",
+                    listed()
+                ));
+            }
+        },
+        (None, [(q, _)]) => q,
+        (None, _) => {
+            return Err(format!(
+                "the run in {shown} waits on {} questions: {}\n  \
+                 help: name the one you answer with --question ID (`wfc status {shown}` lists them)",
+                questions.len(),
+                listed()
             ));
         }
     };
-    if let Some(id) = &args.question
-        && *id != q.id
-    {
-        return Err(format!(
-            "the run in {shown} does not wait on question `{id}`: it waits on `{}` (node `{}`, visit {})\n  \
-             help: `wfc status {shown}` lists the questions",
-            q.id, q.node, q.visit
-        ));
+    let record = AnswerRecord::new(q, &args.choices, args.text.as_deref())?;
+    // Through the run's store: the question (once), then the answer.
+    let known = wf_vm::question::current(&dir, steps)
+        .map_err(|e| format!("cannot read the run: {e}"))?
+        .iter()
+        .any(|(k, _)| k.id == q.id);
+    if !known {
+        wf_vm::question::record(&mut dir, steps, std::slice::from_ref(q))
+            .map_err(|e| format!("cannot record the question: {e}"))?;
     }
-    let record = AnswerRecord::new(&q, &args.choices, args.text.as_deref())?;
-    dir.append_answer(&record)
+    let value = serde_json::to_value(&record).expect("answers serialise");
+    dir.record_answer(&q.id, &value)
         .map_err(|e| format!("cannot record the answer: {e}"))?;
     let many: Vec<String> = record
         .choices
@@ -125,17 +163,52 @@ fn answer(args: &AnswerArgs) -> Result<String, String> {
         _ => many.join(", "),
     };
     Ok(format!(
-        "recorded {what} as the answer to question `{}` (node `{}`)\nhint: continue the run with `wfc run --resume {shown}`",
-        q.id, q.node
+        "recorded {what} as the answer to question `{}` ({})\nhint: continue the run with `wfc run --resume {shown}`",
+        q.id,
+        where_(q)
     ))
 }
 
-/// The answers recorded since the run in `dir` suspended, checked against
-/// its program (a `wfc run --resume` error otherwise).
+/// Where question `q` is asked, for people: `node `review``, and the
+/// branch it waits in.
+pub fn where_(q: &PendingQuestion) -> String {
+    match q.place.as_str() {
+        "" => format!("node `{}`", q.node),
+        place => format!("node `{}` in {place}", q.node),
+    }
+}
+
+/// Every question the suspended run `engine` (read from `store`) waits
+/// on, with the answer recorded for each so far: the one at the node it
+/// stands at (derived from its state, as older run directories have
+/// none recorded), then those recorded when it suspended (the gates of
+/// its parallel branches).
+pub fn waiting_on(
+    program: &IrProgram,
+    engine: &mut Engine<'_>,
+    store: &dyn RunStore,
+) -> Result<Vec<(PendingQuestion, Option<AnswerRecord>)>, PersistError> {
+    if !matches!(engine.report().status, RunStatus::Suspended { .. }) {
+        return Ok(Vec::new());
+    }
+    let mut out = wf_vm::question::current(store, engine.steps())?;
+    if let Some(q) = pending(program, engine)
+        && !out.iter().any(|(o, _)| o.id == q.id)
+    {
+        let answer = wf_vm::question::answers(store)?
+            .into_iter()
+            .rfind(|a| a.question == q.id);
+        out.insert(0, (q, answer));
+    }
+    Ok(out)
+}
+
+/// The answers recorded since the run in `dir` suspended, through its
+/// store, checked against its program (a `wfc run --resume` error
+/// otherwise).
 pub fn recorded(dir: &RunDir, program: &IrProgram) -> Result<Vec<AnswerRecord>, String> {
-    let answers = dir
-        .answers()
-        .map_err(|e| format!("error: cannot resume: {e}"))?;
+    let answers =
+        wf_vm::question::answers(dir).map_err(|e| format!("error: cannot resume: {e}"))?;
     for a in &answers {
         a.verify(program).map_err(|e| {
             format!(
@@ -147,8 +220,26 @@ pub fn recorded(dir: &RunDir, program: &IrProgram) -> Result<Vec<AnswerRecord>, 
     Ok(answers)
 }
 
-/// The hint for a run suspended on question `q`: the `wfc answer` command.
-pub fn hint(dir: &str, q: &PendingQuestion) -> String {
+/// The hints of a run suspended on `questions`: one `wfc answer` command
+/// each.
+pub fn hints(dir: &str, questions: &[PendingQuestion]) -> String {
+    match questions {
+        [q] => hint(dir, q),
+        _ => {
+            let mut out = format!(
+                "hint: the run waits on {} questions: answer each with `wfc answer {dir} --question ID …`, then `wfc run --resume {dir}`\n",
+                questions.len()
+            );
+            for q in questions {
+                out.push_str(&format!("  {}\n", command(dir, q)));
+            }
+            out
+        }
+    }
+}
+
+/// The `wfc answer` command of question `q`, with an example answer.
+fn command(dir: &str, q: &PendingQuestion) -> String {
     let example = match q.kind {
         QuestionKind::Freeform => "--text TEXT".to_owned(),
         QuestionKind::Choice | QuestionKind::Multiple => q
@@ -157,10 +248,18 @@ pub fn hint(dir: &str, q: &PendingQuestion) -> String {
             .map_or("CHOICE".to_owned(), |o| shell_word(&o.key)),
     };
     format!(
-        "hint: the run waits on question `{}` at node `{}`: answer it with `wfc answer {dir} --question {} {example}`, then `wfc run --resume {dir}`\n",
-        q.id,
-        q.node,
+        "wfc answer {dir} --question {} {example}",
         shell_word(&q.id)
+    )
+}
+
+/// The hint for a run suspended on question `q`: the `wfc answer` command.
+pub fn hint(dir: &str, q: &PendingQuestion) -> String {
+    format!(
+        "hint: the run waits on question `{}` at {}: answer it with `{}`, then `wfc run --resume {dir}`\n",
+        q.id,
+        where_(q),
+        command(dir, q)
     )
 }
 

@@ -423,6 +423,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         Some(dir) => crate::answer::recorded(dir, &program)?,
         None => Vec::new(),
     };
+    // The questions the gates of parallel branches wait on, once the run
+    // suspends (recorded in the run's store below).
+    let waiting: wf_vm::question::WaitingQuestions = Default::default();
     let mut agent = if pipeline {
         let human = attractor::Humans {
             answers,
@@ -430,6 +433,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             source: meta["source"].as_str(),
             tools: pipeline_tools.clone(),
             custom: attractor::custom_handlers(&args.handlers, &options)?,
+            waiting: run_dir.map(|_| waiting.clone()),
         };
         attractor::agent(&spec, &options, files.clone(), resumed, human)
     } else {
@@ -446,7 +450,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     .map_err(|e| format!("error: {e}"))?;
 
     // `held` keeps the run directory's lock until the process ends.
-    let (mut engine, held) = match dir {
+    let (mut engine, mut held) = match dir {
         Some(dir) => (
             Engine::resume(&program, dir.clone(), config)
                 .map_err(|e| format!("error: cannot resume: {e}"))?,
@@ -501,7 +505,14 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         engine.set_tool_runner(Box::new(SimulatedToolRunner::new()));
     }
     let report = engine.run(agent.as_mut());
-    let question = run_dir.and_then(|_| wf_vm::question::pending(&program, &mut engine));
+    // Every question the suspended run waits on: at the node it stands
+    // at, and at the gates of its parallel branches.
+    let mut questions: Vec<_> = run_dir
+        .and_then(|_| wf_vm::question::pending(&program, &mut engine))
+        .into_iter()
+        .collect();
+    questions.append(&mut waiting.borrow_mut());
+    let steps = engine.steps();
     let persist_warning = engine.persist_warning().map(str::to_owned);
     let effects = effects::Summary::of(&engine);
     // A sink that failed in the run's last step could not end it.
@@ -524,13 +535,30 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         );
     }
     let llm_totals = llm.map(|setup| setup.totals());
+    if let (Some(store), false) = (held.as_mut(), questions.is_empty())
+        && let Err(e) = wf_vm::question::record(store, steps, &questions)
+    {
+        eprintln!(
+            "warning: the questions the run waits on could not be recorded ({e}): `wfc run --resume` asks them again"
+        );
+    }
+    // And those the engine recorded itself (a `.wf` fan-out's branches).
+    if let Some(store) = held.as_ref()
+        && matches!(report.status, RunStatus::Suspended { .. })
+    {
+        for (q, _) in wf_vm::question::current(store, steps).unwrap_or_default() {
+            if !questions.iter().any(|k| k.id == q.id) {
+                questions.push(q);
+            }
+        }
+    }
     let status = finish(
         args,
         &workflow,
         run_dir.map(|d| d.as_path()),
         &report,
         llm_totals.as_ref(),
-        question.as_ref(),
+        &questions,
         &effects,
     );
     drop(held);
@@ -692,7 +720,7 @@ fn finish(
     run_dir: Option<&Path>,
     report: &Report,
     llm: Option<&llm::Totals>,
-    question: Option<&wf_vm::question::PendingQuestion>,
+    questions: &[wf_vm::question::PendingQuestion],
     effects: &effects::Summary,
 ) -> u8 {
     let shown_dir = run_dir.map(|d| d.display().to_string());
@@ -729,7 +757,9 @@ fn finish(
                 error.kind.name(),
                 output::one_line(&error.reason)
             ),
-            Some(dir) if let Some(q) = question => eprint!("{}", crate::answer::hint(dir, q)),
+            Some(dir) if !questions.is_empty() => {
+                eprint!("{}", crate::answer::hints(dir, questions))
+            }
             Some(dir) if let Some(p) = &effects.pending => eprintln!(
                 "hint: if `{node}` took effect, `wfc run --resume {dir} --assume-done {node} [--outputs JSON]`; \
                  if it did not, `wfc run --resume {dir} --rerun {node}`",

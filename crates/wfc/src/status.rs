@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::{Value, json};
 use wf_vm::attractor::interviewer::QuestionOption;
-use wf_vm::question::{PendingQuestion, pending};
+use wf_vm::question::{AnswerRecord, PendingQuestion};
 use wf_vm::{Engine, EngineConfig, PersistError, RunDir, RunStatus};
 
 use crate::run::resume::printable;
@@ -90,9 +90,10 @@ fn status(path: &Path) -> Result<Value, String> {
     // A run held by its process may be past the question already.
     let questions: Vec<Value> = match report.status {
         RunStatus::Suspended { .. } if error.is_none() && holder.is_none() => {
-            pending(&program, &mut engine)
-                .into_iter()
-                .map(|q| question_json(&q, &path.display().to_string()))
+            crate::answer::waiting_on(&program, &mut engine, &dir)
+                .map_err(|e| format!("cannot read the run: {e}"))?
+                .iter()
+                .map(|(q, a)| question_json(q, a.as_ref(), &path.display().to_string()))
                 .collect()
         }
         _ => Vec::new(),
@@ -103,6 +104,7 @@ fn status(path: &Path) -> Result<Value, String> {
         .and_then(|start| start.origin);
     let mut state = json!({
         "dir": path.display().to_string(),
+        "run_id": engine.run_id(),
         "state": state,
         "in_use_by": holder.map(|pid| pid.map_or(Value::Null, Value::from)),
         "workflow": workflow,
@@ -129,9 +131,29 @@ fn status(path: &Path) -> Result<Value, String> {
 /// A pending question as `wfc status --format json` shows it: its id,
 /// node, text, kind and options, the answers recorded for it so far, and
 /// the `wfc answer` command.
-fn question_json(q: &PendingQuestion, dir: &str) -> Value {
+fn question_json(q: &PendingQuestion, answer: Option<&AnswerRecord>, dir: &str) -> Value {
+    let answered = answer.map(|a| {
+        let mut v = json!({});
+        if let Some(c) = &a.choice {
+            v["choice"] = json!({"key": c.key, "label": c.label});
+        }
+        if !a.choices.is_empty() {
+            v["choices"] = json!(
+                a.choices
+                    .iter()
+                    .map(|o| json!({"key": o.key, "label": o.label}))
+                    .collect::<Vec<_>>()
+            );
+        }
+        if let Some(t) = &a.text {
+            v["text"] = json!(t);
+        }
+        v
+    });
     json!({
         "id": q.id,
+        "place": (!q.place.is_empty()).then_some(&q.place),
+        "answer": answered,
         "workflow": q.workflow,
         "node": q.node,
         "visit": q.visit,
@@ -152,6 +174,9 @@ fn human(state: &Value) -> String {
         out.push_str(" (in use by another process)");
     }
     out.push('\n');
+    if let Some(id) = state["run_id"].as_str() {
+        out.push_str(&format!("run: {}\n", printable(id)));
+    }
     out.push_str(&format!("workflow: {}\n", text(&state["workflow"])));
     // `start.json` is untrusted: its text is shown escaped.
     let origin = |k: &str| printable(&text(&state["origin"][k]));
@@ -188,8 +213,12 @@ fn human(state: &Value) -> String {
     }
     let questions = state["questions"].as_array().map_or(&[][..], Vec::as_slice);
     for q in questions {
+        let place = q["place"]
+            .as_str()
+            .map(|p| format!(" in {}", printable(p)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "question `{}` ({}) at node `{}`: {}\n",
+            "question `{}` ({}) at node `{}`{place}: {}\n",
             text(&q["id"]),
             text(&q["kind"]),
             text(&q["node"]),
@@ -209,6 +238,19 @@ fn human(state: &Value) -> String {
         if !options.is_empty() {
             out.push_str(&format!("  options: {}\n", options.join(", ")));
         }
+        if let Some(a) = q["answer"].as_object() {
+            let said = match (&a.get("choice"), &a.get("choices"), &a.get("text")) {
+                (Some(c), _, _) => format!("`{}`", text(&c["label"])),
+                (_, Some(Value::Array(cs)), _) => cs
+                    .iter()
+                    .map(|c| format!("`{}`", text(&c["label"])))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                (_, _, Some(t)) => format!("the text `{}`", printable(&text(t))),
+                _ => "?".into(),
+            };
+            out.push_str(&format!("  answered: {said} (applied on resume)\n"));
+        }
     }
     if let Some(e) = state["unsettled_effect"].as_object() {
         let (node, dir) = (text(&e["node"]), text(&state["dir"]));
@@ -219,8 +261,15 @@ fn human(state: &Value) -> String {
         ));
         return out;
     }
-    if let Some(q) = questions.first() {
+    let open: Vec<&Value> = questions.iter().filter(|q| q["answer"].is_null()).collect();
+    if let [q] = &open[..] {
         out.push_str(&format!("hint: {}\n", text(&q["hint"])));
+    } else if open.len() > 1 {
+        out.push_str(&format!(
+            "hint: answer each question with `wfc answer {} --question ID …` (see above), then `wfc run --resume {}`\n",
+            text(&state["dir"]),
+            text(&state["dir"])
+        ));
     } else if matches!(state["state"].as_str(), Some("suspended" | "interrupted")) {
         out.push_str(&format!(
             "hint: continue it with `wfc run --resume {}`\n",

@@ -338,12 +338,26 @@ pub fn shared(interviewer: Box<dyn Interviewer>) -> SharedInterviewer {
 /// The `wait.human` handler.
 pub struct WaitHuman {
     interviewer: SharedInterviewer,
+    /// Prefixes the ids of its questions: where in the run the gate is
+    /// (`fan#1/a/` in a parallel branch; empty at the top).
+    scope: String,
 }
 
 impl WaitHuman {
     /// A gate that asks `interviewer`.
     pub fn new(interviewer: SharedInterviewer) -> Self {
-        WaitHuman { interviewer }
+        WaitHuman {
+            interviewer,
+            scope: String::new(),
+        }
+    }
+
+    /// The gate, its question ids prefixed by `scope` (a parallel branch's,
+    /// so that an answer reaches this gate and no gate of the same node
+    /// in another branch or in the parent).
+    pub fn scoped(mut self, scope: &str) -> Self {
+        self.scope = scope.to_owned();
+        self
     }
 }
 
@@ -373,7 +387,11 @@ impl Handler for WaitHuman {
             .map(str::to_owned)
             .or_else(|| d.node.engine.default_choice.map(|s| d.str(s).to_owned()));
         let text = d.label();
-        let id = crate::question::question_id(cx.node_id, d.visit);
+        let id = format!(
+            "{}{}",
+            self.scope,
+            crate::question::question_id(cx.node_id, d.visit)
+        );
         let listed = crate::question::listed_options(d.node);
         let freeform = crate::question::is_freeform(d.node);
         let gate = Gate {

@@ -33,9 +33,15 @@
 //! the node the child runs next, once per node it moves to ([`steer`]);
 //! this needs a run directory. `stack.child_autostart=false` is refused
 //! (there is no other way to start the child).
+//!
+//! A gate in the child with no answer, in a root manager node of a run
+//! with a run directory, suspends the run: the child is kept where it
+//! waits and restored there on resume ([`wait`]). Elsewhere a suspended
+//! child fails the node.
 
 mod condition;
 pub mod steer;
+pub mod wait;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -199,7 +205,24 @@ impl Handler for ManagerLoop {
                 Vec::new(),
             ));
         };
-        let mut child = match super::nested::Inherited::of(cx.decision).engine(&program, root) {
+        // A child that waited at a gate for this step goes on from there
+        // (only in the root pipeline of a run with a run directory).
+        let scope = format!(
+            "{}{}/child/",
+            self.kit.scope,
+            crate::question::question_id(&node, cx.decision.visit)
+        );
+        let may_wait = self.kit.depth == 0 && cx.decision.config.questions_wait;
+        let waited = cx
+            .files
+            .filter(|_| may_wait)
+            .and_then(|f| wait::load(f, &node, cx.decision.step));
+        let inherited = super::nested::Inherited::of(cx.decision);
+        let made = match &waited {
+            Some(w) => inherited.restore(&program, &w.snapshot),
+            None => inherited.engine(&program, root),
+        };
+        let mut child = match made {
             Ok(e) => e,
             Err(e) => {
                 return Ok(fail(
@@ -208,8 +231,14 @@ impl Handler for ManagerLoop {
                 ));
             }
         };
-        // The child's own graph attributes, as a pipeline run starts with.
-        for (k, v) in super::graph_context(&program, &program.workflows[root.0 as usize]) {
+        // The child's own graph attributes, as a pipeline run starts with
+        // (a restored child has its context).
+        let fresh = if waited.is_some() {
+            Vec::new()
+        } else {
+            super::graph_context(&program, &program.workflows[root.0 as usize])
+        };
+        for (k, v) in fresh {
             if let Err(e) = child.set_input(&k, v) {
                 return Ok(fail(
                     format!("manager node `{node}`: the child pipeline cannot start: {e}"),
@@ -228,6 +257,7 @@ impl Handler for ManagerLoop {
             base_dir: path.parent().map(PathBuf::from),
             root: self.kit.root.clone().or_else(|| self.kit.base_dir.clone()),
             depth: self.kit.depth + 1,
+            scope: scope.clone(),
             ..self.kit.clone()
         };
         let backend = cx
@@ -238,7 +268,7 @@ impl Handler for ManagerLoop {
         let mut agent = AttractorAgent::new(backend, files);
         install(agent.registry_mut(), kit);
         let mut decision = None;
-        let mut cycles = 0;
+        let mut cycles = waited.as_ref().map_or(0, |w| w.cycles);
         let mut telemetry = Map::new();
         let mut steered_at = None;
         let mut interventions = 0u64;
@@ -254,6 +284,40 @@ impl Handler for ManagerLoop {
                     break s;
                 }
             };
+            if let RunStatus::Suspended { reason } = &status
+                && may_wait
+                && child.failures().last().is_none_or(|f| f.reason != *reason)
+                && let Some(files) = cx.files
+                && let Some(mut q) = crate::question::pending(&program, &mut child)
+            {
+                // A gate nobody answered: the child waits, kept where it
+                // stands, and the run suspends.
+                q.id = format!("{scope}{}", q.id);
+                q.place = format!("the child pipeline of manager node `{node}`");
+                let waiting = wait::ChildWaiting {
+                    question: q.clone(),
+                    snapshot: child.snapshot(),
+                    // The cycle it waits in goes on when it is restored.
+                    cycles: cycles - 1,
+                    resume_step: cx.decision.step + 1,
+                };
+                let mut reason = format!(
+                    "waiting for an answer to question `{}` in {}",
+                    q.id, q.place
+                );
+                match wait::save(files, &node, &waiting) {
+                    Ok(()) => {
+                        if let Some(w) = &self.kit.waiting {
+                            w.borrow_mut().push(q);
+                        }
+                    }
+                    Err(e) => reason.push_str(&format!(
+                        " (where it waits could not be kept ({e}): a resumed run starts the child again)"
+                    )),
+                }
+                drop(agent);
+                return Ok(Decision::Suspend { reason });
+            }
             let bb = child.blackboard();
             let (_, at, _) = child.position();
             let child_wf = &program.workflows[root.0 as usize];

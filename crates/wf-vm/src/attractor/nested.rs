@@ -107,6 +107,17 @@ impl Inherited {
         }
     }
 
+    /// An engine in the state `snap` describes (a branch that waited at a
+    /// gate), with the inherited configuration: its limits are those it
+    /// had, within what the configuration allows.
+    pub fn restore<'p>(
+        &self,
+        program: &'p IrProgram,
+        snap: &crate::engine::Snapshot,
+    ) -> Result<Engine<'p>, EngineError> {
+        Engine::restore(program, snap, self.config.clone())
+    }
+
     /// An engine at the entry of `wf`: the workflow's own limits apply
     /// where they are tighter than what is left of the parent's.
     pub fn engine<'p>(

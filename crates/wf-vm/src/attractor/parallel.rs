@@ -62,6 +62,13 @@ pub struct Kit {
     /// Custom handler types and the agents that run them (`wfc run
     /// --handler TYPE=exec:CMD`).
     pub custom: Vec<(String, super::custom::SharedAgent)>,
+    /// Where in the run these handlers run, as the prefix of their gates'
+    /// question ids: empty for the root pipeline, `fan#1/a/` in the branch
+    /// starting at `a` of the parallel node `fan` on its first visit.
+    pub scope: String,
+    /// Where a root fan-out that suspends leaves the questions its
+    /// branches wait on (`None`: such branches fail instead of waiting).
+    pub waiting: Option<crate::question::WaitingQuestions>,
 }
 
 /// Registers `wait.human`, `parallel`, `parallel.fan_in` and
@@ -70,7 +77,8 @@ pub fn install(registry: &mut HandlerRegistry, kit: Kit) {
     let human = match &kit.interviewer {
         Some(i) => WaitHuman::new(i.clone()),
         None => WaitHuman::default(),
-    };
+    }
+    .scoped(&kit.scope);
     registry.register("wait.human", Box::new(human));
     registry.register("parallel", Box::new(Parallel { kit: kit.clone() }));
     registry.register("parallel.fan_in", Box::new(super::fan_in::FanIn));
@@ -133,12 +141,22 @@ impl Handler for Parallel {
             .filter_map(|k| view.get(k).map(|v| (k.to_owned(), v.clone())))
             .collect();
         let inherited = super::nested::Inherited::of(d);
+        // The branches' gates scope their question ids under this node and
+        // visit (their branch adds its own id).
+        let kit = Kit {
+            scope: format!(
+                "{}{}/",
+                self.kit.scope,
+                crate::question::question_id(cx.node_id, d.visit)
+            ),
+            ..self.kit.clone()
+        };
         let shared = concurrent::Shared {
             program: d.program,
             workflow: d.workflow_idx,
             context: &context,
             files: cx.files,
-            kit: &self.kit,
+            kit: &kit,
             fan_out: d.node_idx,
             inherited: &inherited,
             // Only the root pipeline's fan-outs: a nested one runs in a
@@ -174,10 +192,37 @@ impl Handler for Parallel {
         let suspended = runs
             .iter()
             .find_map(|r| Some((r.result.id.clone(), r.suspended.clone()?)));
+        // The questions of the branches that wait at a gate.
+        let waiting: Vec<crate::question::PendingQuestion> = runs
+            .iter()
+            .filter_map(|r| Some(r.waiting.as_ref()?.question.clone()))
+            .collect();
         let mut results: Vec<BranchResult> = Vec::with_capacity(runs.len());
         // Each started branch's events, in edge order (deterministic
         // whatever order concurrent branches finished in).
-        for (index, ran) in runs.into_iter().enumerate() {
+        // A fan-out that suspends for a question cannot tell events (a
+        // suspension carries none): each branch that ended keeps its own
+        // in the journal, told when the fan-out ends on resume.
+        let asking = suspended.is_none() && !waiting.is_empty();
+        for (index, mut ran) in runs.into_iter().enumerate() {
+            if ran.waiting.is_some() {
+                // Its events are told once it ends, on resume.
+                results.push(ran.result);
+                continue;
+            }
+            if asking && !ran.resumed {
+                let _ = shared.journal.record_events(
+                    index,
+                    (ran.offset_ms, ran.duration_ms),
+                    &ran.events,
+                );
+            }
+            if ran.resumed
+                && let Some(told) = shared.journal.load_events(index)
+            {
+                (ran.offset_ms, ran.duration_ms, ran.events) = told;
+                ran.resumed = false;
+            }
             if ran.resumed {
                 let r = &ran.result;
                 cx.event(
@@ -208,8 +253,16 @@ impl Handler for Parallel {
             }
             results.push(ran.result);
         }
-        if let Some((branch, reason)) = suspended {
-            let mut reason = format!("parallel branch `{branch}`: {reason}");
+        let asked = waiting_reason(&waiting);
+        if let Some(w) = &self.kit.waiting {
+            w.borrow_mut().extend(waiting);
+        }
+        let suspended = match (suspended, asked) {
+            (Some((branch, reason)), _) => Some(format!("parallel branch `{branch}`: {reason}")),
+            (None, Some(asked)) => Some(asked),
+            (None, None) => None,
+        };
+        if let Some(mut reason) = suspended {
             // The resumed run asks the node again at the next step.
             if let Err(e) = shared.journal.suspend(d.step + 1) {
                 reason.push_str(&format!(
@@ -272,6 +325,23 @@ impl Handler for Parallel {
     }
 }
 
+/// Why a fan-out whose branches wait at gates suspends: the questions.
+fn waiting_reason(waiting: &[crate::question::PendingQuestion]) -> Option<String> {
+    let ids: Vec<String> = waiting.iter().map(|q| format!("`{}`", q.id)).collect();
+    match waiting {
+        [] => None,
+        [q] => Some(format!(
+            "waiting for an answer to question {} in {}",
+            ids[0], q.place
+        )),
+        _ => Some(format!(
+            "waiting for answers to {} questions in parallel branches: {}",
+            waiting.len(),
+            ids.join(", ")
+        )),
+    }
+}
+
 /// Runs the branches in edge order, one after another (see
 /// [`concurrent::plan`] for when), stopping as the policy says.
 fn one_at_a_time(
@@ -294,6 +364,7 @@ fn one_at_a_time(
                 resumed: false,
                 events: Default::default(),
                 suspended: None,
+                waiting: None,
             });
             continue;
         }
@@ -308,7 +379,10 @@ fn one_at_a_time(
             inherited: s.inherited,
         };
         let ran = concurrent::run_one(env, index, target, s.journal, started);
-        stopped = policy.stop_after(&ran.result);
+        // A branch that waits at a gate has not ended: it stops nothing.
+        if ran.waiting.is_none() {
+            stopped = policy.stop_after(&ran.result);
+        }
         runs.push(ran);
     }
     runs

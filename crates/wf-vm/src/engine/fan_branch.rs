@@ -9,7 +9,7 @@ use wf_ir::{NodeIdx, Opcode, WorkflowIdx};
 
 use crate::agent::{DecisionAgent, DecisionContext, Outcome, Status, ToolRunner};
 use crate::attractor::nested::Inherited;
-use crate::attractor::parallel::journal::Journal;
+use crate::attractor::parallel::journal::{Journal, Waiting};
 use crate::attractor::parallel::policy::BranchResult;
 use crate::attractor::parallel::trace::{BranchEvents, TraceSink};
 use crate::report::RunStatus;
@@ -22,6 +22,9 @@ pub(super) struct Run {
     pub(super) duration_ms: u64,
     /// Taken from the journal: it finished before the run was killed.
     pub(super) resumed: bool,
+    /// It waits at a `human` node whose agent suspended (journaled, so
+    /// the resumed fan-out restores it there).
+    pub(super) waiting: Option<Waiting>,
 }
 
 /// Lends a borrowed tool runner to an engine that wants to own one.
@@ -46,6 +49,12 @@ pub(super) struct Env<'e> {
     pub(super) fan_out: NodeIdx,
     pub(super) context: &'e [(String, Value)],
     pub(super) inherited: &'e Inherited,
+    /// The fan-out's question scope (`fan#1/`): a branch's questions are
+    /// scoped under it and its own id.
+    pub(super) scope: &'e str,
+    /// A branch may wait at a `human` node (a journaled fan-out of a
+    /// durable run whose questions wait).
+    pub(super) may_wait: bool,
 }
 
 pub(super) fn run_branch(
@@ -53,6 +62,7 @@ pub(super) fn run_branch(
     start: NodeIdx,
     agent: &mut dyn DecisionAgent,
     tools: Option<Box<dyn ToolRunner + '_>>,
+    from: Option<Waiting>,
 ) -> Run {
     let t = Instant::now();
     let w = &env.program.workflows[env.wf.0 as usize];
@@ -63,15 +73,27 @@ pub(super) fn run_branch(
         ..BranchResult::not_run(id, "")
     };
     let mut join = None;
+    let mut waiting = None;
     let trace = TraceSink::default();
-    match env.inherited.engine(env.program, env.wf) {
+    let made = match &from {
+        Some(w) => env.inherited.restore(env.program, &w.snapshot),
+        None => env.inherited.engine(env.program, env.wf),
+    };
+    match made {
         Err(e) => {
             result.outcome = Status::Fail;
             result.failure_reason = Some(e.to_string());
         }
         Ok(mut engine) => {
-            for (k, v) in env.context {
-                let _ = engine.set_input(k, v.clone());
+            engine.config.question_scope = format!("{}{id}/", env.scope);
+            match from {
+                // The restored engine holds the scope it had at the node.
+                Some(w) => trace.0.borrow_mut().events = w.events,
+                None => {
+                    for (k, v) in env.context {
+                        let _ = engine.set_input(k, v.clone());
+                    }
+                }
             }
             engine.start_at(start);
             if let Some(tools) = tools {
@@ -93,6 +115,7 @@ pub(super) fn run_branch(
                     );
                     break;
                 }
+                let failures = engine.failures().len();
                 match engine.step(agent).clone() {
                     RunStatus::Running => {}
                     RunStatus::Completed | RunStatus::Yielded => break,
@@ -102,6 +125,21 @@ pub(super) fn run_branch(
                         break;
                     }
                     RunStatus::Suspended { reason } => {
+                        // An agent's own `suspend` at a `human` node (not
+                        // an agent error) waits, where the fan-out can
+                        // keep the branch.
+                        if env.may_wait
+                            && engine.failures().len() == failures
+                            && let Some(w) = super::fan_wait::waiting(&env, id, &mut engine)
+                        {
+                            result.outcome = Status::Fail;
+                            result.failure_reason = Some(format!(
+                                "waiting for an answer to question `{}`",
+                                w.question.id
+                            ));
+                            waiting = Some(w);
+                            break;
+                        }
                         result.outcome = Status::Fail;
                         result.failure_reason = Some(format!(
                             "the branch suspended ({reason}); branches cannot suspend"
@@ -120,12 +158,16 @@ pub(super) fn run_branch(
     }
     result.stopped_at = join.map(|j| env.program.str(w.nodes[j.0 as usize].id).to_owned());
     let events = std::mem::take(&mut *trace.0.borrow_mut());
+    if let Some(w) = &mut waiting {
+        w.set_events(&events.events);
+    }
     Run {
         result,
         join,
         events,
         duration_ms: t.elapsed().as_millis() as u64,
         resumed: false,
+        waiting,
     }
 }
 
@@ -153,10 +195,18 @@ pub(super) fn run_journaled(
             events,
             duration_ms,
             resumed: true,
+            waiting: None,
         };
     }
-    let mut run = run_branch(env, start, agent, tools);
-    if let Err(e) = journal.record(index, &run.result, run.duration_ms) {
+    let from = journal.load_waiting(index, id);
+    let mut run = run_branch(env, start, agent, tools, from);
+    if let Some(w) = &run.waiting {
+        if let Err(e) = journal.record_waiting(index, w) {
+            run.result.notes = Some(format!(
+                "where it waits could not be journaled ({e}): a resumed run runs it again from its start"
+            ));
+        }
+    } else if let Err(e) = journal.record(index, &run.result, run.duration_ms) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         run.result.notes = Some(note);
     }

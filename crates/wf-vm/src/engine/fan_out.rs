@@ -58,23 +58,32 @@ impl Engine<'_> {
             .filter_map(|k| view.get(k).map(|v| (k.to_owned(), v.clone())))
             .collect();
         let inherited = Inherited::new(&self.config, &self.limits, self.step, self.elapsed);
+        // The branches' questions are scoped under this node and visit.
+        let scope = format!(
+            "{}{}/",
+            self.config.question_scope,
+            crate::question::question_id(name, self.visit_count(wf, node))
+        );
+        let journal_dir = self.out.log.as_ref().and_then(|log| log.journal_dir());
         let env = Env {
             program,
             wf,
             fan_out: node,
             context: &context,
             inherited: &inherited,
+            scope: &scope,
+            may_wait: journal_dir.is_some() && self.config.questions_wait,
         };
         // Branches take time: the next step reads the clock.
         self.clock_due = true;
         // Finished branches are journaled (docs/runtime.md, "Durable
         // fan-outs"), in a durable run's directory only.
-        let journal = match self.out.log.as_ref().and_then(|log| log.journal_dir()) {
-            Some(dir) => Journal::in_dir(
-                dir.join("branches")
+        let journal = match journal_dir {
+            Some(dir) => Journal::in_dir_at(
+                &dir.join("branches")
                     .join(crate::attractor::safe_name(self.wf_name(wf)))
-                    .join(crate::attractor::safe_name(name))
-                    .join(format!("step-{}", self.step)),
+                    .join(crate::attractor::safe_name(name)),
+                self.step,
             ),
             None => Journal::default(),
         };
@@ -112,6 +121,7 @@ impl Engine<'_> {
                     events,
                     duration_ms,
                     resumed: false,
+                    waiting: None,
                 },
                 None,
             )
@@ -122,7 +132,11 @@ impl Engine<'_> {
                     workers,
                     &targets,
                     |worker| worker,
-                    |r: &(Run, Option<u64>)| policy.stop_after(&r.0.result),
+                    |r: &(Run, Option<u64>)| {
+                        r.0.waiting
+                            .is_none()
+                            .then(|| policy.stop_after(&r.0.result))?
+                    },
                     skipped,
                     |(agent, tools), i, t| {
                         let tools = tools
@@ -162,7 +176,10 @@ impl Engine<'_> {
                         .map(|t| Box::new(LentTools(t)) as Box<dyn ToolRunner>);
                     let at = started.elapsed().as_millis() as u64;
                     let run = run_journaled(env, (i, t), agent, lent, &journal);
-                    stopped = policy.stop_after(&run.result);
+                    // A branch that waits has not ended: it stops nothing.
+                    if run.waiting.is_none() {
+                        stopped = policy.stop_after(&run.result);
+                    }
                     out.push((run, Some(at)));
                 }
                 self.tools = tools;
@@ -178,7 +195,31 @@ impl Engine<'_> {
         outcome.events.push(event("ParallelStarted", started));
         let mut results = Vec::with_capacity(runs.len());
         let mut joins = Vec::new();
-        for (index, (run, at)) in runs.into_iter().enumerate() {
+        let asked: Vec<crate::question::PendingQuestion> = runs
+            .iter()
+            .filter_map(|(r, _)| Some(r.waiting.as_ref()?.question.clone()))
+            .collect();
+        if !asked.is_empty() {
+            // A suspension carries no events: the branches that ended keep
+            // theirs, told when the fan-out ends.
+            for (index, (run, at)) in runs.iter().enumerate() {
+                if run.waiting.is_none() && !run.resumed && at.is_some() {
+                    let _ = journal.record_events(index, (*at, run.duration_ms), &run.events);
+                }
+            }
+            let reason = self.fan_suspend(&journal, &asked);
+            return StepInput::Decision {
+                decision: Decision::Suspend { reason },
+                failure: None,
+            };
+        }
+        for (index, (mut run, mut at)) in runs.into_iter().enumerate() {
+            if run.resumed
+                && let Some((offset, duration_ms, events)) = journal.load_events(index)
+            {
+                (at, run.duration_ms, run.events, run.resumed) =
+                    (offset, duration_ms, events, false);
+            }
             let r = &run.result;
             if run.resumed {
                 outcome.events.push(event(

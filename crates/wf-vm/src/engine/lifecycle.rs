@@ -78,6 +78,14 @@ impl Lifecycle {
         }
     }
 
+    /// Takes up a run restored from a snapshot: it stands at `current`,
+    /// entered from `completed`, past its first step when `started`.
+    pub fn resume_at(&mut self, current: String, completed: Option<String>, started: bool) {
+        self.current = current;
+        self.completed = completed.or(self.completed.take());
+        self.started |= started;
+    }
+
     /// The pipeline's name.
     pub fn pipeline(&self) -> &str {
         &self.pipeline

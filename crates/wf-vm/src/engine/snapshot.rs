@@ -366,6 +366,23 @@ impl<'p> Engine<'p> {
                 found.ok_or_else(|| bad(format!("no edge `{id}`")))? as u32,
             ));
         }
+        // The lifecycle events go on as a replay from the start derives
+        // them: the stage entered last is where the run stands, the stage
+        // that ended last the one it came from (a run resumed after a
+        // suspension saves its checkpoint naming it).
+        if engine.frames.len() == 1 && engine.out.lifecycle.is_some() {
+            let f = &engine.frames[0];
+            let wf = &program.workflows[f.workflow.0 as usize];
+            let current = program.str(wf.nodes[f.node.0 as usize].id).to_owned();
+            let from = engine.incoming.map(|e| {
+                program
+                    .str(wf.nodes[wf.edges[e.0 as usize].from.0 as usize].id)
+                    .to_owned()
+            });
+            if let Some(l) = &mut engine.out.lifecycle {
+                l.resume_at(current, from, snap.step > 0);
+            }
+        }
         Ok(engine)
     }
 }

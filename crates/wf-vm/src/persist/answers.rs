@@ -50,20 +50,31 @@ impl RunDir {
     /// run no longer waits on); of two answers to one question, the later
     /// (answering again replaces an answer). A torn last line is ignored.
     pub fn answers(&self) -> Result<Vec<AnswerRecord>, PersistError> {
+        Ok(self.unspent()?.0.into_iter().map(|(_, a)| a).collect())
+    }
+
+    /// [`RunDir::answers`], each with the 0-based index of its log line,
+    /// and the number of complete lines the log has.
+    pub(super) fn unspent(&self) -> Result<(Vec<(usize, AnswerRecord)>, usize), PersistError> {
         let path = self.file(LOG);
         let (bytes, complete) = read_lines_file(&path)?;
-        let mut out = Vec::new();
+        let mut out: Vec<(usize, AnswerRecord)> = Vec::new();
+        let mut lines = 0;
         for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+            if line.is_empty() {
+                continue;
+            }
+            lines = i + 1;
             if is_answer(line) {
                 let a = parse(line, &path, i + 1)?;
-                out.retain(|o: &AnswerRecord| o.question != a.question || o.workflow != a.workflow);
-                out.push(a);
-            } else if !line.is_empty() {
+                out.retain(|(_, o)| o.question != a.question || o.workflow != a.workflow);
+                out.push((i, a));
+            } else {
                 // A step: the answers before it are spent.
                 out.clear();
             }
         }
-        Ok(out)
+        Ok((out, lines))
     }
 
     /// Appends `answer` to the log and syncs it. Needs the lock (a
@@ -84,6 +95,7 @@ impl RunDir {
             .expect("answers serialise");
         line.push(b'\n');
         let mut f = OpenOptions::new()
+            .create(true)
             .append(true)
             .open(&path)
             .map_err(io_err(&path, "open"))?;

@@ -1,7 +1,8 @@
 //! [`RunStore`] for [`RunDir`]: the embedded store, a directory of files
 //! (module docs of `persist`). Effects are lines of the log between its
 //! step records; questions are JSON lines of their own (`questions.jsonl`),
-//! synced when written.
+//! synced when written; answers are lines of the log (`{"answer": …}`),
+//! which the next step spends.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
@@ -15,6 +16,7 @@ use wf_ir::IrProgram;
 use super::{LOG, LogRecord, PersistError, RunDir, io_err, lock, read_lines_file};
 use crate::effects::EffectRecord;
 use crate::engine::Snapshot;
+use crate::question::AnswerRecord;
 use crate::store::{Lease, QuestionRecord, RunStore, StorePart};
 
 const QUESTIONS: &str = "questions.jsonl";
@@ -115,44 +117,78 @@ impl RunStore for RunDir {
         crate::effects::read_effects(self)
     }
 
+    /// A question line of `questions.jsonl` notes how many lines the log
+    /// had (`after`): only an answer after it answers this asking.
     fn record_question(&mut self, id: &str, question: &Value) -> Result<(), PersistError> {
-        let line =
-            serde_json::to_vec(&json!({"id": id, "question": question})).expect("JSON serialises");
+        let after = self.unspent()?.1;
+        let line = serde_json::to_vec(&json!({"id": id, "question": question, "after": after}))
+            .expect("JSON serialises");
         self.append_line(QUESTIONS, &line, true)
     }
 
+    /// The answer is an [`AnswerRecord`] for question `id`, appended to the
+    /// log as `{"answer": …}` (the format `wfc answer` always wrote, so
+    /// older run directories resume alike); a step logged after it spends
+    /// it.
     fn record_answer(&mut self, id: &str, answer: &Value) -> Result<(), PersistError> {
         if !self.questions()?.iter().any(|q| q.id == id) {
             return Err(PersistError::UnknownQuestion(id.to_owned()));
         }
-        let line =
-            serde_json::to_vec(&json!({"id": id, "answer": answer})).expect("JSON serialises");
-        self.append_line(QUESTIONS, &line, true)
+        let corrupt = |message: String| PersistError::Corrupt {
+            path: self.file(LOG),
+            line: None,
+            message,
+        };
+        let record: AnswerRecord = serde_json::from_value(answer.clone())
+            .map_err(|e| corrupt(format!("not an answer record: {e}")))?;
+        if record.question != id || !record.is_one_kind() {
+            return Err(corrupt(format!(
+                "the answer to `{id}` must name it and hold exactly one of `choice`, `choices` and `text`"
+            )));
+        }
+        self.append_answer(&record)
     }
 
+    /// The questions of `questions.jsonl`, each with the answer recorded
+    /// for it since it was asked and not spent by a later step; an answer
+    /// with no question line (a run directory of an older `wfc answer`)
+    /// is listed with a null question.
     fn questions(&self) -> Result<Vec<QuestionRecord>, PersistError> {
-        let mut out: Vec<QuestionRecord> = Vec::new();
+        let mut out: Vec<(QuestionRecord, usize)> = Vec::new();
         for mut v in self.lines_of(QUESTIONS)? {
             let id = v["id"].as_str().unwrap_or_default().to_owned();
-            let at = out.iter().position(|q| q.id == id);
-            if let Some(q) = v.get_mut("question") {
-                let question = q.take();
-                match at {
-                    Some(i) => {
-                        out[i].question = question;
-                        out[i].answer = None;
-                    }
-                    None => out.push(QuestionRecord {
-                        id,
-                        question,
-                        answer: None,
-                    }),
-                }
-            } else if let (Some(i), Some(a)) = (at, v.get_mut("answer")) {
-                out[i].answer = Some(a.take());
+            let at = out.iter().position(|(q, _)| q.id == id);
+            let after = v["after"].as_u64().unwrap_or(0) as usize;
+            let Some(q) = v.get_mut("question") else {
+                continue;
+            };
+            let question = q.take();
+            let record = QuestionRecord {
+                id,
+                question,
+                answer: None,
+            };
+            match at {
+                Some(i) => out[i] = (record, after),
+                None => out.push((record, after)),
             }
         }
-        Ok(out)
+        for (line, a) in self.unspent()?.0 {
+            let value = serde_json::to_value(&a).expect("answers serialise");
+            match out.iter_mut().find(|(q, _)| q.id == a.question) {
+                Some((q, after)) if line >= *after => q.answer = Some(value),
+                Some(_) => {}
+                None => out.push((
+                    QuestionRecord {
+                        id: a.question.clone(),
+                        question: Value::Null,
+                        answer: Some(value),
+                    },
+                    line,
+                )),
+            }
+        }
+        Ok(out.into_iter().map(|(q, _)| q).collect())
     }
 
     fn take_lock(&mut self, _holder: &str, _ttl: Duration) -> Result<Lease, PersistError> {

@@ -1018,3 +1018,53 @@ fn events_and_records_carry_the_run_id_a_time_and_durations() {
     assert_eq!(Engine::replay(&program, &dir).unwrap().divergence, None);
     let _ = std::fs::remove_dir_all(&path);
 }
+
+/// Issue 17.2/17.6: answers read through the store (`RunStore::questions`,
+/// `wf_vm::question::answers`) as the resumed run does. An answer line of
+/// an older `wfc answer` (no `questions.jsonl`) is still read; a
+/// branch-scoped answer is never applied to the node of the run itself
+/// (`Answered` matches the whole id): the run asks its agent, which
+/// suspends again; the scoped answer is then spent.
+#[test]
+fn answers_are_read_through_the_store_and_scoped_ones_stay_in_their_branch() {
+    use wf_vm::question::{AnswerRecord, Answered, pending};
+
+    let program = program();
+    let path = temp_dir("answer-through-store");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir.clone()).unwrap();
+    engine.run(&mut script(true));
+    let q = pending(&program, &mut engine).expect("a pending question");
+    drop(engine);
+    drop(dir);
+
+    let dir = RunDir::open(&path).unwrap();
+    let yes = AnswerRecord::new(&q, &["Yes".to_owned()], None).unwrap();
+    let mut scoped = yes.clone();
+    scoped.question = format!("fan#1/a/{}", yes.question);
+    scoped.verify(&program).unwrap();
+    dir.append_answer(&scoped).unwrap();
+    assert!(!path.join("questions.jsonl").exists());
+    assert_eq!(
+        wf_vm::question::answers(&dir).unwrap(),
+        std::slice::from_ref(&scoped)
+    );
+    let mut engine = Engine::resume(&program, dir.clone(), EngineConfig::default()).unwrap();
+    let answers = wf_vm::question::answers(&dir).unwrap();
+    let mut agent = Answered::new(Box::new(script(true)), answers);
+    let report = engine.run(&mut agent);
+    assert!(
+        matches!(report.status, RunStatus::Suspended { .. }),
+        "{report:?}"
+    );
+    drop(engine);
+    assert!(wf_vm::question::answers(&dir).unwrap().is_empty(), "spent");
+    // The node's own answer, through the store, applies.
+    dir.append_answer(&yes).unwrap();
+    let mut engine = Engine::resume(&program, dir.clone(), EngineConfig::default()).unwrap();
+    let answers = wf_vm::question::answers(&dir).unwrap();
+    let mut agent = Answered::new(Box::new(script(true)), answers);
+    let report = engine.run(&mut agent);
+    assert_eq!(report.status, RunStatus::Completed, "{report:?}");
+}

@@ -226,6 +226,12 @@ fn started(node: &str) -> EffectRecord {
     }
 }
 
+/// An answer as `wfc answer` records it: a choice for question `id`.
+fn answer(id: &str, node: &str, label: &str) -> Value {
+    json!({"question": id, "workflow": "w", "node": node, "visit": 1,
+           "choice": {"key": &label[1..2], "label": label}})
+}
+
 /// Questions keep their order; an answer goes to the question it names,
 /// only to one that was asked; asking again forgets the old answer.
 #[test]
@@ -233,24 +239,75 @@ fn answers_go_to_the_question_they_name() {
     let program = linear(3, false);
     both("questions", |b| {
         let mut w = b.create(&program);
-        w.record_question("q1", &json!({"text": "Ship?"})).unwrap();
-        w.record_question("q2", &json!({"text": "Why?"})).unwrap();
+        w.record_question("q1#1", &json!({"text": "Ship?"}))
+            .unwrap();
+        w.record_question("q2#1", &json!({"text": "Why?"})).unwrap();
         assert!(matches!(
-            w.record_answer("q3", &json!("yes")),
-            Err(PersistError::UnknownQuestion(id)) if id == "q3"
+            w.record_answer("q3#1", &answer("q3#1", "q3", "[Y] Yes")),
+            Err(PersistError::UnknownQuestion(id)) if id == "q3#1"
         ));
-        w.record_answer("q2", &json!("because")).unwrap();
+        let because = answer("q2#1", "q2", "[B] Because");
+        w.record_answer("q2#1", &because).unwrap();
         let qs = b.reader().questions().unwrap();
         let got: Vec<(&str, Option<&Value>)> = qs
             .iter()
             .map(|q| (q.id.as_str(), q.answer.as_ref()))
             .collect();
-        assert_eq!(got, [("q1", None), ("q2", Some(&json!("because")))]);
-        w.record_question("q2", &json!({"text": "Why, again?"}))
+        assert_eq!(got, [("q1#1", None), ("q2#1", Some(&because))]);
+        w.record_question("q2#1", &json!({"text": "Why, again?"}))
             .unwrap();
         let qs = b.reader().questions().unwrap();
         assert_eq!(qs[1].question, json!({"text": "Why, again?"}));
         assert_eq!(qs[1].answer, None);
+    });
+}
+
+/// Issue 17.2/17.6: questions of gates in parallel branches have ids
+/// scoped to their branch; two branches asking at the same node (same
+/// node id and visit) are two questions, and an answer goes to the one it
+/// names only. The questions of the current suspension, and the answers
+/// the resume applies, read back through the store alike.
+#[test]
+fn branch_scoped_questions_are_answered_one_by_one() {
+    use wf_vm::question::{PendingQuestion, QuestionKind};
+    let program = linear(3, false);
+    let asked = |branch: &str| PendingQuestion {
+        id: format!("fan#1/{branch}/review#1"),
+        place: format!("branch `{branch}` of parallel node `fan`"),
+        workflow: "w".into(),
+        node: "review".into(),
+        visit: 1,
+        text: "Ship it?".into(),
+        kind: QuestionKind::Choice,
+        options: Vec::new(),
+    };
+    both("scoped", |b| {
+        let mut w = b.create(&program);
+        let (qa, qb) = (asked("a"), asked("b"));
+        wf_vm::question::record(&mut *w, 2, &[qa.clone(), qb.clone()]).unwrap();
+        let reject = answer("fan#1/b/review#1", "review", "[R] Reject");
+        w.record_answer(&qb.id, &reject).unwrap();
+        let r = b.reader();
+        let current = wf_vm::question::current(&*r, 2).unwrap();
+        assert_eq!(current.len(), 2);
+        assert_eq!((&current[0].0, &current[0].1), (&qa, &None));
+        assert_eq!(current[1].0, qb);
+        let got = current[1].1.as_ref().expect("b's answer");
+        assert_eq!(got.question, "fan#1/b/review#1");
+        assert_eq!(got.choice.as_ref().unwrap().label, "[R] Reject");
+        // Another suspension's questions are not the current ones.
+        assert!(wf_vm::question::current(&*r, 3).unwrap().is_empty());
+        let answers = wf_vm::question::answers(&*r).unwrap();
+        assert_eq!(answers.len(), 1);
+        assert_eq!(answers[0].question, qb.id);
+        // A later suspension's questions make the earlier answers stale.
+        wf_vm::question::record(&mut *w, 4, std::slice::from_ref(&qa)).unwrap();
+        assert!(wf_vm::question::answers(&*b.reader()).unwrap().is_empty());
+        // An unscoped id names neither.
+        assert!(matches!(
+            w.record_answer("review#1", &answer("review#1", "review", "[A] Approve")),
+            Err(PersistError::UnknownQuestion(_))
+        ));
     });
 }
 

@@ -81,6 +81,9 @@ pub struct Humans<'a> {
     pub custom: Vec<(String, SharedAgent)>,
     /// The answers `wfc answer` recorded for the gates (on resume).
     pub answers: Vec<wf_vm::question::AnswerRecord>,
+    /// Where the gates of parallel branches leave the questions they wait
+    /// on (a durable run).
+    pub waiting: Option<wf_vm::question::WaitingQuestions>,
 }
 
 /// The agents of `--handler TYPE=exec:COMMAND`, one process per type.
@@ -187,6 +190,8 @@ fn install_r2(
             depth: 0,
             tools: human.tools,
             custom: human.custom,
+            scope: String::new(),
+            waiting: human.waiting,
         },
     );
     Ok(())

@@ -108,6 +108,7 @@ fn snapshot(name: &str, transcript: &str) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(repo_root().join("tests/run/answer/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
+    crate::common::redact_stamps(&mut settings);
     settings.bind(|| insta::assert_snapshot!(name, transcript));
 }
 
@@ -457,4 +458,350 @@ fn the_console_reads_a_multi_select_answer() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("`beos` does not name the options."), "{err}");
+}
+
+const BRANCHES: &str = "tests/run/answer/branches.dot";
+
+/// The final blackboard of `wfc run … --format json`'s summary.
+fn blackboard(out: &std::process::Output) -> Value {
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    summary["blackboard"].clone()
+}
+
+/// Issue 17.2/17.6: gates in parallel branches wait. Branches `a` and `b`
+/// both reach the gate `review` (one node id), branch `c` has none. The
+/// run suspends once `c` finished, listing both questions, each id naming
+/// its branch; `wfc answer` without `--question` refuses and names them,
+/// and an id without its branch is refused. Answering `b` only: the
+/// resume finishes `b` (its gate takes `Reject`) and suspends again on
+/// `a`; answering `a` finishes the run. Each answer reached its own
+/// branch; `c` ran once and `a`'s first node once (the branch went on
+/// from its gate); the run ends as an uninterrupted interactive run with
+/// the same answers; the resumed run replays.
+#[test]
+fn gates_in_parallel_branches_wait_and_each_answer_reaches_its_branch() {
+    let dir = scratch("branches");
+    let mut t = Transcript::new(&dir);
+    let run = [
+        "run",
+        BRANCHES,
+        "--interviewer",
+        "console",
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["status", "DIR", "--format", "json"]), 0);
+    let before = std::fs::read(dir.join("log.jsonl")).unwrap();
+    assert_eq!(t.run(&["answer", "DIR", "A"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "review#1", "A"]), 2);
+    assert_eq!(std::fs::read(dir.join("log.jsonl")).unwrap(), before);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "fan#1/b/review#1", "R"]),
+        0
+    );
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    let resume = ["run", "--resume", "DIR", "--interviewer", "console"];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "approve"]), 0);
+    let d = dir.to_str().unwrap();
+    let done = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("branches", &t.text);
+
+    // The answers reached their branches, not each other's.
+    let resumed = blackboard(&done);
+    let label = |id: &str| {
+        let results = resumed["parallel.results"].as_array().unwrap();
+        let r = results.iter().find(|r| r["id"] == id).unwrap();
+        r["context_updates"]["human.gate.label"].clone()
+    };
+    assert_eq!(label("a"), "[A] Approve");
+    assert_eq!(label("b"), "[R] Reject");
+    // As an interactive run answered at the console (a's gate asks first).
+    let events = dir.with_extension("live-events.jsonl");
+    let _ = std::fs::remove_file(&events);
+    let mut live = wfc(&[
+        "run",
+        BRANCHES,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+        "--events",
+        events.to_str().unwrap(),
+    ]);
+    let mut child = live
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"A\nR\n").unwrap();
+    let live = child.wait_with_output().unwrap();
+    assert_eq!(live.status.code(), Some(0));
+    assert_eq!(blackboard(&live), resumed);
+    // The branches' events too: each branch's, in edge order, once.
+    let logged = log_lines(&dir)
+        .into_iter()
+        .flat_map(|l| l["events"].as_array().cloned().unwrap_or_default());
+    let streamed = std::fs::read_to_string(&events).unwrap();
+    let streamed = streamed.lines().map(|l| serde_json::from_str(l).unwrap());
+    let logged = branch_events(logged);
+    assert!(logged.len() > 10, "{logged:?}");
+    assert_eq!(logged, branch_events(streamed));
+    // Each branch node entered once over the three processes.
+    let mut entered: Vec<String> = Vec::new();
+    for line in log_lines(&dir) {
+        for e in line["events"].as_array().into_iter().flatten() {
+            let ev = &e["data"]["event"];
+            if e["name"] == "ParallelBranchEvent"
+                && ev["event"] == "node:enter"
+                && ev["node"] != "join"
+            {
+                entered.push(format!(
+                    "{}:{}",
+                    e["data"]["branch"].as_str().unwrap(),
+                    ev["node"].as_str().unwrap()
+                ));
+            }
+        }
+    }
+    entered.sort();
+    assert_eq!(
+        entered,
+        ["a:a", "a:review", "b:b", "b:review", "c:c"],
+        "{entered:?}"
+    );
+}
+
+/// The trace of a run's log: per step, its engine events and, for each
+/// parallel branch event, the branch's node exits and edges.
+fn branch_trace(dir: &Path) -> String {
+    let mut out = String::new();
+    for line in log_lines(dir) {
+        let Some(step) = line["step"].as_u64() else {
+            out.push_str(&format!(
+                "answer {}\n",
+                line["answer"]["question"].as_str().unwrap_or("?")
+            ));
+            continue;
+        };
+        for e in line["events"].as_array().into_iter().flatten() {
+            let name = e["event"].as_str().unwrap_or("");
+            if name.starts_with("engine:") {
+                out.push_str(&format!(
+                    "{step} {name} {}\n",
+                    e["node"].as_str().unwrap_or("")
+                ));
+                continue;
+            }
+            let (ev, branch) = (
+                &e["data"]["event"],
+                e["data"]["branch"].as_str().unwrap_or(""),
+            );
+            match (e["name"].as_str(), ev["event"].as_str()) {
+                (Some("ParallelBranchEvent"), Some("node:exit")) => out.push_str(&format!(
+                    "{step} branch {branch}: node:exit {} {}\n",
+                    ev["node"].as_str().unwrap(),
+                    ev["status"].as_str().unwrap()
+                )),
+                (Some("ParallelBranchEvent"), Some("edge:traverse")) => out.push_str(&format!(
+                    "{step} branch {branch}: edge {} -> {}\n",
+                    ev["from"].as_str().unwrap(),
+                    ev["to"].as_str().unwrap()
+                )),
+                (Some("ParallelBranchCompleted"), _) => out.push_str(&format!(
+                    "{step} branch {} completed{}\n",
+                    e["data"]["branch"].as_str().unwrap(),
+                    if e["data"]["resumed"] == true {
+                        " (resumed)"
+                    } else {
+                        ""
+                    }
+                )),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Issue 17.2/17.6: a `.wf` `human` node in parallel branches waits. The
+/// script agent suspends at `review` in branches `a` and `b` (one node
+/// id); the run suspends with both questions, each scoped to its branch.
+/// Answered one by one across processes (`b` first: the resume suspends
+/// again on `a`), each answer takes its own branch's edge (`a` ships, `b`
+/// is rejected), no branch node runs twice, the run ends as an
+/// uninterrupted run whose agent gave the same answers, and it replays.
+/// The trace is `tests/run/answer/branches_wf.trace`.
+#[test]
+fn a_wf_human_node_in_parallel_branches_waits_and_each_answer_reaches_its_branch() {
+    let dir = scratch("wf-branches");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/answer/branches.json";
+    let wf = "tests/run/answer/branches.wf";
+    assert_eq!(
+        t.run(&["run", wf, "--agent", script, "--run-dir", "DIR"]),
+        3
+    );
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "R"]), 2);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "fan#1/b/review#1", "R"]),
+        0
+    );
+    let resume = [
+        "run", "--resume", "DIR", "--agent", script, "--format", "json",
+    ];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "fan#1/a/review#1", "A"]),
+        0
+    );
+    let d = dir.to_str().unwrap();
+    let done = wfc(&["run", "--resume", d, "--agent", script, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("wf_branches", &t.text);
+    let live = wfc(&[
+        "run",
+        wf,
+        "--agent",
+        "script:tests/run/answer/branches_live.json",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(live.status.code(), Some(0));
+    assert_eq!(blackboard(&live), blackboard(&done));
+    let got = branch_trace(&dir);
+    let file = repo_root().join("tests/run/answer/branches_wf.trace");
+    // `UPDATE_TRACES=1` rewrites the expectation (review its diff).
+    if std::env::var_os("UPDATE_TRACES").is_some() {
+        std::fs::write(&file, &got).unwrap();
+    }
+    assert_eq!(got, std::fs::read_to_string(&file).unwrap(), "{got}");
+}
+
+/// Issue 17.2: a gate in a child pipeline (`stack.manager_loop`) waits.
+/// The child's gate `review` and the parent's gate `review` share a node
+/// id: the run suspends on the child's question
+/// (`manager#1/child/review#1`), whose answer reaches the child only (the
+/// parent's gate asks next, and the run waits again); the resumed child
+/// goes on from its gate, the run ends as an interactive one answered at
+/// the console (but for `stack.child.steps`, which counts the child's
+/// suspension as a step), and it replays.
+#[test]
+fn a_gate_in_a_child_pipeline_waits_and_its_answer_reaches_the_child_only() {
+    let dir = scratch("manager");
+    let mut t = Transcript::new(&dir);
+    let dot = "tests/run/answer/manager.dot";
+    let run = ["run", dot, "--interviewer", "console", "--run-dir", "DIR"];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "--question", "review#1", "R"]), 2);
+    assert_eq!(t.run(&["answer", "DIR", "R"]), 0);
+    let resume = ["run", "--resume", "DIR", "--interviewer", "console"];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["answer", "DIR", "Y"]), 0);
+    let d = dir.to_str().unwrap();
+    let done = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("manager", &t.text);
+    let mut live = wfc(&["run", dot, "--interviewer", "console", "--format", "json"]);
+    let mut child = live
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"R\nY\n").unwrap();
+    let live = child.wait_with_output().unwrap();
+    assert_eq!(live.status.code(), Some(0));
+    let (mut resumed, mut live) = (blackboard(&done), blackboard(&live));
+    assert_eq!(resumed["stack.child.steps"], 5);
+    assert_eq!(live["stack.child.steps"], 4);
+    resumed.as_object_mut().unwrap().remove("stack.child.steps");
+    live.as_object_mut().unwrap().remove("stack.child.steps");
+    assert_eq!(resumed, live);
+    // The child's gate took the answer (its exchange in the child's run
+    // directory).
+    let interview = dir.join("manager/child/review/interview.json");
+    let exchange: Value =
+        serde_json::from_str(&std::fs::read_to_string(interview).unwrap()).unwrap();
+    assert_eq!(exchange["answer"]["selected_option"]["label"], "[R] Reject");
+}
+
+/// The parallel branches' events among `events`: branch, event, node, and
+/// a lifecycle event's name.
+fn branch_events(events: impl Iterator<Item = Value>) -> Vec<String> {
+    events
+        .filter(|e| e["name"] == "ParallelBranchEvent")
+        .map(|e| {
+            let ev = &e["data"]["event"];
+            let s = |v: &Value| v.as_str().unwrap_or("").to_owned();
+            format!(
+                "{} {} {} {}",
+                s(&e["data"]["branch"]),
+                s(&ev["event"]),
+                s(&ev["node"]),
+                s(&ev["name"])
+            )
+        })
+        .collect()
+}
+
+/// A pipeline resumed with no answer suspends again at the same gate; its
+/// checkpoint events then name the stage that ended last, as a replay from
+/// the start derives them, so the run still replays (this diverged at
+/// `CheckpointSaved` before).
+#[test]
+fn a_gate_resumed_without_an_answer_waits_again_and_the_run_replays() {
+    let dir = scratch("again");
+    let d = dir.to_str().unwrap();
+    let code = |args: &[&str]| wfc(args).output().unwrap().status.code();
+    let resume = ["run", "--resume", d, "--interviewer", "console"];
+    assert_eq!(
+        code(&["run", GATE, "--interviewer", "console", "--run-dir", d]),
+        Some(3)
+    );
+    assert_eq!(code(&resume), Some(3));
+    assert_eq!(code(&["answer", d, "A"]), Some(0));
+    assert_eq!(code(&resume), Some(3));
+    assert_eq!(code(&resume), Some(3));
+    assert_eq!(code(&["answer", d, "--text", "Monday"]), Some(0));
+    assert_eq!(code(&resume), Some(0));
+    let out = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -15,6 +15,7 @@
 use serde_json::{Map, Value};
 use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
+use super::journal::Waiting;
 use super::policy::BranchResult;
 use super::trace::{BranchEvents, TraceSink};
 use super::{Kit, install};
@@ -113,6 +114,19 @@ pub fn run_branch(
     env: BranchEnv<'_>,
     start: NodeIdx,
 ) -> (BranchResult, BranchEvents, Option<String>) {
+    let (result, events, suspended, _) = run_branch_from(env, start, None);
+    (result, events, suspended)
+}
+
+/// [`run_branch`], from where the branch waited at a gate when `from` is
+/// given (a resumed fan-out), and with what it waits on when it stops at
+/// a gate nobody answered in a root fan-out of a run with a run directory
+/// (docs/runtime.md, "Gates in parallel branches").
+pub fn run_branch_from(
+    env: BranchEnv<'_>,
+    start: NodeIdx,
+    from: Option<Waiting>,
+) -> (BranchResult, BranchEvents, Option<String>, Option<Waiting>) {
     let id = env
         .program
         .str(env.program.workflows[env.workflow.0 as usize].nodes[start.0 as usize].id);
@@ -125,21 +139,36 @@ pub fn run_branch(
         failure_reason: None,
         context_updates: Map::new(),
     };
-    let mut engine = match env.inherited.engine(env.program, env.workflow) {
+    let made = match &from {
+        Some(w) => env.inherited.restore(env.program, &w.snapshot),
+        None => env.inherited.engine(env.program, env.workflow),
+    };
+    let mut engine = match made {
         Ok(e) => e,
         Err(e) => {
             result.outcome = Status::Fail;
             result.failure_reason = Some(e.to_string());
-            return (result, BranchEvents::default(), None);
+            return (result, BranchEvents::default(), None, None);
         }
     };
     let trace = TraceSink::default();
     let mut suspended = None;
+    let mut waiting = None;
+    // Only a root fan-out of a run with a run directory keeps a branch
+    // that waits (its journal); elsewhere the gate fails the branch.
+    let may_wait = env.kit.depth == 0 && env.files.is_some();
+    let scope = format!("{}{id}/", env.kit.scope);
     engine.set_event_sink(Box::new(trace.clone()));
-    for (k, v) in env.context {
-        // Reserved keys (`internal.…`) are the engine's own; a branch's
-        // engine keeps its own.
-        let _ = engine.set_input(k, v.clone());
+    match from {
+        // The restored engine holds the context it had at the gate.
+        Some(w) => trace.0.borrow_mut().events = w.events,
+        None => {
+            for (k, v) in env.context {
+                // Reserved keys (`internal.…`) are the engine's own; a
+                // branch's engine keeps its own.
+                let _ = engine.set_input(k, v.clone());
+            }
+        }
     }
     engine.start_at(start);
     engine.set_tool_runner(nested::tool_runner(
@@ -155,6 +184,7 @@ pub fn run_branch(
         agent.registry_mut(),
         Kit {
             depth: env.kit.depth + 1,
+            scope: scope.clone(),
             ..env.kit.clone()
         },
     );
@@ -193,9 +223,28 @@ pub fn run_branch(
             RunStatus::Suspended { reason } => {
                 // A branch has no way to be resumed on its own. An agent
                 // error that suspended it (recorded in the failure trace,
-                // unlike an answer `suspend`) suspends the whole fan-out.
+                // unlike an answer `suspend`) suspends the whole fan-out;
+                // so does a gate nobody answered, where the fan-out can
+                // keep the branch.
                 if engine.failures().len() > failures {
                     suspended = Some(reason.clone());
+                } else if may_wait
+                    && let Some(mut q) = crate::question::pending(env.program, &mut engine)
+                {
+                    let fan = env.program.workflows[env.workflow.0 as usize].nodes
+                        [env.fan_out.0 as usize]
+                        .id;
+                    q.id = format!("{scope}{}", q.id);
+                    q.place = format!("branch `{id}` of parallel node `{}`", env.program.str(fan));
+                    result.failure_reason =
+                        Some(format!("waiting for an answer to question `{}`", q.id));
+                    result.outcome = Status::Fail;
+                    waiting = Some(Waiting {
+                        question: q,
+                        snapshot: engine.snapshot(),
+                        events: Vec::new(),
+                    });
+                    break;
                 }
                 result.outcome = Status::Fail;
                 result.failure_reason = Some(format!(
@@ -235,7 +284,10 @@ pub fn run_branch(
     }
     drop(engine);
     let events = std::mem::take(&mut *trace.0.borrow_mut());
-    (result, events, suspended)
+    if let Some(w) = &mut waiting {
+        w.set_events(&events.events);
+    }
+    (result, events, suspended, waiting)
 }
 
 impl Engine<'_> {

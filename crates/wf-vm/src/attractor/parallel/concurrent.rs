@@ -25,7 +25,7 @@ use serde_json::Value;
 use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
 use super::Kit;
-use super::branch::{BranchEnv, run_branch, stop_kind};
+use super::branch::{BranchEnv, run_branch_from, stop_kind};
 use super::journal::Journal;
 use super::policy::{BranchResult, Policy};
 use super::trace::BranchEvents;
@@ -96,6 +96,9 @@ pub struct Ran {
     /// run), with its reason: the branch is not journaled, and the
     /// fan-out suspends the run, to run it again on resume.
     pub suspended: Option<String>,
+    /// The branch waits at a gate nobody answered (journaled, so the
+    /// resumed fan-out restores it there): the fan-out suspends the run.
+    pub waiting: Option<super::journal::Waiting>,
 }
 
 /// Runs branch `index` (from `target`) unless the journal has its result,
@@ -117,13 +120,22 @@ pub fn run_one(
             resumed: true,
             events: BranchEvents::default(),
             suspended: None,
+            waiting: None,
         };
     }
     let t = Instant::now();
-    let (mut result, events, suspended) = run_branch(env, target);
+    let from = journal.load_waiting(index, id);
+    let (mut result, events, suspended, waiting) = run_branch_from(env, target, from);
     let duration_ms = t.elapsed().as_millis() as u64;
     if suspended.is_some() {
         // Not journaled: the resumed run runs it again.
+    } else if let Some(w) = &waiting {
+        if let Err(e) = journal.record_waiting(index, w) {
+            let note = format!(
+                "where it waits could not be journaled ({e}): a resumed run runs it again from its start"
+            );
+            result.notes = Some(note);
+        }
     } else if let Err(e) = journal.record(index, &result, duration_ms) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         result.notes = Some(match result.notes.take() {
@@ -138,6 +150,7 @@ pub fn run_one(
         resumed: false,
         events,
         suspended,
+        waiting,
     }
 }
 
@@ -268,6 +281,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
             resumed: false,
             events: BranchEvents::default(),
             suspended: None,
+            waiting: None,
         },
         |(agent, files, kit), i, target| {
             let env = BranchEnv {
@@ -303,6 +317,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
                     resumed: false,
                     events: BranchEvents::default(),
                     suspended: None,
+                    waiting: None,
                 }
             })
         })

@@ -62,8 +62,12 @@ impl Journal {
         std::fs::File::open(branches)?.sync_all()
     }
 
-    /// The journal in `dir` (a `.wf` fan-out's, under the run directory).
-    pub(crate) fn in_dir(dir: std::path::PathBuf) -> Self {
+    /// The journal of a `.wf` fan-out run at `step`, whose journals are
+    /// in `branches`: `step-{step}`, unless the fan-out suspended and
+    /// named another for this step ([`Journal::suspend`]).
+    pub(crate) fn in_dir_at(branches: &Path, step: u64) -> Self {
+        let dir =
+            redirected(branches, step).unwrap_or_else(|| branches.join(format!("step-{step}")));
         Journal { dir: Some(dir) }
     }
 
@@ -99,6 +103,103 @@ impl Journal {
         RunFiles::new(dir).write_json(&path, &doc)?;
         // The rename itself must survive a crash too.
         std::fs::File::open(dir)?.sync_all()
+    }
+}
+
+/// A branch that waits at a gate (docs/runtime.md, "Gates in parallel
+/// branches"): the question, the branch's engine as it stood at the gate,
+/// and the branch's events so far. The resumed fan-out restores the
+/// branch from it and asks the gate again, where the recorded answer is
+/// given: the nodes before the gate do not run again.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Waiting {
+    /// The question, its id scoped to the branch.
+    pub question: crate::question::PendingQuestion,
+    /// The branch's engine, suspended at the gate.
+    pub snapshot: crate::engine::Snapshot,
+    /// The branch's events up to the gate.
+    pub events: Vec<Value>,
+}
+
+impl Waiting {
+    /// Keeps the branch's `events` up to the gate: not its suspension,
+    /// which the restored branch takes back (an uninterrupted branch has
+    /// none).
+    pub fn set_events(&mut self, events: &[Value]) {
+        let n = match events.last() {
+            Some(e) if e["event"] == "engine:suspend" => events.len() - 1,
+            _ => events.len(),
+        };
+        self.events = events[..n].to_vec();
+    }
+}
+
+impl Journal {
+    fn waiting_path(&self, index: usize) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(format!("{index}.waiting.json")))
+    }
+
+    /// Records, durably, that branch `index` waits at a gate. Without a
+    /// run directory there is nowhere to keep it: an error.
+    pub fn record_waiting(&self, index: usize, waiting: &Waiting) -> std::io::Result<()> {
+        let (Some(dir), Some(path)) = (&self.dir, self.waiting_path(index)) else {
+            return Err(std::io::Error::other("the run has no run directory"));
+        };
+        std::fs::create_dir_all(dir)?;
+        let doc = json!({"format": "wfc-parallel-waiting", "version": 1,
+                         "index": index, "waiting": waiting});
+        RunFiles::new(dir).write_json(&path, &doc)?;
+        std::fs::File::open(dir)?.sync_all()
+    }
+
+    /// Where branch `index` (starting at `id`) waited when the fan-out
+    /// last suspended, if it did; a file that does not parse or names
+    /// another branch is ignored (the branch runs from its start).
+    pub fn load_waiting(&self, index: usize, id: &str) -> Option<Waiting> {
+        let text = std::fs::read(self.waiting_path(index)?).ok()?;
+        let v: Value = serde_json::from_slice(&text).ok()?;
+        let w: Waiting = serde_json::from_value(v.get("waiting")?.clone()).ok()?;
+        let first = w.question.id.rsplit('/').nth(1);
+        (first == Some(id)).then_some(w)
+    }
+}
+
+impl Journal {
+    fn events_path(&self, index: usize) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(format!("{index}.events.json")))
+    }
+
+    /// Keeps the events of branch `index`, which ended in a fan-out that
+    /// suspends for a question, to be told when the fan-out ends.
+    pub fn record_events(
+        &self,
+        index: usize,
+        (offset_ms, duration_ms): (Option<u64>, u64),
+        events: &super::trace::BranchEvents,
+    ) -> std::io::Result<()> {
+        let (Some(dir), Some(path)) = (&self.dir, self.events_path(index)) else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)?;
+        let doc = json!({"format": "wfc-parallel-events", "version": 1, "index": index,
+                         "offset_ms": offset_ms, "duration_ms": duration_ms,
+                         "events": events.events, "dropped": events.dropped});
+        RunFiles::new(dir).write_json(&path, &doc)
+    }
+
+    /// The events [`Journal::record_events`] kept for branch `index`: its
+    /// start offset, duration and events.
+    pub fn load_events(
+        &self,
+        index: usize,
+    ) -> Option<(Option<u64>, u64, super::trace::BranchEvents)> {
+        let v: Value =
+            serde_json::from_slice(&std::fs::read(self.events_path(index)?).ok()?).ok()?;
+        let events = super::trace::BranchEvents {
+            events: serde_json::from_value(v.get("events")?.clone()).ok()?,
+            dropped: v["dropped"].as_u64().unwrap_or(0),
+        };
+        Some((v["offset_ms"].as_u64(), v["duration_ms"].as_u64()?, events))
     }
 }
 

@@ -129,6 +129,7 @@ pub fn api_run(
             depth: 0,
             tools: None,
             custom: Vec::new(),
+            ..Kit::default()
         },
     );
     customize(&mut agent);

@@ -59,6 +59,9 @@ pub fn redact_stamps(settings: &mut insta::Settings) {
     settings.add_filter(r#""run":"[0-9a-f-]{36}""#, r#""run":"[RUN]""#);
     settings.add_filter(r#""ts":"[0-9T:.Z-]+""#, r#""ts":"[TS]""#);
     settings.add_filter(r#""duration_ms":\d+"#, r#""duration_ms":"[MS]""#);
+    // `wfc status`'s run id.
+    settings.add_filter(r#""run_id": "[0-9a-f-]{36}""#, r#""run_id": "[RUN]""#);
+    settings.add_filter(r"(?m)^run: [0-9a-f-]{36}$", "run: [RUN]");
 }
 
 /// JSON lines (an `--events` file, a log) without what differs between two
