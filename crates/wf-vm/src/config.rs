@@ -116,6 +116,12 @@ pub struct EngineConfig {
     /// durable runs (`wfc run --run-dir`). docs/runtime.md, "Answering a
     /// suspended run".
     pub questions_wait: bool,
+    /// A graceful stop requested by a signal (`crate::interrupt`) suspends
+    /// the run with kind `interrupted` before the next step that asks the
+    /// agent or runs a tool, and in place of a step the signal cut short:
+    /// for durable runs (`wfc run --run-dir`). docs/runtime.md,
+    /// "Interrupting and cancelling a run".
+    pub stop_on_interrupt: bool,
 }
 
 impl Default for EngineConfig {
@@ -129,6 +135,7 @@ impl Default for EngineConfig {
             snapshot_log_bytes: 16 << 20,
             suspend_on_agent_error: false,
             questions_wait: false,
+            stop_on_interrupt: false,
         }
     }
 }

@@ -2,10 +2,12 @@
 
 mod agent;
 mod attractor;
+pub(crate) mod cancel;
 mod cli_agent;
 mod effects;
 mod elsewhere;
 mod events;
+mod interrupt;
 mod llm;
 mod llm_human;
 pub(crate) mod load;
@@ -249,8 +251,13 @@ const META_KIND: &str = "wfc-run";
 /// Runs `wfc run` and returns the exit status.
 pub fn run(args: RunArgs) -> u8 {
     // Ctrl-C must not leave a tool or an `exec:` agent running: they have
-    // process groups of their own, out of the terminal's reach.
-    wf_vm::tools::end_children_on_termination_signals();
+    // process groups of their own, out of the terminal's reach. A durable
+    // run stops gracefully instead (run/interrupt.rs).
+    if args.run_dir.is_some() || args.resume.is_some() {
+        wf_vm::interrupt::stop_gracefully_on_termination_signals();
+    } else {
+        wf_vm::tools::end_children_on_termination_signals();
+    }
     match execute(&args) {
         Ok(status) => status,
         Err(message) => {
@@ -284,6 +291,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     };
     // A gate nobody answers suspends a run that can wait for `wfc answer`.
     config.questions_wait = durable;
+    config.stop_on_interrupt = durable;
     // Where the program comes from: the file, or the run directory (to
     // resume, or to fork from).
     let mut forked = None;
@@ -501,6 +509,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         engine.set_tool_runner(Box::new(SimulatedToolRunner::new()));
     }
     let report = engine.run(agent.as_mut());
+    // The watchdog must not end the process while it reports the stop.
+    let interrupted = interrupt::stopped(&report);
     let question = run_dir.and_then(|_| wf_vm::question::pending(&program, &mut engine));
     let persist_warning = engine.persist_warning().map(str::to_owned);
     let effects = effects::Summary::of(&engine);
@@ -534,6 +544,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         &effects,
     );
     drop(held);
+    // Ended by the signal, the lock released and the hint printed.
+    if let Some(signal) = interrupted {
+        wf_vm::interrupt::end_by(signal);
+    }
     if let Some(e) = lost_events {
         eprintln!("{}", events::lost_events_error(&e));
         return Ok(EXIT_FINDINGS);
@@ -721,6 +735,7 @@ fn finish(
     }
     if matches!(report.status, RunStatus::Suspended { .. }) {
         match &shown_dir {
+            Some(dir) if let Some(hint) = interrupt::hint(report, dir) => eprint!("{hint}"),
             Some(dir) if let Some(error) = suspending_error(report) => eprintln!(
                 "hint: the run suspended on an agent error ({} {}): {}\n  \
                  once the agent works again, `wfc run --resume {dir}` tries the step again \

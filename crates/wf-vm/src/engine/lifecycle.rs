@@ -249,6 +249,7 @@ fn event_step(event: &Event<'_>) -> u64 {
         | Event::EngineComplete { step }
         | Event::EngineSuspend { step, .. }
         | Event::EngineError { step, .. }
+        | Event::EngineInterrupt { step, .. }
         | Event::EngineRestart { step, .. }
         | Event::HandlerEvent { step, .. }
         | Event::EffectReused { step, .. } => step,

@@ -10,6 +10,7 @@ mod elsewhere;
 mod fan_branch;
 mod fan_out;
 pub(crate) mod fan_pool;
+mod interrupted;
 mod lifecycle;
 mod merge;
 mod position;

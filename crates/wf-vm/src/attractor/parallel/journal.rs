@@ -93,6 +93,11 @@ impl Journal {
         let (Some(dir), Some(path)) = (&self.dir, self.path(index)) else {
             return Ok(());
         };
+        // A branch that failed after a graceful stop was requested may
+        // have failed by the kill: not journaled, so a resume runs it.
+        if crate::interrupt::requested().is_some() && result.outcome == crate::agent::Status::Fail {
+            return Ok(());
+        }
         std::fs::create_dir_all(dir)?;
         let doc = json!({"format": "wfc-parallel-branch", "version": 1,
                          "index": index, "duration_ms": duration_ms, "result": result});
