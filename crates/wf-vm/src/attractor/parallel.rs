@@ -208,6 +208,7 @@ impl Handler for Parallel {
             }
             results.push(ran.result);
         }
+        shared.journal.note_interrupted(d.step);
         if let Some((branch, reason)) = suspended {
             let mut reason = format!("parallel branch `{branch}`: {reason}");
             // The resumed run asks the node again at the next step.

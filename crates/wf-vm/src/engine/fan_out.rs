@@ -70,11 +70,11 @@ impl Engine<'_> {
         // Finished branches are journaled (docs/runtime.md, "Durable
         // fan-outs"), in a durable run's directory only.
         let journal = match self.out.log.as_ref().and_then(|log| log.journal_dir()) {
-            Some(dir) => Journal::in_dir(
+            Some(dir) => Journal::in_branches(
                 dir.join("branches")
                     .join(crate::attractor::safe_name(self.wf_name(wf)))
-                    .join(crate::attractor::safe_name(name))
-                    .join(format!("step-{}", self.step)),
+                    .join(crate::attractor::safe_name(name)),
+                self.step,
             ),
             None => Journal::default(),
         };
@@ -169,6 +169,7 @@ impl Engine<'_> {
                 out
             }
         };
+        journal.note_interrupted(self.step);
         let mut outcome = Outcome::success();
         let mut started = json!({"branch_count": targets.len(),
             "max_parallel": policy.max_parallel, "concurrency": concurrency});

@@ -62,9 +62,25 @@ impl Journal {
         std::fs::File::open(branches)?.sync_all()
     }
 
-    /// The journal in `dir` (a `.wf` fan-out's, under the run directory).
-    pub(crate) fn in_dir(dir: std::path::PathBuf) -> Self {
+    /// The journal of a `.wf` fan-out run at `step` whose journals are
+    /// in `branches`: as [`Journal::at`], the one a suspended or
+    /// interrupted fan-out named for `step`, else `step-{step}`.
+    pub(crate) fn in_branches(branches: PathBuf, step: u64) -> Self {
+        let dir =
+            redirected(&branches, step).unwrap_or_else(|| branches.join(format!("step-{step}")));
         Journal { dir: Some(dir) }
+    }
+
+    /// After the branches of the fan-out run at `step` ran: when a
+    /// graceful stop was requested (`crate::interrupt`), the step is
+    /// interrupted and the resumed run asks the node again at the next
+    /// one, which is to read this journal ([`Journal::suspend`]).
+    pub(crate) fn note_interrupted(&self, step: u64) {
+        if crate::interrupt::requested().is_some() {
+            // Without the note the finished branches run again: no worse
+            // than a kill.
+            let _ = self.suspend(step + 1);
+        }
     }
 
     fn path(&self, index: usize) -> Option<PathBuf> {
