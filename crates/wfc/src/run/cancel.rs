@@ -56,6 +56,11 @@ pub struct CancelArgs {
     /// The most bytes of a compensation's stdout, and of its stderr, kept.
     #[arg(long, value_name = "BYTES", default_value_t = ProcessToolRunner::DEFAULT_MAX_OUTPUT_BYTES)]
     tool_output_limit: usize,
+    /// Write the run's events as JSON lines to FILE: those of every step
+    /// its log holds, then the cancellation's (`engine:error`, kind
+    /// `cancelled`, and one `effect:compensated` per compensation).
+    #[arg(long, value_name = "FILE")]
+    events: Option<PathBuf>,
     /// The report's format.
     #[arg(long, value_enum, default_value_t = SummaryFormat::Human)]
     format: SummaryFormat,
@@ -127,6 +132,9 @@ fn cancel(args: &CancelArgs) -> Result<u8, String> {
             ));
         }
     }
+    if let Some(path) = &args.events {
+        engine.set_event_sink(super::events::resumed_file(path, &run_dir)?);
+    }
     if !unfinished_saga {
         let reason = match &args.reason {
             Some(text) => format!("`wfc cancel`: {text}"),
@@ -141,6 +149,9 @@ fn cancel(args: &CancelArgs) -> Result<u8, String> {
     let summary = effects::Summary::of(&engine);
     if let Some(w) = engine.persist_warning() {
         eprintln!("warning: {w}");
+    }
+    if let Some(e) = engine.event_sink_failure() {
+        eprintln!("warning: {e}");
     }
     drop(engine);
     drop(run_dir);

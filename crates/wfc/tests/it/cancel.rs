@@ -1,0 +1,358 @@
+//! Interrupting and cancelling durable runs (issue 17.3; docs/runtime.md,
+//! "Interrupting and cancelling a run"): real `wfc` processes, signalled
+//! while a tool of theirs sleeps. The fixtures in `tests/run/cancel/`
+//! append to a ledger, so a test sees what ran and how often. The saga
+//! tests with a trace expectation are in `effects.rs`.
+#![cfg(unix)]
+
+use crate::common::repo_root;
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::Value;
+
+/// A scratch directory for the ledger and the run directory `run`.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cancel")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `wfc ARGS` from the repository root, the ledger in `dir`.
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(repo_root())
+        .args(args)
+        .env("WFC_TEST_LEDGER", dir.join("ledger"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn wfc(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().unwrap()
+}
+
+/// Starts `wfc run FILE --allow-tools --run-dir DIR/run` and waits until
+/// each of `pids` (files beside the ledger) names the pid of a sleeping
+/// tool; returns the child and those pids.
+fn start(dir: &Path, file: &str, pids: &[&str]) -> (Child, Vec<String>) {
+    let run = dir.join("run");
+    let args = [
+        "run",
+        file,
+        "--allow-tools",
+        "--progress",
+        "never",
+        "--run-dir",
+        run.to_str().unwrap(),
+    ];
+    let child = command(dir, &args).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut found = Vec::new();
+    for name in pids {
+        let file = dir.join(format!("ledger.{name}"));
+        loop {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            if text.ends_with('\n') {
+                found.push(text.trim().to_owned());
+                break;
+            }
+            assert!(Instant::now() < deadline, "`{name}` never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    (child, found)
+}
+
+fn signal(pid: u32, name: &str) {
+    let sent = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+fn alive(pid: &str) -> bool {
+    Command::new("kill")
+        .args(["-0", pid])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
+/// Waits (at most 5 s) for the processes `pids` to be gone.
+fn all_gone(pids: &[String]) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|p| alive(p)) {
+        assert!(
+            Instant::now() < deadline,
+            "a tool outlived the stop: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn ledger(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("ledger")).unwrap_or_default()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)))
+}
+
+/// `wfc status DIR --format json`.
+fn status(dir: &Path, run: &str) -> Value {
+    let out = wfc(dir, &["status", run, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    json(&out)
+}
+
+/// Issue 17.3: Ctrl-C during a long tool step of a durable run kills the
+/// tool, records the step as interrupted (a suspension, WF0931), releases
+/// the lock, prints where and how to go on, and ends `wfc` by the signal
+/// (a shell's 130). The resumed run runs the step again and ends as an
+/// uninterrupted run ends.
+#[test]
+fn ctrl_c_during_a_tool_suspends_the_run_and_resume_completes_it() {
+    let file = "tests/run/cancel/slow_once.wf";
+    // The uninterrupted run, for comparison: `slow` does not sleep.
+    let plain = scratch("sigint_plain");
+    std::fs::write(plain.join("ledger.again"), "").unwrap();
+    let args = ["run", file, "--allow-tools", "--format", "json"];
+    let reference = wfc(&plain, &args);
+    assert_eq!(reference.status.code(), Some(0), "{reference:?}");
+
+    let dir = scratch("sigint");
+    let (child, pids) = start(&dir, file, &["pid"]);
+    signal(child.id(), "INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(2), "{out:?}");
+    all_gone(&pids);
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    let stderr = text(&out.stderr).replace(shown, "[RUN]");
+    insta::assert_snapshot!("sigint_hint", stderr);
+    // The lock is released, and the status says why the run waits.
+    let state = status(&dir, shown);
+    assert_eq!(state["state"], "suspended", "{state}");
+    assert_eq!(state["in_use_by"], Value::Null, "{state}");
+    assert_eq!(state["error"]["kind"], "interrupted", "{state}");
+    assert_eq!(state["error"]["code"], "WF0931", "{state}");
+    assert_eq!(state["error"]["node"], "slow", "{state}");
+    let human = wfc(&dir, &["status", shown]);
+    assert!(
+        text(&human.stdout).starts_with(&format!("{shown}: suspended (interrupted)\n")),
+        "{human:?}"
+    );
+    // The log records the interruption as an event of its own.
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    let interrupt = log
+        .lines()
+        .flat_map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["events"].as_array().cloned().unwrap_or_default()
+        })
+        .find(|e| e["event"] == "engine:interrupt")
+        .expect("an engine:interrupt event");
+    assert_eq!(interrupt["signal"], "SIGINT");
+    assert_eq!(interrupt["code"], "WF0931");
+    assert!(interrupt["run"].is_string() && interrupt["ts"].is_string());
+
+    let out = wfc(
+        &dir,
+        &[
+            "run",
+            "--resume",
+            shown,
+            "--allow-tools",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (resumed, reference) = (json(&out), json(&reference));
+    assert_eq!(resumed["status"], "completed");
+    assert_eq!(resumed["blackboard"], reference["blackboard"]);
+    assert_eq!(resumed["at"], reference["at"]);
+    // `slow` ran twice: once cut short, once to its end; the others once.
+    assert_eq!(ledger(&dir), "first\nslow\nslow\nlast\n");
+    assert_eq!(ledger(&plain), "first\nslow\nlast\n");
+    let out = wfc(&dir, &["replay", shown]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// SIGTERM during a `.wf` fan-out: every running branch's tool is killed,
+/// the branch that had finished is journaled and not run again on resume,
+/// and the resumed run completes.
+#[test]
+fn sigterm_during_a_fan_out_stops_every_branch() {
+    let dir = scratch("fan");
+    let (child, pids) = start(&dir, "tests/run/cancel/fan_slow.wf", &["a", "b"]);
+    signal(child.id(), "TERM");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(15), "{out:?}");
+    all_gone(&pids);
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    assert!(
+        text(&out.stderr).contains("hint: interrupted (SIGTERM) at step 2 (node `fan`"),
+        "{out:?}"
+    );
+    let state = status(&dir, shown);
+    assert_eq!(state["error"]["kind"], "interrupted", "{state}");
+    // Only `c` finished: only its result is journaled.
+    let journal = run.join("branches/FanSlow/fan/step-1");
+    let mut journaled: Vec<_> = std::fs::read_dir(&journal)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    journaled.sort();
+    assert_eq!(journaled, ["2.json"]);
+    std::fs::write(dir.join("ledger.resume"), "").unwrap();
+    let out = wfc(
+        &dir,
+        &[
+            "run",
+            "--resume",
+            shown,
+            "--allow-tools",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["status"], "completed");
+    let mut lines: Vec<&str> = Vec::new();
+    let ran = ledger(&dir);
+    lines.extend(ran.lines());
+    lines.sort();
+    assert_eq!(lines, ["a", "a", "b", "b", "c"], "{ran}");
+    let out = wfc(&dir, &["replay", shown]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// The same for a `.dot` pipeline's tool stage.
+#[test]
+fn ctrl_c_during_a_pipeline_stage_suspends_the_run() {
+    let dir = scratch("dot");
+    let (child, pids) = start(&dir, "tests/run/cancel/slow_once.dot", &["pid"]);
+    signal(child.id(), "INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(2), "{out:?}");
+    all_gone(&pids);
+    let shown = dir.join("run");
+    let shown = shown.to_str().unwrap();
+    let state = status(&dir, shown);
+    assert_eq!(state["error"]["kind"], "interrupted", "{state}");
+    assert_eq!(state["error"]["node"], "slow", "{state}");
+    let out = wfc(
+        &dir,
+        &[
+            "run",
+            "--resume",
+            shown,
+            "--allow-tools",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "slow\nslow\nlast\n");
+    let out = wfc(&dir, &["replay", shown]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// An `at_most_once` node interrupted while it runs may or may not have
+/// taken effect: the resumed run asks, as after a kill, and does not run
+/// it again by itself.
+#[test]
+fn an_interrupted_at_most_once_node_is_not_run_again_without_asking() {
+    let dir = scratch("at_most_once");
+    let (child, _) = start(&dir, "tests/run/cancel/at_most_once_slow.wf", &["pid"]);
+    signal(child.id(), "INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(2), "{out:?}");
+    let shown = dir.join("run");
+    let shown = shown.to_str().unwrap();
+    let out = wfc(&dir, &["run", "--resume", shown, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(text(&out.stderr).contains("--assume-done pay"), "{out:?}");
+    assert_eq!(ledger(&dir), "pay\n");
+    let out = wfc(&dir, &["run", "--resume", shown, "--assume-done", "pay"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "pay\n");
+}
+
+/// `wfc cancel` refuses a run that has ended, saying so, and a directory
+/// that holds no run.
+#[test]
+fn cancel_refuses_a_finished_run() {
+    let dir = scratch("finished");
+    std::fs::write(dir.join("ledger.again"), "").unwrap();
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    let file = "tests/run/cancel/slow_once.wf";
+    let out = wfc(&dir, &["run", file, "--allow-tools", "--run-dir", shown]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, &["cancel", shown]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: the run in `{shown}` has already ended (completed): there is nothing to cancel\n  \
+             help: `wfc status {shown}` shows how it ended\n"
+        )
+    );
+    let missing = dir.join("nothing");
+    let out = wfc(&dir, &["cancel", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(text(&out.stderr).contains("does not exist"), "{out:?}");
+}
+
+/// A holder on another host (as its lock file says) is not signalled:
+/// `wfc cancel` says so and leaves it running.
+#[test]
+fn cancel_leaves_a_holder_on_another_host_alone() {
+    let dir = scratch("elsewhere");
+    let (mut child, pids) = start(&dir, "tests/run/cancel/slow_once.wf", &["pid"]);
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    // Rewritten in place: the holder keeps its lock on the same file.
+    let lock = run.join("run.lock");
+    let pid = child.id();
+    let mut file = std::fs::OpenOptions::new().write(true).open(&lock).unwrap();
+    std::io::Write::write_all(&mut file, format!("{pid}\nelsewhere.example\n").as_bytes()).unwrap();
+    drop(file);
+    let out = wfc(&dir, &["cancel", shown, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "error: the run in `{shown}` is in use by process {pid} on host `elsewhere.example`: it cannot be signalled from here\n"
+        )),
+        "{out:?}"
+    );
+    assert!(text(&out.stderr).contains("--force"), "{out:?}");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the holder was stopped"
+    );
+    assert!(alive(&pids[0]));
+    // Ended as a user would, so its tool goes with it.
+    signal(pid, "INT");
+    child.wait().unwrap();
+    all_gone(&pids);
+}
