@@ -105,6 +105,11 @@ Exit status:
      run): resume it with `wfc run --resume DIR` (a run started without
      --run-dir cannot be resumed); `wfc status DIR` says where it stands
 
+Ctrl-C, SIGTERM or SIGHUP kill the tools and agents still running and end
+wfc by the signal (a shell shows 130, 143, 129). A durable run is first
+suspended, its step logged as interrupted (WF0931): `wfc run --resume DIR`
+goes on, `wfc cancel DIR` gives it up; a second signal ends wfc at once.
+
 See docs/agents.md for the agents and the `exec:` protocol.")]
 pub struct RunArgs {
     /// The workflow file: `.wf` (checked, then compiled), IR JSON written
@@ -203,7 +208,8 @@ pub struct RunArgs {
     rerun: Option<String>,
     /// With --resume: cancel the run instead of continuing it: it ends as
     /// failed (kind `cancelled`, WF0930) and the compensating nodes of its
-    /// completed effects run (tools must be allowed).
+    /// completed effects run (tools must be allowed). `wfc cancel DIR` does
+    /// the same, and stops a run in progress first.
     #[arg(long, requires = "resume", conflicts_with_all = ["assume_done", "rerun"])]
     cancel: bool,
     /// What an agent error (a crash of an `exec:` agent, a timeout,
