@@ -72,34 +72,37 @@ pub const GRACE: Duration = Duration::from_secs(2);
 /// groups of the running tools and agents (as
 /// [`end_children_on_termination_signals`](crate::tools::end_children_on_termination_signals)
 /// does) and request a graceful stop instead of ending the process; a
-/// second signal, or [`GRACE`] passing without [`mark_handled`], ends it
-/// by that signal at once. Does nothing off unix.
-pub fn stop_gracefully_on_termination_signals() {
+/// second signal, or `grace` ([`GRACE`]) passing without
+/// [`mark_handled`], ends it by that signal at once. Does nothing off
+/// unix.
+pub fn stop_gracefully_on_termination_signals(grace: Duration) {
     #[cfg(unix)]
     {
         crate::tools::install_graceful();
-        std::thread::spawn(watchdog);
+        std::thread::spawn(move || watchdog(grace));
     }
+    #[cfg(not(unix))]
+    let _ = grace;
 }
 
-/// Ends the process by the requested signal once [`GRACE`] passed after
+/// Ends the process by the requested signal once `grace` passed after
 /// the request with nobody handling it.
 #[cfg(unix)]
-fn watchdog() {
+fn watchdog(grace: Duration) {
     let asked = loop {
         if let Some(signal) = requested() {
             break signal;
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    std::thread::sleep(GRACE);
+    std::thread::sleep(grace);
     if HANDLED.load(Ordering::SeqCst) {
         return;
     }
     eprintln!(
-        "wfc: {}: the step in flight did not stop within {} s; ending now (the run directory is consistent: resume it as after a crash)",
+        "wfc: {}: the step in flight did not stop within {} ms; ending now (the run directory is consistent: resume it as after a crash)",
         signal_name(asked),
-        GRACE.as_secs()
+        grace.as_millis()
     );
     end_by(asked);
 }

@@ -249,6 +249,10 @@ pub struct RunArgs {
     /// Sleep this long before each decision (for crash-safety tests).
     #[arg(long, value_name = "MS", hide = true)]
     step_delay_ms: Option<u64>,
+    /// How long the first Ctrl-C waits for the step in flight to stop
+    /// before ending wfc anyway (default 2 s; for signal tests).
+    #[arg(long, value_name = "MS", hide = true)]
+    interrupt_grace_ms: Option<u64>,
 }
 
 /// What `--resume` needs from the run's start, stored in `meta.json`.
@@ -260,7 +264,10 @@ pub fn run(args: RunArgs) -> u8 {
     // process groups of their own, out of the terminal's reach. A durable
     // run stops gracefully instead (run/interrupt.rs).
     if args.run_dir.is_some() || args.resume.is_some() {
-        wf_vm::interrupt::stop_gracefully_on_termination_signals();
+        let grace = args
+            .interrupt_grace_ms
+            .map_or(wf_vm::interrupt::GRACE, Duration::from_millis);
+        wf_vm::interrupt::stop_gracefully_on_termination_signals(grace);
     } else {
         wf_vm::tools::end_children_on_termination_signals();
     }
