@@ -8,8 +8,23 @@
 use wf_ir::{NodeIdx, WorkflowIdx};
 
 use super::{Engine, StepInput};
-use crate::effects::is_done;
+use crate::agent::{Decision, Status};
 use crate::failure::FailureKind;
+
+/// Whether a step's input shows work that finished: an outcome that
+/// neither failed nor asks for a retry (a kill makes a tool fail and a
+/// handler retry), or a decision that is not an outcome.
+fn finished(input: &StepInput) -> bool {
+    match input {
+        StepInput::Tool { outcome, .. }
+        | StepInput::Decision {
+            decision: Decision::Advance(outcome),
+            ..
+        } => !matches!(outcome.status, Status::Fail | Status::Retry),
+        StepInput::Decision { .. } | StepInput::Reused { .. } => true,
+        _ => false,
+    }
+}
 
 impl Engine<'_> {
     /// The signal that asked this engine to stop, when it stops for one.
@@ -31,9 +46,10 @@ impl Engine<'_> {
 
     /// `input`, the result of a step that ran, or the interruption when a
     /// stop was requested meanwhile and the step did not finish: a failed
-    /// outcome or an agent error may be the kill's doing, so it is not
-    /// applied (a fan-out is always run again: its finished branches are
-    /// journaled). A step that finished is kept; the next one stops.
+    /// or retried outcome or an agent error may be the kill's doing, so it
+    /// is not applied (a fan-out is always run again: its finished
+    /// branches are journaled). A step that finished is kept; the next one
+    /// stops.
     pub(super) fn unless_interrupted(
         &mut self,
         wf: WorkflowIdx,
@@ -44,7 +60,7 @@ impl Engine<'_> {
         let Some(signal) = self.interrupt_requested() else {
             return input;
         };
-        if !fan_out && is_done(&input) {
+        if !fan_out && finished(&input) {
             return input;
         }
         self.carry_started(wf, node);
