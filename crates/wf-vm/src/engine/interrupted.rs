@@ -13,7 +13,9 @@ use crate::failure::FailureKind;
 
 /// Whether a step's input shows work that finished: an outcome that
 /// neither failed nor asks for a retry (a kill makes a tool fail and a
-/// handler retry), or a decision that is not an outcome.
+/// handler retry), `complete`, or a reused effect. A suspension is not
+/// kept either: an Attractor fan-out suspends when a branch was
+/// interrupted, and either way the resumed run asks the node again.
 fn finished(input: &StepInput) -> bool {
     match input {
         StepInput::Tool { outcome, .. }
@@ -21,7 +23,11 @@ fn finished(input: &StepInput) -> bool {
             decision: Decision::Advance(outcome),
             ..
         } => !matches!(outcome.status, Status::Fail | Status::Retry),
-        StepInput::Decision { .. } | StepInput::Reused { .. } => true,
+        StepInput::Decision {
+            decision: Decision::Complete { .. },
+            ..
+        }
+        | StepInput::Reused { .. } => true,
         _ => false,
     }
 }

@@ -356,3 +356,66 @@ fn cancel_leaves_a_holder_on_another_host_alone() {
     child.wait().unwrap();
     all_gone(&pids);
 }
+
+/// SIGTERM during an Attractor fan-out (tests/run/dot/parallel_durable.dot:
+/// `a` finishes at once, `b` sleeps): the run is suspended as
+/// interrupted, `a`'s journal is noted for the resumed step, and the
+/// resumed run runs `b` alone.
+#[test]
+fn sigterm_during_a_pipeline_fan_out_keeps_the_finished_branch() {
+    let dir = scratch("dot_fan");
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    let args = [
+        "run",
+        "tests/run/dot/parallel_durable.dot",
+        "--agent",
+        "auto",
+        "--allow-tools",
+        "--progress",
+        "never",
+        "--run-dir",
+        shown,
+    ];
+    let child = command(&dir, &args).spawn().unwrap();
+    let ran = run.join("ran.txt");
+    let journal = run.join("fan/branches/step-1/0.json");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(journal.exists()
+        && std::fs::read_to_string(&ran)
+            .unwrap_or_default()
+            .contains('b'))
+    {
+        assert!(Instant::now() < deadline, "the fan-out did not get going");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let started = Instant::now();
+    signal(child.id(), "TERM");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(15), "{out:?}");
+    // `b` sleeps 5 s: it was killed, not waited for.
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    let state = status(&dir, shown);
+    assert_eq!(state["error"]["kind"], "interrupted", "{state}");
+    assert_eq!(state["error"]["node"], "fan", "{state}");
+    assert!(!run.join("fan/branches/step-1/1.json").exists());
+    std::fs::write(run.join("resume"), "").unwrap();
+    let out = wfc(
+        &dir,
+        &["run", "--resume", shown, "--agent", "auto", "--allow-tools"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut lines: Vec<String> = std::fs::read_to_string(&ran)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["a", "b", "b"]);
+    let out = wfc(&dir, &["replay", shown]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
