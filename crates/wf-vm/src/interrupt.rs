@@ -1,7 +1,7 @@
 //! Graceful interruption (docs/runtime.md, "Interrupting and cancelling a
 //! run"): a process-wide request to stop, set by the first `SIGINT`,
 //! `SIGTERM` or `SIGHUP` once [`stop_gracefully_on_termination_signals`]
-//! is installed (or by [`request`]). An engine whose
+//! is installed. An engine whose
 //! [`EngineConfig::stop_on_interrupt`](crate::EngineConfig) is set checks
 //! it around each step that asks the agent or runs a tool, and suspends
 //! the run with kind `interrupted` (WF0931) instead of going on.
@@ -20,10 +20,6 @@ static REQUESTED: AtomicI32 = AtomicI32::new(0);
 /// returned): the watchdog then leaves the ending to it.
 static HANDLED: AtomicBool = AtomicBool::new(false);
 
-/// The `SIGINT` number (2 on every unix), used when the request did not
-/// come from a signal.
-pub const SIGINT: i32 = 2;
-
 /// The signal that asked the run to stop, if one did.
 pub fn requested() -> Option<i32> {
     match REQUESTED.load(Ordering::SeqCst) {
@@ -32,9 +28,9 @@ pub fn requested() -> Option<i32> {
     }
 }
 
-/// Asks the run to stop as if `signal` had arrived (for embedders and
-/// tests); only the first request counts. Returns whether this one did.
-pub fn request(signal: i32) -> bool {
+/// Asks the run to stop as `signal` does (the signal handler's call);
+/// only the first request counts. Returns whether this one did.
+pub(crate) fn request(signal: i32) -> bool {
     REQUESTED
         .compare_exchange(0, signal.max(1), Ordering::SeqCst, Ordering::SeqCst)
         .is_ok()
