@@ -527,6 +527,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     let question = run_dir.and_then(|_| wf_vm::question::pending(&program, &mut engine));
     let persist_warning = engine.persist_warning().map(str::to_owned);
     let effects = effects::Summary::of(&engine);
+    let due = engine.compensations_due();
+    interrupt::warn_unfinished_compensations(&report, due, run_dir.map(|d| d.as_path()));
     // A sink that failed in the run's last step could not end it.
     let lost_events = engine
         .event_sink_failure()

@@ -36,3 +36,21 @@ pub fn hint(report: &Report, dir: &str) -> Option<String> {
         f.kind.name(),
     ))
 }
+
+/// A warning when a signal stopped the compensations of a run that failed
+/// or was cancelled: `due` of them have not run (`dir`: the run's
+/// directory, when it has one).
+pub fn warn_unfinished_compensations(report: &Report, due: usize, dir: Option<&std::path::Path>) {
+    let failed = matches!(report.status, wf_vm::RunStatus::Failed { .. });
+    if !failed || due == 0 || wf_vm::interrupt::requested().is_none() {
+        return;
+    }
+    let how = match dir {
+        Some(dir) => format!("`wfc cancel {} --allow-tools` runs them", dir.display()),
+        None => "the run has no run directory: they cannot be run later".into(),
+    };
+    eprintln!(
+        "warning: interrupted while compensating: {due} compensation{} did not run; {how}",
+        if due == 1 { "" } else { "s" }
+    );
+}

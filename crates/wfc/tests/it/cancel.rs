@@ -419,3 +419,37 @@ fn sigterm_during_a_pipeline_fan_out_keeps_the_finished_branch() {
     let out = wfc(&dir, &["replay", shown]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// A signal while a failed run compensates stops before the next
+/// compensation and does not record the one it cut short; `wfc run` says
+/// how many did not run, and `wfc cancel` runs them.
+#[test]
+fn a_signal_during_compensation_leaves_the_rest_to_wfc_cancel() {
+    let dir = scratch("undo");
+    let (child, pids) = start(&dir, "tests/run/cancel/slow_undo.wf", &["pid"]);
+    signal(child.id(), "INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    all_gone(&pids);
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "warning: interrupted while compensating: 1 compensation did not run; `wfc cancel {shown} --allow-tools` runs them\n"
+        )),
+        "{out:?}"
+    );
+    assert!(!text(&out.stderr).contains("undid"), "{out:?}");
+    let out = wfc(&dir, &["cancel", shown, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text(&out.stdout).ends_with(
+            "compensations (most recent effect first):\n  refund undid charge: success\n"
+        ),
+        "{out:?}"
+    );
+    assert_eq!(ledger(&dir), "charge\nship\nrefund\nrefund\n");
+    // Nothing is left to do: the run has ended.
+    let out = wfc(&dir, &["cancel", shown, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
