@@ -453,3 +453,113 @@ fn a_signal_during_compensation_leaves_the_rest_to_wfc_cancel() {
     let out = wfc(&dir, &["cancel", shown, "--allow-tools"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// A process holding `run.lock` (here `flock`, ignoring SIGTERM) and the
+/// lock file naming it, host `host`.
+fn hold_lock(run: &Path, host: &str) -> Child {
+    use std::os::unix::process::CommandExt;
+    let lock = run.join("run.lock");
+    let child = Command::new("sh")
+        .args(["-c", "trap '' TERM; exec flock \"$0\" sleep 30"])
+        .arg(&lock)
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    std::fs::write(&lock, format!("{pid}\n{host}\n")).unwrap();
+    // Held once a probe of the lock says so.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let probe = std::fs::File::open(&lock).unwrap();
+        if probe.try_lock_shared().is_err() {
+            break;
+        }
+        drop(probe);
+        assert!(Instant::now() < deadline, "flock never took the lock");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child
+}
+
+/// Ends `holder` and everything in its process group.
+fn release(mut holder: Child) {
+    signal_group(holder.id());
+    holder.wait().unwrap();
+}
+
+fn signal_group(pid: u32) {
+    let sent = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// A suspended saga in `dir/run` (its completed effects: reserve, charge).
+fn suspended_saga(dir: &Path) -> PathBuf {
+    let run = dir.join("run");
+    let args = [
+        "run",
+        "tests/run/effects/saga.wf",
+        "--allow-tools",
+        "--agent",
+        "script:tests/run/effects/saga_suspend.json",
+        "--run-dir",
+        run.to_str().unwrap(),
+    ];
+    let out = wfc(dir, &args);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    run
+}
+
+/// A holder that does not stop within `--timeout` is reported, and the
+/// run is left as it was.
+#[test]
+fn cancel_gives_up_on_a_holder_that_does_not_stop() {
+    let dir = scratch("stubborn");
+    let run = suspended_saga(&dir);
+    let shown = run.to_str().unwrap();
+    // This host, as the run's own lock file recorded it.
+    let here = std::fs::read_to_string(run.join("run.lock")).unwrap_or_default();
+    let here = here.lines().nth(1).unwrap_or("").to_owned();
+    let holder = hold_lock(&run, &here);
+    let pid = holder.id();
+    let started = Instant::now();
+    let out = wfc(
+        &dir,
+        &["cancel", shown, "--allow-tools", "--timeout", "300ms"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "error: process {pid} still holds the run in `{shown}` after 300ms: the run was not cancelled\n"
+        )),
+        "{out:?}"
+    );
+    release(holder);
+    let out = wfc(&dir, &["status", shown]);
+    assert!(text(&out.stdout).contains(": suspended\n"), "{out:?}");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+}
+
+/// `--force` takes the lock of a holder that cannot be signalled from
+/// here, then cancels.
+#[test]
+fn cancel_force_takes_the_lock_of_a_holder_elsewhere() {
+    let dir = scratch("force");
+    let run = suspended_saga(&dir);
+    let shown = run.to_str().unwrap();
+    let holder = hold_lock(&run, "elsewhere.example");
+    let pid = holder.id();
+    let out = wfc(&dir, &["cancel", shown, "--allow-tools", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "warning: the run in `{shown}` is in use by process {pid} on host `elsewhere.example`: it cannot be signalled from here: --force takes its lock\n"
+        )),
+        "{out:?}"
+    );
+    assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\n");
+    release(holder);
+}
