@@ -563,3 +563,49 @@ fn cancel_force_takes_the_lock_of_a_holder_elsewhere() {
     assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\n");
     release(holder);
 }
+
+/// Ctrl-C while an `exec:` agent decides: the agent's process group is
+/// killed and the step is interrupted, not an agent error.
+#[test]
+fn ctrl_c_while_an_exec_agent_decides_interrupts_the_step() {
+    let dir = scratch("exec");
+    let file = dir.join("think.wf");
+    std::fs::write(
+        &file,
+        "workflow Think {\n  step think { prompt = \"x\" }\n  exit done\n  start -> think -> done\n}\n",
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    // The agent writes its pid, then never answers.
+    let agent = format!(
+        "exec:sh -c 'echo $$ > {}; exec sleep 30'",
+        dir.join("agent.pid").display()
+    );
+    let args = [
+        "run",
+        file.to_str().unwrap(),
+        "--agent",
+        &agent,
+        "--run-dir",
+        shown,
+    ];
+    let child = command(&dir, &args).spawn().unwrap();
+    let pidfile = dir.join("agent.pid");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(&pidfile).is_ok_and(|t| t.ends_with('\n')) {
+        assert!(Instant::now() < deadline, "the agent never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let agent_pid = std::fs::read_to_string(&pidfile).unwrap().trim().to_owned();
+    signal(child.id(), "INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(2), "{out:?}");
+    all_gone(&[agent_pid]);
+    let state = status(&dir, shown);
+    assert_eq!(state["error"]["kind"], "interrupted", "{state}");
+    assert_eq!(state["error"]["node"], "think", "{state}");
+    // Resumed with an agent that answers, the run completes.
+    let out = wfc(&dir, &["run", "--resume", shown, "--agent", "auto"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
