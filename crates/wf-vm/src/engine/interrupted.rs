@@ -41,7 +41,7 @@ impl Engine<'_> {
         crate::interrupt::requested()
     }
 
-    /// The input of a step interrupted by `signal` at `node`.
+    /// The input of a step interrupted by `signal`.
     pub(super) fn interrupted_input(signal: i32) -> StepInput {
         StepInput::AgentError {
             message: crate::interrupt::signal_name(signal),
