@@ -132,8 +132,25 @@ fn cancel(args: &CancelArgs) -> Result<u8, String> {
             ));
         }
     }
+    let mut sinks: Vec<Box<dyn wf_vm::EventSink>> = Vec::new();
     if let Some(path) = &args.events {
-        engine.set_event_sink(super::events::resumed_file(path, &run_dir)?);
+        sinks.push(super::events::resumed_file(path, &run_dir)?);
+    }
+    // A pipeline's `checkpoint.json` says how it ended, as after
+    // `--resume --cancel`.
+    let checkpoints = match pipeline {
+        true => {
+            let files = wf_vm::attractor::RunFiles::new(dir);
+            let root = &program.workflows[engine.root().0 as usize];
+            let context = wf_vm::attractor::graph_context(&program, root);
+            let c = attractor::Checkpoints::new(files, &context, Some(&run_dir))?;
+            sinks.push(Box::new(c.clone()));
+            Some(c)
+        }
+        false => None,
+    };
+    if !sinks.is_empty() {
+        engine.set_event_sink(Box::new(output::Tee(sinks)));
     }
     if !unfinished_saga {
         let reason = match &args.reason {
@@ -155,6 +172,9 @@ fn cancel(args: &CancelArgs) -> Result<u8, String> {
     }
     drop(engine);
     drop(run_dir);
+    if let Some(e) = checkpoints.and_then(|c| c.error()) {
+        eprintln!("warning: {e}");
+    }
     print_report(args, &workflow, dir, &report, &summary);
     let failed = summary
         .compensations

@@ -609,3 +609,33 @@ fn ctrl_c_while_an_exec_agent_decides_interrupts_the_step() {
     let out = wfc(&dir, &["run", "--resume", shown, "--agent", "auto"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// `wfc cancel` on a `.dot` pipeline in progress: stopped, then cancelled
+/// with its compensation run, and its `checkpoint.json` saved again.
+#[test]
+fn cancel_stops_a_live_pipeline_saga() {
+    let dir = scratch("dot_saga");
+    let (child, pids) = start(&dir, "tests/run/cancel/saga_slow.dot", &["pid"]);
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    let checkpoint = || -> Value {
+        serde_json::from_slice(&std::fs::read(run.join("checkpoint.json")).unwrap()).unwrap()
+    };
+    let out = wfc(
+        &dir,
+        &["cancel", shown, "--allow-tools", "--format", "json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = json(&out);
+    assert_eq!(report["kind"], "cancelled");
+    assert_eq!(report["compensations"][0]["by"], "refund");
+    assert_eq!(report["compensations"][0]["status"], "success");
+    let held = child.wait_with_output().unwrap();
+    assert_eq!(held.status.signal(), Some(15), "{held:?}");
+    all_gone(&pids);
+    assert_eq!(ledger(&dir), "charge\nrefund\n");
+    // Saved when the holder suspended (step 2), then when the run failed.
+    assert_eq!(checkpoint()["step"], 3);
+    let out = wfc(&dir, &["replay", shown]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
