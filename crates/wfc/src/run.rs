@@ -311,6 +311,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
             let run_dir = RunDir::open(dir).map_err(|e| match e {
+                PersistError::InUse { .. } if args.cancel => format!(
+                    "error: {e}\n  help: `wfc cancel {}` stops it, then cancels it",
+                    dir.display()
+                ),
                 PersistError::NotFound(_) | PersistError::InUse { .. } => format!("error: {e}"),
                 e => format!("error: cannot resume: {e}"),
             })?;

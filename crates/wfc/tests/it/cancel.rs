@@ -639,3 +639,25 @@ fn cancel_stops_a_live_pipeline_saga() {
     let out = wfc(&dir, &["replay", shown]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// `wfc run --resume DIR --cancel` cannot stop a run in progress: it says
+/// that `wfc cancel` can.
+#[test]
+fn resume_cancel_on_a_live_run_points_to_wfc_cancel() {
+    let dir = scratch("resume_cancel_live");
+    let (child, pids) = start(&dir, "tests/run/cancel/slow_once.wf", &["pid"]);
+    let run = dir.join("run");
+    let shown = run.to_str().unwrap();
+    let out = wfc(&dir, &["run", "--resume", shown, "--cancel"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: run directory {shown} is in use by process {}\n  help: `wfc cancel {shown}` stops it, then cancels it\n",
+            child.id()
+        )
+    );
+    signal(child.id(), "INT");
+    child.wait_with_output().unwrap();
+    all_gone(&pids);
+}
