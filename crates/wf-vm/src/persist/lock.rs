@@ -105,3 +105,19 @@ pub fn host_name() -> Option<String> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::first_line_pid;
+
+    /// The pid is the first line, whether the file names the host (since
+    /// `wfc cancel`) or not (before).
+    #[test]
+    fn the_pid_is_the_first_line() {
+        assert_eq!(first_line_pid("12\n"), Some(12));
+        assert_eq!(first_line_pid("12\nbuild-host\n"), Some(12));
+        assert_eq!(first_line_pid(" 7 \n"), Some(7));
+        assert_eq!(first_line_pid(""), None);
+        assert_eq!(first_line_pid("host\n12\n"), None);
+    }
+}
