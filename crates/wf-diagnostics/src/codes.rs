@@ -439,6 +439,9 @@ codes! {
     /// The user cancelled a durable run (`--cancel`).
     RUN_CANCELLED = "WF0930", "run-cancelled", Run, Error,
         "the user cancelled the run";
+    /// A signal stopped a durable run mid-step; it is suspended.
+    RUN_INTERRUPTED = "WF0931", "run-interrupted", Run, Warning,
+        "a signal (Ctrl-C, SIGTERM) interrupted a durable run, which is suspended";
 }
 
 /// Looks a code up by its code (`WF0201`, case-insensitive) or its name (`cycle`).

@@ -32,7 +32,7 @@ explanations! {
     "WF0801" "WF0802" "WF0803" "WF0804" "WF0805" "WF0806" "WF0807" "WF0808" "WF0809" "WF0810"
     "WF0811" "WF0812" "WF0813" "WF0814" "WF0815" "WF0816" "WF0820" "WF0860"
     "WF0901" "WF0902" "WF0903" "WF0904" "WF0905" "WF0906" "WF0907" "WF0908" "WF0909" "WF0910"
-    "WF0930"
+    "WF0930" "WF0931"
 }
 
 /// The long explanation of `code` in Markdown: what it detects, why it

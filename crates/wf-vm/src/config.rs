@@ -121,6 +121,12 @@ pub struct EngineConfig {
     /// `fan` on its first visit (docs/runtime.md, "Gates in parallel
     /// branches"), so that an answer reaches that branch only.
     pub question_scope: String,
+    /// A graceful stop requested by a signal (`crate::interrupt`) suspends
+    /// the run with kind `interrupted` before the next step that asks the
+    /// agent or runs a tool, and in place of a step the signal cut short:
+    /// for durable runs (`wfc run --run-dir`). docs/runtime.md,
+    /// "Interrupting and cancelling a run".
+    pub stop_on_interrupt: bool,
 }
 
 impl Default for EngineConfig {
@@ -135,6 +141,7 @@ impl Default for EngineConfig {
             suspend_on_agent_error: false,
             questions_wait: false,
             question_scope: String::new(),
+            stop_on_interrupt: false,
         }
     }
 }

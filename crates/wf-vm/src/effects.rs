@@ -258,7 +258,9 @@ impl Effects {
         self.pending = self
             .last_started
             .take()
-            .filter(|s| s.step == step && !done_now);
+            // Later than `step`: carried over by an interrupted step
+            // (engine/effect.rs, `carry_started`), not finished either.
+            .filter(|s| s.step >= step && !done_now);
     }
 }
 

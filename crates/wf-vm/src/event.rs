@@ -164,6 +164,23 @@ pub enum Event<'a> {
         /// Why.
         reason: &'a str,
     },
+    /// A signal interrupted a durable run in the middle of a step (kind
+    /// `interrupted`, WF0931); `engine:suspend` follows (docs/runtime.md,
+    /// "Interrupting and cancelling a run").
+    #[serde(rename = "engine:interrupt")]
+    EngineInterrupt {
+        /// Step number.
+        step: u64,
+        /// Workflow name.
+        workflow: &'a str,
+        /// Node id.
+        node: &'a str,
+        /// Always `interrupted`: `kind` and `code` in JSON.
+        #[serde(flatten, with = "crate::failure::kind_and_code")]
+        kind: FailureKind,
+        /// The signal's name (`SIGINT`, `SIGTERM`, `SIGHUP`).
+        signal: &'a str,
+    },
     /// An Attractor `loop_restart` edge: the run starts again at `node`
     /// with a fresh context (only the `graph.*` keys are kept).
     #[serde(rename = "engine:restart")]
@@ -244,6 +261,7 @@ impl Event<'_> {
             Event::EngineComplete { .. } => "engine:complete",
             Event::EngineSuspend { .. } => "engine:suspend",
             Event::EngineError { .. } => "engine:error",
+            Event::EngineInterrupt { .. } => "engine:interrupt",
             Event::EngineRestart { .. } => "engine:restart",
             Event::HandlerEvent { .. } => "handler:event",
             Event::EffectReused { .. } => "effect:reused",

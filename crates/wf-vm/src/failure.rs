@@ -53,11 +53,15 @@ pub enum FailureKind {
     /// The user cancelled the run (`wfc run --resume DIR --cancel`); its
     /// completed effects were compensated.
     Cancelled,
+    /// A signal (Ctrl-C, `SIGTERM`) stopped a durable run in the middle of
+    /// a step: the run is suspended, not failed, and `--resume` runs the
+    /// step again.
+    Interrupted,
 }
 
 impl FailureKind {
     /// Every kind, in code order.
-    pub const ALL: [FailureKind; 11] = [
+    pub const ALL: [FailureKind; 12] = [
         FailureKind::Limit,
         FailureKind::Agent,
         FailureKind::Tool,
@@ -69,6 +73,7 @@ impl FailureKind {
         FailureKind::Route,
         FailureKind::Program,
         FailureKind::Cancelled,
+        FailureKind::Interrupted,
     ];
 
     /// The kind as one word (`limit`, `tool`, …): the `kind` field of
@@ -86,6 +91,7 @@ impl FailureKind {
             FailureKind::Route => "route",
             FailureKind::Program => "program",
             FailureKind::Cancelled => "cancelled",
+            FailureKind::Interrupted => "interrupted",
         }
     }
 
@@ -103,6 +109,7 @@ impl FailureKind {
             FailureKind::Route => "WF0909",
             FailureKind::Program => "WF0910",
             FailureKind::Cancelled => "WF0930",
+            FailureKind::Interrupted => "WF0931",
         }
     }
 
@@ -120,6 +127,7 @@ impl FailureKind {
             FailureKind::Route => "no-route",
             FailureKind::Program => "program-unsupported",
             FailureKind::Cancelled => "run-cancelled",
+            FailureKind::Interrupted => "run-interrupted",
         }
     }
 

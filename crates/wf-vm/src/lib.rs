@@ -74,6 +74,7 @@ mod engine;
 pub mod event;
 pub mod failure;
 mod guard;
+pub mod interrupt;
 pub mod persist;
 pub mod question;
 pub mod report;

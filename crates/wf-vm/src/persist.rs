@@ -16,7 +16,8 @@
 //! - `start.json` — the state the run started from (a [`Snapshot`] at
 //!   step 0, inputs included), written once: `wfc replay` re-runs the log
 //!   from it;
-//! - `run.lock` — the pid of the process that holds the directory: a
+//! - `run.lock` — the pid (and, on a second line, the host name) of the
+//!   process that holds the directory: a
 //!   [`RunDir`] holds an exclusive OS lock (`flock`) on it while any clone
 //!   of it lives, so two processes never run one directory at once.
 //!
@@ -42,6 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use events::event_spans;
+pub use lock::host_name;
 use lock::lock;
 
 use serde::{Deserialize, Serialize};
@@ -334,6 +336,13 @@ impl RunDir {
     /// progress there, `None` when it is free. Only probes the lock.
     pub fn holder(&self) -> Result<Option<Option<u32>>, PersistError> {
         lock::holder(&self.path)
+    }
+
+    /// The host name the lock file records for its holder (the last one
+    /// to take the lock), when it records one: compare with
+    /// [`host_name`] before signalling the pid [`RunDir::holder`] gives.
+    pub fn holder_host(&self) -> Option<String> {
+        lock::holder_host(&self.path)
     }
 
     /// The directory.

@@ -29,6 +29,8 @@ mod simulate;
 
 pub use child::{ChildRun, run_child};
 pub use process::end_children_on_termination_signals;
+#[cfg(unix)]
+pub(crate) use process::install_graceful;
 pub(crate) use process::{
     Capture, GroupRecord, captured_text, deadline_after, kill_group, own_process_group, wait_until,
 };

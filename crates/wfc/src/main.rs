@@ -62,6 +62,8 @@ enum Command {
     Status(status::StatusArgs),
     /// Answer the question a suspended run waits on (then `wfc run --resume DIR` goes on).
     Answer(answer::AnswerArgs),
+    /// Cancel a durable run, stopping it first if it is in progress, and run its compensations (exit 0 cancelled, 1 a compensation failed).
+    Cancel(run::cancel::CancelArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,6 +91,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Status(args) => status::run(args),
         Command::Answer(args) => answer::run(args),
+        Command::Cancel(args) => run::cancel::run(args),
     };
     ExitCode::from(status)
 }

@@ -2,10 +2,12 @@
 
 mod agent;
 mod attractor;
+pub(crate) mod cancel;
 mod cli_agent;
 mod effects;
 mod elsewhere;
 mod events;
+mod interrupt;
 mod llm;
 mod llm_human;
 pub(crate) mod load;
@@ -102,6 +104,11 @@ Exit status:
   3  the run suspended (the agent asked to, or an agent error in a durable
      run): resume it with `wfc run --resume DIR` (a run started without
      --run-dir cannot be resumed); `wfc status DIR` says where it stands
+
+Ctrl-C, SIGTERM or SIGHUP kill the tools and agents still running and end
+wfc by the signal (a shell shows 130, 143, 129). A durable run is first
+suspended, its step logged as interrupted (WF0931): `wfc run --resume DIR`
+goes on, `wfc cancel DIR` gives it up; a second signal ends wfc at once.
 
 See docs/agents.md for the agents and the `exec:` protocol.")]
 pub struct RunArgs {
@@ -201,7 +208,8 @@ pub struct RunArgs {
     rerun: Option<String>,
     /// With --resume: cancel the run instead of continuing it: it ends as
     /// failed (kind `cancelled`, WF0930) and the compensating nodes of its
-    /// completed effects run (tools must be allowed).
+    /// completed effects run (tools must be allowed). `wfc cancel DIR` does
+    /// the same, and stops a run in progress first.
     #[arg(long, requires = "resume", conflicts_with_all = ["assume_done", "rerun"])]
     cancel: bool,
     /// What an agent error (a crash of an `exec:` agent, a timeout,
@@ -241,6 +249,10 @@ pub struct RunArgs {
     /// Sleep this long before each decision (for crash-safety tests).
     #[arg(long, value_name = "MS", hide = true)]
     step_delay_ms: Option<u64>,
+    /// How long the first Ctrl-C waits for the step in flight to stop
+    /// before ending wfc anyway (default 2 s; for signal tests).
+    #[arg(long, value_name = "MS", hide = true)]
+    interrupt_grace_ms: Option<u64>,
 }
 
 /// What `--resume` needs from the run's start, stored in `meta.json`.
@@ -249,8 +261,16 @@ const META_KIND: &str = "wfc-run";
 /// Runs `wfc run` and returns the exit status.
 pub fn run(args: RunArgs) -> u8 {
     // Ctrl-C must not leave a tool or an `exec:` agent running: they have
-    // process groups of their own, out of the terminal's reach.
-    wf_vm::tools::end_children_on_termination_signals();
+    // process groups of their own, out of the terminal's reach. A durable
+    // run stops gracefully instead (run/interrupt.rs).
+    if args.run_dir.is_some() || args.resume.is_some() {
+        let grace = args
+            .interrupt_grace_ms
+            .map_or(wf_vm::interrupt::GRACE, Duration::from_millis);
+        wf_vm::interrupt::stop_gracefully_on_termination_signals(grace);
+    } else {
+        wf_vm::tools::end_children_on_termination_signals();
+    }
     match execute(&args) {
         Ok(status) => status,
         Err(message) => {
@@ -284,12 +304,17 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     };
     // A gate nobody answers suspends a run that can wait for `wfc answer`.
     config.questions_wait = durable;
+    config.stop_on_interrupt = durable;
     // Where the program comes from: the file, or the run directory (to
     // resume, or to fork from).
     let mut forked = None;
     let (program, meta, dir) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
             let run_dir = RunDir::open(dir).map_err(|e| match e {
+                PersistError::InUse { .. } if args.cancel => format!(
+                    "error: {e}\n  help: `wfc cancel {}` stops it, then cancels it",
+                    dir.display()
+                ),
                 PersistError::NotFound(_) | PersistError::InUse { .. } => format!("error: {e}"),
                 e => format!("error: cannot resume: {e}"),
             })?;
@@ -505,6 +530,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         engine.set_tool_runner(Box::new(SimulatedToolRunner::new()));
     }
     let report = engine.run(agent.as_mut());
+    // The watchdog must not end the process while it reports the stop.
+    let interrupted = interrupt::stopped(&report);
     // Every question the suspended run waits on: at the node it stands
     // at, and at the gates of its parallel branches.
     let mut questions: Vec<_> = run_dir
@@ -515,6 +542,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     let steps = engine.steps();
     let persist_warning = engine.persist_warning().map(str::to_owned);
     let effects = effects::Summary::of(&engine);
+    let due = engine.compensations_due();
+    interrupt::warn_unfinished_compensations(&report, due, run_dir.map(|d| d.as_path()));
     // A sink that failed in the run's last step could not end it.
     let lost_events = engine
         .event_sink_failure()
@@ -562,6 +591,10 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         &effects,
     );
     drop(held);
+    // Ended by the signal, the lock released and the hint printed.
+    if let Some(signal) = interrupted {
+        wf_vm::interrupt::end_by(signal);
+    }
     if let Some(e) = lost_events {
         eprintln!("{}", events::lost_events_error(&e));
         return Ok(EXIT_FINDINGS);
@@ -749,6 +782,7 @@ fn finish(
     }
     if matches!(report.status, RunStatus::Suspended { .. }) {
         match &shown_dir {
+            Some(dir) if let Some(hint) = interrupt::hint(report, dir) => eprint!("{hint}"),
             Some(dir) if let Some(error) = suspending_error(report) => eprintln!(
                 "hint: the run suspended on an agent error ({} {}): {}\n  \
                  once the agent works again, `wfc run --resume {dir}` tries the step again \

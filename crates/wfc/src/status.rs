@@ -168,6 +168,11 @@ fn question_json(q: &PendingQuestion, answer: Option<&AnswerRecord>, dir: &str) 
 fn human(state: &Value) -> String {
     let text = |v: &Value| v.as_str().unwrap_or("?").to_owned();
     let mut out = format!("{}: {}", text(&state["dir"]), text(&state["state"]));
+    // A signal's graceful stop (WF0931) is a suspension of its own kind.
+    let interrupted = state["state"] == "suspended" && state["error"]["kind"] == "interrupted";
+    if interrupted {
+        out.push_str(" (interrupted)");
+    }
     if let Some(pid) = state["in_use_by"].as_u64() {
         out.push_str(&format!(" (in use by process {pid})"));
     } else if !state["in_use_by"].is_null() {
@@ -269,6 +274,11 @@ fn human(state: &Value) -> String {
             "hint: answer each question with `wfc answer {} --question ID …` (see above), then `wfc run --resume {}`\n",
             text(&state["dir"]),
             text(&state["dir"])
+        ));
+    } else if interrupted {
+        let dir = text(&state["dir"]);
+        out.push_str(&format!(
+            "hint: continue it with `wfc run --resume {dir}`, or give it up with `wfc cancel {dir}`\n"
         ));
     } else if matches!(state["state"].as_str(), Some("suspended" | "interrupted")) {
         out.push_str(&format!(

@@ -253,6 +253,7 @@ impl Handler for Parallel {
             }
             results.push(ran.result);
         }
+        shared.journal.note_interrupted(d.step);
         let asked = waiting_reason(&waiting);
         if let Some(w) = &self.kit.waiting {
             w.borrow_mut().extend(waiting);

@@ -142,6 +142,29 @@ impl<'p> Engine<'p> {
         None
     }
 
+    /// An `at_most_once` node of a durable run whose step is interrupted
+    /// (`interrupted.rs`): its `started` record is written again for the
+    /// next step, where the resumed run finds it pending and asks, as
+    /// after a kill (the interrupted step itself is committed).
+    pub(super) fn carry_started(&mut self, wf: WorkflowIdx, node: NodeIdx) {
+        if !self.effect_attrs(wf, node).is_some_and(|a| a.at_most_once) {
+            return;
+        }
+        let record = EffectRecord::Started {
+            step: self.step + 1,
+            workflow: self.wf_name(wf).to_owned(),
+            node: self.node_name(wf, node).to_owned(),
+        };
+        if let Some(log) = &mut self.out.log
+            && let Err(e) = log.append_effect(&record, true)
+        {
+            self.persist_warning = Some(format!(
+                "could not record the interrupted at_most_once node `{}` in the run log: {e}",
+                self.node_name(wf, node)
+            ));
+        }
+    }
+
     /// After a live step asked the agent or ran the tool: a completed
     /// effect is recorded (in the log of a durable run) and indexed.
     pub(super) fn effect_after(&mut self, wf: WorkflowIdx, node: NodeIdx, input: &StepInput) {
@@ -298,6 +321,14 @@ impl<'p> Engine<'p> {
         Ok(())
     }
 
+    /// How many completed effects name a compensation that has not run
+    /// yet: what a cancellation or a failure would run.
+    pub fn compensations_due(&self) -> usize {
+        (self.effects.completed.iter())
+            .filter(|c| !self.effects.compensated.contains(&c.step))
+            .count()
+    }
+
     /// The compensations that ran, in order (resumed runs: those of
     /// earlier processes too).
     pub fn compensations(&self) -> &[Compensation] {
@@ -320,6 +351,11 @@ impl<'p> Engine<'p> {
             .cloned()
             .collect();
         for c in todo {
+            // A graceful stop leaves the rest for a resume (or `wfc
+            // cancel`) to run, as a kill would.
+            if self.interrupt_requested().is_some() {
+                break;
+            }
             let target = (0..self.program.workflows.len())
                 .map(|i| WorkflowIdx(i as u32))
                 .find(|&w| self.wf_name(w) == c.workflow)
@@ -331,6 +367,10 @@ impl<'p> Engine<'p> {
                     c.compensate, c.workflow
                 )),
             };
+            // Killed by the stop: not recorded, so it runs again.
+            if outcome.status == Status::Fail && self.interrupt_requested().is_some() {
+                break;
+            }
             let record = EffectRecord::Compensated {
                 step: c.step,
                 workflow: c.workflow.clone(),

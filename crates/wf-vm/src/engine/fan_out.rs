@@ -186,6 +186,7 @@ impl Engine<'_> {
                 out
             }
         };
+        journal.note_interrupted(self.step);
         let mut outcome = Outcome::success();
         let mut started = json!({"branch_count": targets.len(),
             "max_parallel": policy.max_parallel, "concurrency": concurrency});

@@ -56,8 +56,9 @@ pub(crate) struct Lifecycle {
     pub checkpoints: bool,
     /// A stage ended since the last checkpoint.
     pending: bool,
-    /// The stage that ended last (the checkpoint's `current_node`).
-    completed: Option<String>,
+    /// The stage that ended last (the checkpoint's `current_node`; kept
+    /// in snapshots).
+    pub completed: Option<String>,
     /// `PipelineStarted` went out (the run's first `node:enter`, at step
     /// 0; a resumed run is past it).
     started: bool,
@@ -257,6 +258,7 @@ fn event_step(event: &Event<'_>) -> u64 {
         | Event::EngineComplete { step }
         | Event::EngineSuspend { step, .. }
         | Event::EngineError { step, .. }
+        | Event::EngineInterrupt { step, .. }
         | Event::EngineRestart { step, .. }
         | Event::HandlerEvent { step, .. }
         | Event::EffectReused { step, .. } => step,

@@ -11,6 +11,7 @@ mod fan_branch;
 mod fan_out;
 pub(crate) mod fan_pool;
 mod fan_wait;
+mod interrupted;
 mod lifecycle;
 mod merge;
 mod position;

@@ -62,6 +62,11 @@ pub struct Snapshot {
     /// ([`Engine::set_checkpoints`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub checkpoints: bool,
+    /// The stage that ended last, as the next `CheckpointSaved` names it
+    /// (its `node_id`): a resumed run that ends at once (cancelled,
+    /// `wfc cancel`) saves the same checkpoint as a replay does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_node: Option<String>,
 }
 
 /// [`RunLimits`] with durations in milliseconds.
@@ -232,6 +237,11 @@ impl<'p> Engine<'p> {
             origin: None,
             run_id: Some(self.out.clock.run.clone()),
             checkpoints: self.out.lifecycle.as_ref().is_some_and(|l| l.checkpoints),
+            checkpoint_node: self
+                .out
+                .lifecycle
+                .as_ref()
+                .and_then(|l| l.completed.clone()),
         }
     }
 
@@ -358,6 +368,9 @@ impl<'p> Engine<'p> {
         }
         engine.out.clock.active_before_ms = snap.elapsed_ms;
         engine.set_checkpoints(snap.checkpoints);
+        if let Some(l) = &mut engine.out.lifecycle {
+            l.completed = snap.checkpoint_node.clone();
+        }
         if let Some(id) = &snap.incoming_edge {
             let f = engine.frames.last().expect("checked above");
             let wf = &program.workflows[f.workflow.0 as usize];

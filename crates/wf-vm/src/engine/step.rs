@@ -201,14 +201,21 @@ impl<'p> Engine<'p> {
                 ));
             }
             Source::Replay(input) => input,
-            Source::Live(agent) if fan_out => self.fan_out(agent, wf, node),
+            // A graceful stop was requested: nothing more is asked or run.
+            Source::Live(_) if let Some(signal) = self.interrupt_requested() => {
+                Self::interrupted_input(signal)
+            }
+            Source::Live(agent) if fan_out => {
+                let input = self.fan_out(agent, wf, node);
+                self.unless_interrupted(wf, node, input, true)
+            }
             Source::Live(agent) => match self.effect_before(wf, node) {
                 Some(input) => input,
                 None => {
                     let started = if instant { None } else { now };
                     let input = self.ask(agent, wf, node, started);
                     self.effect_after(wf, node, &input);
-                    input
+                    self.unless_interrupted(wf, node, input, false)
                 }
             },
         };
@@ -255,7 +262,9 @@ impl<'p> Engine<'p> {
                     self.wf_name(wf)
                 );
                 let kind = failure.unwrap_or(FailureKind::Agent);
-                if suspended {
+                if kind == FailureKind::Interrupted {
+                    self.suspend_interrupted(wf, node, &message);
+                } else if suspended {
                     // The error is recorded, the node's state is left as it
                     // was: a resume asks the agent again at this node.
                     self.record_failure(wf, node, kind, reason.clone());

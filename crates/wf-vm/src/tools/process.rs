@@ -26,10 +26,13 @@ pub(crate) fn own_process_group(command: &mut Command) -> &mut Command {
 /// process group, so the terminal's `SIGINT` does not reach them.
 #[cfg(unix)]
 mod live {
-    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
     const SLOTS: usize = 64;
     static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+    /// The first signal requests a graceful stop (`crate::interrupt`)
+    /// instead of ending the process.
+    static GRACEFUL: AtomicBool = AtomicBool::new(false);
 
     /// Records a running group; `None` when every slot is taken (the
     /// group then only dies with its own timeout).
@@ -60,12 +63,23 @@ mod live {
                 }
             }
         }
+        // The first signal of a graceful run only asks the engine to stop
+        // (an atomic store); a second one ends the process below.
+        if GRACEFUL.load(Ordering::SeqCst) && crate::interrupt::request(signal) {
+            return;
+        }
         // SAFETY: as above; the default action then ends the process as
         // the signal would have.
         unsafe {
             libc::signal(signal, libc::SIG_DFL);
             libc::raise(signal);
         }
+    }
+
+    /// Installs the handler, the first signal asking for a graceful stop.
+    pub fn install_graceful() {
+        GRACEFUL.store(true, Ordering::SeqCst);
+        install();
     }
 
     /// Installs the handler for `SIGINT`, `SIGTERM` and `SIGHUP`.
@@ -90,6 +104,13 @@ pub fn end_children_on_termination_signals() {
     live::install();
 }
 
+/// [`end_children_on_termination_signals`], the first signal only
+/// requesting a graceful stop (`crate::interrupt`).
+#[cfg(unix)]
+pub(crate) fn install_graceful() {
+    live::install_graceful();
+}
+
 /// A child's process group, recorded for
 /// [`end_children_on_termination_signals`] while it runs.
 pub(crate) struct GroupRecord(#[cfg(unix)] Option<usize>);
@@ -99,11 +120,19 @@ impl GroupRecord {
     pub(crate) fn of(child: &Child) -> GroupRecord {
         #[cfg(unix)]
         {
-            GroupRecord(
-                libc::pid_t::try_from(child.id())
-                    .ok()
-                    .and_then(live::register),
-            )
+            let pid = libc::pid_t::try_from(child.id()).ok();
+            let record = GroupRecord(pid.and_then(live::register));
+            // A child started after a graceful stop was requested (a
+            // branch or a hook racing the signal) is not let run.
+            if let Some(pid) = pid
+                && crate::interrupt::requested().is_some()
+            {
+                // SAFETY: as in `kill_group`: the child is not reaped yet.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
+            record
         }
         #[cfg(not(unix))]
         {

@@ -268,7 +268,8 @@ fn a_run_directory_is_locked_while_held_and_missing_ones_say_so() {
         path.display()
     );
     let lock = std::fs::read_to_string(path.join("run.lock")).unwrap();
-    assert_eq!(lock, format!("{pid}\n"));
+    let host = wf_vm::persist::host_name().unwrap_or_default();
+    assert_eq!(lock, format!("{pid}\n{host}\n"));
     let errors = [
         RunDir::open(&path).unwrap_err(),
         RunDir::create(&path, &program, &json!({})).unwrap_err(),

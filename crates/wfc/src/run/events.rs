@@ -98,3 +98,18 @@ pub fn lost_events_error(reason: &str) -> String {
         name = kind.name(),
     )
 }
+
+/// The `--events FILE` sink of `wfc cancel`: as a resumed run's, the file
+/// starts with the events of every step the log of `dir` committed.
+pub fn resumed_file(path: &Path, dir: &RunDir) -> Result<Box<dyn EventSink>, String> {
+    let file = open_events(path, Some(dir)).map_err(|e| {
+        format!(
+            "error: cannot write the event file `{}`: {e}",
+            path.display()
+        )
+    })?;
+    Ok(Box::new(EventFile {
+        path: path.to_path_buf(),
+        sink: JsonLinesSink::new(BufWriter::new(file)),
+    }))
+}

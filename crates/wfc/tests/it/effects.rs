@@ -732,3 +732,153 @@ fn no_recorded_effect_runs_again_across_random_kills() {
     let out = wfc(&dir, false, &["replay", &run_dir]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// Issue 17.3: `wfc cancel` on a run in progress stops it (SIGTERM to the
+/// holder the lock names, which suspends the run as interrupted and
+/// releases the lock), then cancels it: the completed effects are undone
+/// in reverse order, and the report lists the compensations. The trace
+/// (`saga_live_cancel.trace`) is the holder's events, then the cancel's.
+#[cfg(unix)]
+#[test]
+fn cancel_stops_a_live_saga_and_compensates_it() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch("saga_live_cancel");
+    let run_dir = path(&dir, "run");
+    let events = path(&dir, "events.jsonl");
+    let holder = Command::new(get_cargo_bin("wfc"))
+        .current_dir(repo_root())
+        .args(["run", "tests/run/effects/saga_slow.wf", "--allow-tools"])
+        .args(["--progress", "never", "--run-dir", &run_dir])
+        .args(["--events", &events])
+        .env("WFC_TEST_LEDGER", dir.join("ledger"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pidfile = dir.join("ledger.pid");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(&pidfile).is_ok_and(|t| t.ends_with('\n')) {
+        assert!(std::time::Instant::now() < deadline, "`wait` never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let tool = std::fs::read_to_string(&pidfile).unwrap().trim().to_owned();
+    let cancel = [
+        "cancel",
+        &run_dir,
+        "--allow-tools",
+        "--reason",
+        "out of stock",
+        "--events",
+        &events,
+        "--format",
+        "json",
+    ];
+    let out = wfc(&dir, false, &cancel);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "(process {}): sent SIGTERM; waiting up to 30s for it to stop",
+            holder.id()
+        )),
+        "{out:?}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "failed");
+    assert_eq!(report["kind"], "cancelled");
+    assert_eq!(report["code"], "WF0930");
+    assert_eq!(
+        report["reason"],
+        "the run was cancelled: `wfc cancel`: out of stock"
+    );
+    let undone: Vec<_> = report["compensations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{} {} {}", c["by"], c["node"], c["status"]))
+        .collect();
+    assert_eq!(
+        undone,
+        [
+            r#""refund" "charge" "success""#,
+            r#""release" "reserve" "success""#
+        ]
+    );
+    // The holder suspended the run and ended by the signal.
+    let held = holder.wait_with_output().unwrap();
+    assert_eq!(held.status.signal(), Some(15), "{held:?}");
+    assert!(
+        text(&held.stderr).contains("hint: interrupted (SIGTERM) at step 4 (node `wait`"),
+        "{held:?}"
+    );
+    let alive = Command::new("kill")
+        .args(["-0", &tool])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!alive.success(), "the tool outlived its run");
+    expect("saga_live_cancel", &dir, Path::new(&events));
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, false, &["cancel", &run_dir]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+/// `wfc cancel` on a suspended run: the same as `wfc run --resume DIR
+/// --cancel`, with `wfc cancel`'s exit status (0: every compensation
+/// succeeded) and report. Without `--allow-tools` it does not cancel a run
+/// with effects to undo, and leaves the run as it was.
+#[test]
+fn cancel_a_suspended_saga() {
+    let dir = scratch("saga_cancel_cmd");
+    let run_dir = path(&dir, "run");
+    let script = "script:tests/run/effects/saga_suspend.json";
+    let out = saga(&dir, false, &["--agent", script, "--run-dir", &run_dir]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let out = wfc(&dir, false, &["cancel", &run_dir]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        text(&out.stderr),
+        "error: the run has 2 completed effects to compensate, and compensations run `tool` commands\n  \
+         help: add --allow-tools to cancel it and run them (the run was left as it was)\n"
+    );
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    assert!(text(&out.stdout).contains(": suspended\n"), "{out:?}");
+    let out = wfc(&dir, false, &["cancel", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("kind: cancelled (WF0930 run-cancelled"),
+        "{report}"
+    );
+    assert!(
+        report.ends_with(
+            "compensations (most recent effect first):\n  refund undid charge: success\n  release undid reserve: success\n"
+        ),
+        "{report}"
+    );
+    assert_eq!(ledger(&dir), "reserve\ncharge\nrefund\nrelease\n");
+}
+
+/// A compensation that fails makes `wfc cancel` exit 1, the report saying
+/// which (the others still run).
+#[test]
+fn cancel_exits_1_when_a_compensation_fails() {
+    let dir = scratch("saga_cancel_fails");
+    let run_dir = path(&dir, "run");
+    let script = "script:tests/run/effects/saga_suspend.json";
+    let out = saga(&dir, false, &["--agent", script, "--run-dir", &run_dir]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    // `refund` appends to the ledger: a directory there makes it fail.
+    std::fs::remove_file(dir.join("ledger")).unwrap();
+    std::fs::create_dir(dir.join("ledger")).unwrap();
+    let out = wfc(&dir, false, &["cancel", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report = text(&out.stdout);
+    assert!(report.contains("  refund undid charge: fail: "), "{report}");
+    // `release` ignores its `echo`'s status (saga.wf): it succeeds.
+    assert!(
+        report.ends_with("  release undid reserve: success\n"),
+        "{report}"
+    );
+}

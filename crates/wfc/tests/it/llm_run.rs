@@ -733,3 +733,62 @@ fn an_outage_in_a_parallel_branch_suspends_the_run_and_resume_runs_that_branch_a
     assert!(messages(&seen[4])[0].1.ends_with("Review speed"));
     assert_eq!(doc["blackboard"]["parallel.success_count"], 4, "{doc}");
 }
+
+/// Issue 17.3: an HTTP call cannot be cut short, so the first Ctrl-C of a
+/// durable run waits for it (here longer than the test) while a second
+/// one ends `wfc` at once, by the signal; the run directory stays
+/// consistent and resumable.
+#[cfg(unix)]
+#[test]
+fn a_second_ctrl_c_ends_a_durable_run_at_once() {
+    let fake = Fake::start(vec![
+        Reply::Stall,
+        Reply::Json("hi".into()),
+        Reply::Json("bye".into()),
+    ]);
+    let dir = scratch("ctrl_c_twice", "stream.dot", "");
+    let file = dir.join("stream.dot");
+    let run_dir = dir.join("run");
+    let mut child = wfc(
+        &fake,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--run-dir",
+            run_dir.to_str().unwrap(),
+            "--interrupt-grace-ms",
+            "60000",
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for("the request", || fake.seen().len() == 1);
+    let pid = child.id().to_string();
+    let interrupt = || {
+        let kill = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(kill.success());
+    };
+    interrupt();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first Ctrl-C ended wfc before its grace"
+    );
+    let sent = Instant::now();
+    interrupt();
+    wait_for("wfc to end", || child.try_wait().unwrap().is_some());
+    assert!(
+        sent.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        sent.elapsed()
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(child.wait().unwrap().signal(), Some(2));
+    let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&out);
+    assert_eq!(fake.seen().len(), 3);
+}

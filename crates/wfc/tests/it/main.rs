@@ -11,6 +11,7 @@ mod attractor_corpus;
 mod attractor_handlers;
 mod attractor_parity;
 mod build;
+mod cancel;
 mod check_files;
 mod cli;
 mod cli_agents;

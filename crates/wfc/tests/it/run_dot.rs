@@ -1673,7 +1673,14 @@ fn a_pipeline_log_without_stamps_or_lifecycle_events_replays() {
     let (out, run_dir, _) = run("lifecycle_legacy", "retry.dot", &script("retry.json"), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
     let strip = |v: &mut Value| {
-        for f in ["run", "ts", "duration_ms", "run_id", "checkpoints"] {
+        for f in [
+            "run",
+            "ts",
+            "duration_ms",
+            "run_id",
+            "checkpoints",
+            "checkpoint_node",
+        ] {
             v.as_object_mut().unwrap().remove(f);
         }
     };

@@ -71,6 +71,18 @@ impl Journal {
         Journal { dir: Some(dir) }
     }
 
+    /// After the branches of the fan-out run at `step` ran: when a
+    /// graceful stop was requested (`crate::interrupt`), the step is
+    /// interrupted and the resumed run asks the node again at the next
+    /// one, which is to read this journal ([`Journal::suspend`]).
+    pub(crate) fn note_interrupted(&self, step: u64) {
+        if crate::interrupt::requested().is_some() {
+            // Without the note the finished branches run again: no worse
+            // than a kill.
+            let _ = self.suspend(step + 1);
+        }
+    }
+
     fn path(&self, index: usize) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(format!("{index}.json")))
     }
@@ -97,6 +109,11 @@ impl Journal {
         let (Some(dir), Some(path)) = (&self.dir, self.path(index)) else {
             return Ok(());
         };
+        // A branch that failed after a graceful stop was requested may
+        // have failed by the kill: not journaled, so a resume runs it.
+        if crate::interrupt::requested().is_some() && result.outcome == crate::agent::Status::Fail {
+            return Ok(());
+        }
         std::fs::create_dir_all(dir)?;
         let doc = json!({"format": "wfc-parallel-branch", "version": 1,
                          "index": index, "duration_ms": duration_ms, "result": result});
