@@ -37,7 +37,14 @@ impl<'p> Engine<'p> {
         };
         store.write_start(&start)?;
         store.write_snapshot(&snap)?;
-        self.out.log = Some(RunLog::new(store));
+        let mut log = RunLog::new(store);
+        // A fork's carried effect records, before its first step: synced
+        // with the last, so a resume of the fork finds them all.
+        let carried = std::mem::take(&mut self.effects.carried);
+        for (i, record) in carried.iter().enumerate() {
+            log.append_effect(record, i + 1 == carried.len())?;
+        }
+        self.out.log = Some(log);
         Ok(())
     }
 

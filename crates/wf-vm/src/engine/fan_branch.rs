@@ -48,11 +48,14 @@ pub(super) struct Env<'e> {
     pub(super) inherited: &'e Inherited,
 }
 
+/// Runs one branch from `start`; `durable`: the branch's own folder in a
+/// durable run (engine/fan_durable.rs).
 pub(super) fn run_branch(
     env: Env<'_>,
     start: NodeIdx,
     agent: &mut dyn DecisionAgent,
     tools: Option<Box<dyn ToolRunner + '_>>,
+    durable: Option<std::path::PathBuf>,
 ) -> Run {
     let t = Instant::now();
     let w = &env.program.workflows[env.wf.0 as usize];
@@ -74,6 +77,9 @@ pub(super) fn run_branch(
                 let _ = engine.set_input(k, v.clone());
             }
             engine.start_at(start);
+            if let Some(dir) = durable {
+                engine.attach_branch_dir(dir);
+            }
             if let Some(tools) = tools {
                 engine.set_tool_runner(tools);
             }
@@ -155,7 +161,7 @@ pub(super) fn run_journaled(
             resumed: true,
         };
     }
-    let mut run = run_branch(env, start, agent, tools);
+    let mut run = run_branch(env, start, agent, tools, journal.branch_dir(index));
     if let Err(e) = journal.record(index, &run.result, run.duration_ms) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         run.result.notes = Some(note);

@@ -68,8 +68,9 @@ impl Engine<'_> {
         // Branches take time: the next step reads the clock.
         self.clock_due = true;
         // Finished branches are journaled (docs/runtime.md, "Durable
-        // fan-outs"), in a durable run's directory only.
-        let journal = match self.out.log.as_ref().and_then(|log| log.journal_dir()) {
+        // fan-outs"), in a durable run's directory or, nested in a branch
+        // of one, in the branch's folder.
+        let journal = match self.journal_root() {
             Some(dir) => Journal::in_dir(
                 dir.join("branches")
                     .join(crate::attractor::safe_name(self.wf_name(wf)))

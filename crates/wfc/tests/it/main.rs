@@ -20,6 +20,7 @@ mod explanations;
 mod fmt;
 mod graph;
 mod human_fast;
+mod kill_storm;
 mod llm_run;
 mod lsp;
 mod lsp_fixtures;

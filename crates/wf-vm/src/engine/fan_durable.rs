@@ -1,0 +1,98 @@
+//! What makes a `.wf` fan-out's branch durable beyond its journaled
+//! result (docs/runtime.md, "Durable fan-outs").
+//!
+//! A branch killed half-way runs again from its first node. So that it
+//! does not repeat what it had already done, each branch of a durable run
+//! has a folder of its own beside its journal entry,
+//! `{journal}/step-N/{index}/`, holding:
+//!
+//! - `effects.jsonl`: the effect records (`done`) of the branch's engine,
+//!   one synced line each, as the run log holds the root engine's; the
+//!   branch run again reuses the effects whose idempotence key it finds
+//!   there instead of running them again;
+//! - `branches/{workflow}/{node}/step-M/`: the journals of the fan-outs
+//!   nested in the branch (at the branch engine's step `M`), laid out as
+//!   the run's own, so a nested fan-out does not run its finished inner
+//!   branches again.
+//!
+//! A branch engine has no run log: this folder is all it writes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::Engine;
+use crate::effects::EffectRecord;
+
+/// The file of a branch's effect records, in its folder.
+const EFFECTS: &str = "effects.jsonl";
+
+impl Engine<'_> {
+    /// The folder this engine's fan-outs journal in: the run directory of
+    /// a durable run's root engine, a branch engine's own folder; `None`
+    /// (nothing journaled) otherwise.
+    pub(super) fn journal_root(&self) -> Option<PathBuf> {
+        match &self.out.log {
+            Some(log) => log.journal_dir(),
+            None => self.effects.branch_dir.clone(),
+        }
+    }
+
+    /// Makes this branch engine durable in `dir`: its fan-outs journal
+    /// there, its completed effects are recorded there, and the keyed
+    /// effects an earlier run of the branch recorded there are reused.
+    pub(super) fn attach_branch_dir(&mut self, dir: PathBuf) {
+        if self.effects.any {
+            for record in read(&dir) {
+                // Only keys are trusted across runs of the branch: a
+                // branch run again may take another path, so an unkeyed
+                // record cannot be matched to a step of it.
+                if matches!(&record, EffectRecord::Done { key: Some(_), .. }) {
+                    self.effects.load(record);
+                }
+            }
+            self.effects.last_done = None;
+            self.effects.last_started = None;
+        }
+        self.effects.branch_dir = Some(dir);
+    }
+}
+
+/// Appends `record` to the effect records of the branch folder `dir`,
+/// synced before this returns (nothing later syncs a branch's folder).
+pub(super) fn record(dir: &Path, record: &EffectRecord) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(EFFECTS);
+    let new = !path.exists();
+    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)?;
+    file.write_all(&line)?;
+    file.sync_data()?;
+    if new {
+        // The file's name must survive a crash too.
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// The complete records of `dir`'s effects file. A torn last line (a kill
+/// mid-write) is cut off the file, so the next record starts a line of
+/// its own; a line that does not parse is skipped (its effect runs again).
+fn read(dir: &Path) -> Vec<EffectRecord> {
+    let path = dir.join(EFFECTS);
+    let Ok((bytes, complete)) = crate::persist::read_lines_file(&path) else {
+        return Vec::new();
+    };
+    if complete < bytes.len()
+        && let Ok(file) = std::fs::OpenOptions::new().write(true).open(&path)
+    {
+        let _ = file.set_len(complete as u64);
+    }
+    bytes[..complete]
+        .split(|&b| b == b'\n')
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect()
+}
