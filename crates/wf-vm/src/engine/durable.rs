@@ -79,12 +79,21 @@ impl<'p> Engine<'p> {
             }
             other => other,
         })?;
-        let records = dir.read_log_from(snap.step)?;
+        // A `.dot` run's lifecycle follows every logged step, those before
+        // the snapshot too (lifecycle.rs, `follow`).
+        let follow = engine.out.lifecycle.is_some();
+        let records = dir.read_log_from(if follow { 0 } else { snap.step })?;
         let corrupt = |line: usize, message: String| {
             EngineError::Persist(dir.corrupt(StorePart::Log, Some(line), message))
         };
         engine.out.replaying = true;
         for (line, record) in records {
+            if let Some(l) = &mut engine.out.lifecycle {
+                l.follow(&record.events);
+            }
+            if record.step < snap.step {
+                continue;
+            }
             engine
                 .reapply(record, snap.step)
                 .map_err(|m| corrupt(line, m))?;

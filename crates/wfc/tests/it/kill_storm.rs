@@ -352,3 +352,49 @@ fn a_nested_fan_out_survives_random_kills() {
     let t = storm("nested", "nested.wf", 35, seed(3));
     assert!(t.runs >= 2, "{t:?}");
 }
+
+/// A `.dot` run killed between the step that enters its exit and the
+/// step that completes it (found by the storm above): the resumed
+/// process's lifecycle stood nowhere, so its `CheckpointSaved` named no
+/// node where the uninterrupted run's named `done`, and `wfc replay` of
+/// the resumed run diverged. The log now tells it where the run stood.
+#[test]
+fn a_dot_run_resumed_before_its_last_step_replays() {
+    use wf_ir::WorkflowIdx;
+    use wf_vm::agents::AutoAgent;
+    use wf_vm::{Engine, EngineConfig, RunDir};
+    let dir = scratch("dot_lifecycle");
+    let file = dir.join("p.dot");
+    let text = "digraph p {\n  start [shape=Mdiamond]\n  work [shape=box]\n  done [shape=Msquare]\n  start -> work -> done\n}\n";
+    std::fs::write(&file, text).unwrap();
+    let program = crate::common::dot::build(&file).unwrap();
+    let run_dir = dir.join("run");
+    let at = |engine: &Engine<'_>| {
+        let node = engine.position().1;
+        program
+            .str(program.workflows[0].nodes[node.0 as usize].id)
+            .to_owned()
+    };
+    {
+        let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+        for (k, v) in wf_vm::attractor::graph_context(&program, &program.workflows[0]) {
+            engine.set_input(&k, v).unwrap();
+        }
+        engine.set_checkpoints(true);
+        let store = RunDir::create(&run_dir, &program, &serde_json::json!({})).unwrap();
+        engine.persist_to(store).unwrap();
+        let mut agent = AutoAgent::new();
+        while at(&engine) != "done" {
+            engine.step(&mut agent);
+        }
+        // The process dies here: the step into `done` is logged, no more.
+    }
+    let store = RunDir::open(&run_dir).unwrap();
+    let mut engine = Engine::resume(&program, store, EngineConfig::default()).unwrap();
+    let report = engine.run(&mut AutoAgent::new());
+    assert_eq!(report.status.name(), "completed", "{report:?}");
+    drop(engine);
+    let store = RunDir::open_read_only(&run_dir).unwrap();
+    let replay = Engine::replay(&program, &store).unwrap();
+    assert_eq!(replay.divergence, None);
+}
