@@ -398,3 +398,100 @@ fn a_dot_run_resumed_before_its_last_step_replays() {
     let replay = Engine::replay(&program, &store).unwrap();
     assert_eq!(replay.divergence, None);
 }
+
+/// `wfc ARGS` with the ledger `ledger`: the exit code and stderr.
+fn wfc_with(ledger: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(get_cargo_bin("wfc"))
+        .current_dir(repo_root())
+        .args(args)
+        .env("WFC_TEST_LEDGER", ledger)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), err)
+}
+
+/// A kill inside a fan-out nested in a branch: resumed, the branch runs
+/// again, but neither its keyed effect recorded before the kill (`x1`)
+/// nor the inner branch that had finished (`i1`) runs again. Before, a
+/// branch's engine had no run directory: it journaled and recorded
+/// nothing, and both ran twice.
+#[test]
+fn a_kill_in_a_nested_fan_out_reruns_only_what_had_not_finished() {
+    let dir = scratch("nested_kill");
+    let (run_dir, ledger_file) = (dir.join("run"), dir.join("ledger"));
+    let file = fixture("nested_kill.wf");
+    let run = run_dir.to_str().unwrap();
+    let (code, err) = wfc_with(
+        &ledger_file,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--allow-tools",
+            "--run-dir",
+            run,
+        ],
+    );
+    assert_eq!(code, None, "`i2` kills the first process: {err}");
+    let (code, err) = wfc_with(&ledger_file, &["run", "--resume", run, "--allow-tools"]);
+    assert_eq!(code, Some(0), "{err}");
+    let ledger = std::fs::read_to_string(&ledger_file).unwrap();
+    assert_eq!(ledger, "y1\nx1\ni1\ni2\n");
+    let inner = run_dir.join("branches/NestedKill/outer/step-1/1");
+    assert!(inner.join("effects.jsonl").is_file(), "{}", inner.display());
+    let (code, err) = wfc_with(&ledger_file, &["replay", run]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// `--fork` carries the effect records of the steps before its point: the
+/// fork reuses the keyed effect its source had completed instead of
+/// running it again, records it in its own log (a resumed fork rebuilds
+/// it from there), and replays.
+#[test]
+fn a_fork_reuses_the_keyed_effects_its_source_completed() {
+    let dir = scratch("fork_effects");
+    let (source, fork, ledger_file) = (dir.join("src"), dir.join("fork"), dir.join("ledger"));
+    let file = fixture("fork_effects.wf");
+    let (src, new) = (source.to_str().unwrap(), fork.to_str().unwrap());
+    let (code, err) = wfc_with(
+        &ledger_file,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--allow-tools",
+            "--run-dir",
+            src,
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    // Forked at `again`, after `charge` ran (steps 0 and 1).
+    let (code, err) = wfc_with(
+        &ledger_file,
+        &[
+            "run",
+            "--fork",
+            src,
+            "--at",
+            "2",
+            "--run-dir",
+            new,
+            "--allow-tools",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let ledger = std::fs::read_to_string(&ledger_file).unwrap();
+    assert_eq!(ledger, "charge\n", "the fork charged again");
+    let log = std::fs::read_to_string(fork.join("log.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(first["effect"], "done", "{first}");
+    assert_eq!(first["key"], "charge-1", "{first}");
+    let step: Value = serde_json::from_str(log.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(
+        (&step["step"], &step["input"]),
+        (&2.into(), &"reused".into())
+    );
+    let (code, err) = wfc_with(&ledger_file, &["replay", new]);
+    assert_eq!(code, Some(0), "{err}");
+}
