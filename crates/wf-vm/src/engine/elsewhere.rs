@@ -220,6 +220,9 @@ impl<'p> Engine<'p> {
     /// source completed is reused, not run again. They are indexed now
     /// and written to the fork's log when it gets one
     /// ([`Engine::persist_from`]), so a resumed fork rebuilds them too.
+    /// Their compensations stay the source's (a failed fork does not undo
+    /// what its source did, which the source may undo itself: an effect
+    /// is undone once), so the carried records name none.
     fn carry_effects(&mut self, source: &RunDir, at: u64) -> Result<(), PersistError> {
         if !self.effects.any {
             return Ok(());
@@ -229,10 +232,25 @@ impl<'p> Engine<'p> {
         let carried: Vec<EffectRecord> = source
             .effects()?
             .into_iter()
-            .filter(|r| match r {
-                EffectRecord::Started { step, .. }
-                | EffectRecord::Done { step, .. }
-                | EffectRecord::Compensated { step, .. } => *step < at,
+            .filter_map(|r| match r {
+                EffectRecord::Done {
+                    step,
+                    workflow,
+                    node,
+                    key,
+                    input,
+                    ..
+                } if step < at => Some(EffectRecord::Done {
+                    step,
+                    workflow,
+                    node,
+                    key,
+                    compensate: None,
+                    input,
+                }),
+                // A start is settled by its step, which the fork has; a
+                // compensation is the source's.
+                _ => None,
             })
             .collect();
         for record in &carried {

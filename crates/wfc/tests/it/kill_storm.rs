@@ -448,7 +448,8 @@ fn a_kill_in_a_nested_fan_out_reruns_only_what_had_not_finished() {
 /// `--fork` carries the effect records of the steps before its point: the
 /// fork reuses the keyed effect its source had completed instead of
 /// running it again, records it in its own log (a resumed fork rebuilds
-/// it from there), and replays.
+/// it from there), does not undo it when it fails (the source did), and
+/// replays.
 #[test]
 fn a_fork_reuses_the_keyed_effects_its_source_completed() {
     let dir = scratch("fork_effects");
@@ -465,7 +466,9 @@ fn a_fork_reuses_the_keyed_effects_its_source_completed() {
             src,
         ],
     );
-    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(code, Some(1), "`boom` fails the run: {err}");
+    let ledger = std::fs::read_to_string(&ledger_file).unwrap();
+    assert_eq!(ledger, "charge\nrefund\n");
     // Forked at `again`, after `charge` ran (steps 0 and 1).
     let (code, err) = wfc_with(
         &ledger_file,
@@ -480,13 +483,17 @@ fn a_fork_reuses_the_keyed_effects_its_source_completed() {
             "--allow-tools",
         ],
     );
-    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(code, Some(1), "{err}");
     let ledger = std::fs::read_to_string(&ledger_file).unwrap();
-    assert_eq!(ledger, "charge\n", "the fork charged again");
+    assert_eq!(
+        ledger, "charge\nrefund\n",
+        "the fork charged or refunded again"
+    );
     let log = std::fs::read_to_string(fork.join("log.jsonl")).unwrap();
     let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
     assert_eq!(first["effect"], "done", "{first}");
     assert_eq!(first["key"], "charge-1", "{first}");
+    assert_eq!(first.get("compensate"), None, "{first}");
     let step: Value = serde_json::from_str(log.lines().nth(1).unwrap()).unwrap();
     assert_eq!(
         (&step["step"], &step["input"]),
