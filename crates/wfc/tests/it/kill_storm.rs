@@ -63,14 +63,24 @@ impl Rng {
 }
 
 /// One process of a run: `attempt` tags its tools' ledger lines.
-fn spawn(file: &Path, run_dir: &Path, ledger: &Path, attempt: usize, out: &Path) -> Child {
+/// `settle`: the flags that settle an unfinished `at_most_once` node.
+fn spawn(
+    file: &Path,
+    run_dir: &Path,
+    ledger: &Path,
+    (attempt, settle): (usize, &[String]),
+    out: &Path,
+) -> Child {
     let run_dir = run_dir.to_str().unwrap();
     let mut args = vec!["run"];
-    if attempt == 0 {
+    // A process killed before the first snapshot ran nothing: the run is
+    // started again (docs/runtime.md, section 9).
+    if !Path::new(run_dir).join("snapshot.json").exists() {
         args.extend([file.to_str().unwrap(), "--run-dir", run_dir]);
     } else {
         args.extend(["--resume", run_dir]);
     }
+    args.extend(settle.iter().map(String::as_str));
     args.extend(["--allow-tools", "--format", "json", "--progress", "never"]);
     Command::new(get_cargo_bin("wfc"))
         .current_dir(repo_root())
@@ -169,7 +179,7 @@ fn baseline(name: &str, file: &Path) -> Baseline {
     let dir = scratch(&format!("{name}-baseline"));
     let (run_dir, ledger_file) = (dir.join("run"), dir.join("ledger"));
     let started = Instant::now();
-    let mut child = spawn(file, &run_dir, &ledger_file, 0, &dir.join("p"));
+    let mut child = spawn(file, &run_dir, &ledger_file, (0, &[]), &dir.join("p"));
     let mut snapshot = None;
     let status = loop {
         if snapshot.is_none() && run_dir.join("snapshot.json").exists() {
@@ -207,6 +217,39 @@ struct Tally {
     runs: usize,
     /// Keys that ran again after a kill cut off their `done` record.
     reruns: usize,
+    /// Unfinished `at_most_once` nodes settled (`--assume-done`,
+    /// `--rerun`).
+    settled: usize,
+}
+
+/// The node an unsettled `at_most_once` effect suspended the run at.
+fn unsettled(stderr: &str) -> Option<String> {
+    let at = stderr.find("is at_most_once and was started")?;
+    let head = &stderr[..at];
+    let node = head.rsplit_once("node `")?.1;
+    Some(node.split('`').next()?.to_owned())
+}
+
+/// How the operator settles `node`: its effect happened when the ledger
+/// has it (after its command, if it still runs, has had time to write),
+/// and then its outputs are what the command prints.
+fn settle_flags(node: &str, ledger_file: &Path) -> Vec<String> {
+    std::thread::sleep(Duration::from_millis(300));
+    if ledger(ledger_file).contains_key(node) {
+        let outputs = serde_json::json!({
+            format!("{node}.stdout"): format!("{node}\n"),
+            format!("{node}.exit_code"): 0,
+            format!("{node}.stderr"): "",
+        });
+        vec![
+            "--assume-done".into(),
+            node.into(),
+            "--outputs".into(),
+            outputs.to_string(),
+        ]
+    } else {
+        vec!["--rerun".into(), node.into()]
+    }
 }
 
 /// Runs `file` again and again, killing each process at a random moment,
@@ -227,13 +270,19 @@ fn storm(name: &str, file: &str, kills: usize, seed: u64) -> Tally {
         let mut recorded_at_kill: Vec<BTreeSet<String>> = Vec::new();
         let mut attempt = 0;
         let mut killed_here = 0;
+        let mut settle: Vec<String> = Vec::new();
+        let mut settled = 0;
         let report = loop {
             let out = dir.join(format!("p{attempt}"));
-            let mut child = spawn(&file, &run_dir, &ledger_file, attempt, &out);
-            // A kill before the first snapshot leaves no run to resume
-            // (and nothing done): the moments start there.
+            let mut child = spawn(&file, &run_dir, &ledger_file, (attempt, &settle), &out);
+            settle.clear();
+            // One kill in eight lands while the process starts (creating
+            // its run directory, or replaying its log); the others are
+            // drawn from the first snapshot on, over the run's length.
+            let early = rng.below(8) == 0;
             let t = Instant::now();
-            while !run_dir.join("snapshot.json").exists()
+            while !early
+                && !run_dir.join("snapshot.json").exists()
                 && t.elapsed() < Duration::from_secs(20)
                 && child.try_wait().unwrap().is_none()
             {
@@ -241,7 +290,12 @@ fn storm(name: &str, file: &str, kills: usize, seed: u64) -> Tally {
             }
             let last = killed_here >= 40;
             if !last {
-                std::thread::sleep(Duration::from_millis(rng.below(span)));
+                let wait = if early {
+                    rng.below(30)
+                } else {
+                    rng.below(span)
+                };
+                std::thread::sleep(Duration::from_millis(wait));
             }
             let exited = match last {
                 true => Some(child.wait().unwrap()),
@@ -258,6 +312,7 @@ fn storm(name: &str, file: &str, kills: usize, seed: u64) -> Tally {
                 }
                 Some(status) => {
                     let err = std::fs::read_to_string(out.with_extension("err")).unwrap();
+                    let text = std::fs::read_to_string(out.with_extension("out")).unwrap();
                     // A tool of the killed process, forked but not yet past
                     // its `exec`, can hold the lock a moment longer.
                     if status.code() == Some(2) && err.contains("is in use by process") {
@@ -266,7 +321,18 @@ fn storm(name: &str, file: &str, kills: usize, seed: u64) -> Tally {
                         attempt += 1;
                         continue;
                     }
-                    let text = std::fs::read_to_string(out.with_extension("out")).unwrap();
+                    // An `at_most_once` node the kill interrupted: the
+                    // harness settles it as its operator would, by looking
+                    // at the world (the ledger).
+                    if status.code() == Some(3)
+                        && let Some(node) = unsettled(&format!("{err}\n{text}"))
+                    {
+                        settle = settle_flags(&node, &ledger_file);
+                        settled += 1;
+                        recorded_at_kill.push(recorded_keys(&run_dir));
+                        attempt += 1;
+                        continue;
+                    }
                     assert!(
                         status.success(),
                         "{name} (seed {seed}), run {}, process {attempt} after {killed_here} kills: {status}\n{err}\n{text}",
@@ -311,6 +377,15 @@ fn storm(name: &str, file: &str, kills: usize, seed: u64) -> Tally {
             }
             tally.reruns += attempts.len() - 1;
         }
+        // An `at_most_once` effect runs once, whatever the kills.
+        for (key, attempts) in ledger.iter().filter(|(k, _)| k.starts_with("once_")) {
+            assert_eq!(
+                attempts.len(),
+                1,
+                "{what}: at_most_once `{key}` ran {attempts:?}"
+            );
+        }
+        tally.settled += settled;
         // 4. Its log replays.
         if killed_here > 0 {
             let out = Command::new(get_cargo_bin("wfc"))
@@ -501,4 +576,13 @@ fn a_fork_reuses_the_keyed_effects_its_source_completed() {
     );
     let (code, err) = wfc_with(&ledger_file, &["replay", new]);
     assert_eq!(code, Some(0), "{err}");
+}
+
+/// `at_most_once` keyed effects under kills: an interrupted one suspends
+/// the resumed run until settled (the harness looks at the ledger, as an
+/// operator would look at the world), and each effect runs exactly once.
+#[test]
+fn at_most_once_effects_run_once_across_random_kills() {
+    let t = storm("once", "once.wf", 25, seed(4));
+    assert!(t.settled >= 1, "no kill left an effect to settle: {t:?}");
 }
