@@ -222,6 +222,35 @@ struct Tally {
     settled: usize,
 }
 
+/// Waits until no tool a killed process left running (each runs in a
+/// process group of its own, which the kill of `wfc` spares) still runs:
+/// until no process has `ledger_file` in its environment. Only then does
+/// the ledger say whether an effect happened.
+fn wait_for_orphans(ledger_file: &Path) {
+    let needle = format!("WFC_TEST_LEDGER={}\0", ledger_file.display());
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        let running = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .any(|e| {
+                std::fs::read(e.path().join("environ"))
+                    .is_ok_and(|env| env.windows(needle.len()).any(|w| w == needle.as_bytes()))
+            });
+        if !running {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("tools of a killed process still run after 20 s");
+}
+
 /// The node an unsettled `at_most_once` effect suspended the run at.
 fn unsettled(stderr: &str) -> Option<String> {
     let at = stderr.find("is at_most_once and was started")?;
@@ -234,7 +263,7 @@ fn unsettled(stderr: &str) -> Option<String> {
 /// has it (after its command, if it still runs, has had time to write),
 /// and then its outputs are what the command prints.
 fn settle_flags(node: &str, ledger_file: &Path) -> Vec<String> {
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_orphans(ledger_file);
     if ledger(ledger_file).contains_key(node) {
         let outputs = serde_json::json!({
             format!("{node}.stdout"): format!("{node}\n"),
