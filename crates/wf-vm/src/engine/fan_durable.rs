@@ -15,7 +15,9 @@
 //!   the run's own, so a nested fan-out does not run its finished inner
 //!   branches again.
 //!
-//! A branch engine has no run log: this folder is all it writes.
+//! A branch engine has no run log: this folder is all it writes. An
+//! Attractor `parallel` branch gets one too (`Inherited::in_branch_dir`),
+//! for its effect records: its nested fan-outs are not journaled.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -40,7 +42,7 @@ impl Engine<'_> {
     /// Makes this branch engine durable in `dir`: its fan-outs journal
     /// there, its completed effects are recorded there, and the keyed
     /// effects an earlier run of the branch recorded there are reused.
-    pub(super) fn attach_branch_dir(&mut self, dir: PathBuf) {
+    pub(crate) fn attach_branch_dir(&mut self, dir: PathBuf) {
         if self.effects.any {
             for record in read(&dir) {
                 // Only keys are trusted across runs of the branch: a

@@ -228,3 +228,34 @@ fn at_most_once_effects_run_once_across_random_kills() {
     let t = storm("once", "once.wf", 25, seed(4));
     assert!(t.settled >= 1, "no kill left an effect to settle: {t:?}");
 }
+
+/// A kill inside an Attractor branch: the branch runs again from its
+/// first stage, but the keyed stage its folder recorded (`a1`) is reused,
+/// not run again. Before, an Attractor branch's engine recorded nothing,
+/// and `a1` ran twice.
+#[test]
+fn a_kill_in_an_attractor_branch_does_not_repeat_its_keyed_stage() {
+    let dir = scratch("branch_kill");
+    let (run_dir, ledger_file) = (dir.join("run"), dir.join("ledger"));
+    let file = fixture("branch_kill.dot");
+    let run = run_dir.to_str().unwrap();
+    let (code, err) = wfc_with(
+        &ledger_file,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--allow-tools",
+            "--run-dir",
+            run,
+        ],
+    );
+    assert_eq!(code, None, "`a2` kills the first process: {err}");
+    let (code, err) = wfc_with(&ledger_file, &["run", "--resume", run, "--allow-tools"]);
+    assert_eq!(code, Some(0), "{err}");
+    let ledger = std::fs::read_to_string(&ledger_file).unwrap();
+    assert_eq!(ledger, "a1\na2\nb\n");
+    let recorded = run_dir.join("fan/branches/step-1/0/effects.jsonl");
+    assert!(recorded.is_file(), "{}", recorded.display());
+    let (code, err) = wfc_with(&ledger_file, &["replay", run]);
+    assert_eq!(code, Some(0), "{err}");
+}
