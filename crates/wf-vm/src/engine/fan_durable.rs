@@ -74,8 +74,12 @@ pub(super) fn record(dir: &Path, record: &EffectRecord) -> std::io::Result<()> {
     file.write_all(&line)?;
     file.sync_data()?;
     if new {
-        // The file's name must survive a crash too.
+        // The file's name, and the folder's in its journal, must survive
+        // a crash too.
         std::fs::File::open(dir)?.sync_all()?;
+        if let Some(parent) = dir.parent() {
+            std::fs::File::open(parent)?.sync_all()?;
+        }
     }
     Ok(())
 }
