@@ -102,3 +102,47 @@ fn read(dir: &Path) -> Vec<EffectRecord> {
         .filter_map(|line| serde_json::from_slice(line).ok())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{EFFECTS, read, record};
+    use crate::agent::Outcome;
+    use crate::effects::EffectRecord;
+    use crate::engine::StepInput;
+
+    fn done(step: u64, key: Option<&str>) -> EffectRecord {
+        EffectRecord::Done {
+            step,
+            workflow: "W".into(),
+            node: format!("n{step}"),
+            key: key.map(str::to_owned),
+            compensate: None,
+            input: Box::new(StepInput::Tool {
+                outcome: Outcome::success(),
+                refused: false,
+            }),
+        }
+    }
+
+    /// A kill mid-write leaves a torn last line: it is not a record, and
+    /// it is cut off, so the next record is a line of its own.
+    #[test]
+    fn a_torn_record_is_cut_off_and_the_next_one_reads_back() {
+        let dir = std::env::temp_dir().join(format!("wf-fan-durable-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        record(&dir, &done(1, Some("k1"))).unwrap();
+        record(&dir, &done(2, None)).unwrap();
+        let path = dir.join(EFFECTS);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(b"{\"effect\":\"done\",\"st");
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(read(&dir), [done(1, Some("k1")), done(2, None)]);
+        record(&dir, &done(3, Some("k3"))).unwrap();
+        let all = read(&dir);
+        assert_eq!(
+            all,
+            [done(1, Some("k1")), done(2, None), done(3, Some("k3"))]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
