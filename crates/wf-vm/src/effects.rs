@@ -162,6 +162,12 @@ pub(crate) struct Effects {
     pub compensated: HashSet<u64>,
     /// The compensations that ran, in order.
     pub results: Vec<Compensation>,
+    /// A branch engine's own folder (engine/fan_durable.rs), where it
+    /// records its effects and journals its fan-outs.
+    pub branch_dir: Option<std::path::PathBuf>,
+    /// Records a fork carries from its source, to be written to its log
+    /// when it gets one (engine/elsewhere.rs).
+    pub carried: Vec<EffectRecord>,
 }
 
 impl Effects {

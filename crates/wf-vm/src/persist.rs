@@ -249,12 +249,12 @@ impl RunDir {
             log: None,
             line: Vec::new(),
         };
-        // `program.json` and `meta.json` count too: a process killed before
-        // its first snapshot still leaves a run that is not ours to replace.
-        if [SNAPSHOT, LOG, PROGRAM, META]
-            .iter()
-            .any(|f| dir.file(f).exists())
-        {
+        // A snapshot or a log is a run that is not ours to replace. Without
+        // either, a process killed while it created the directory (under
+        // this lock, so it is gone) left `program.json`, `meta.json` or
+        // `start.json` and ran nothing: that creation is done again, as
+        // the run cannot be resumed (kill_storm found the dead end).
+        if [SNAPSHOT, LOG].iter().any(|f| dir.file(f).exists()) {
             return Err(PersistError::AlreadyExists(dir.path));
         }
         // Compact: pretty-printing made it 198 MB for a 200 k-node chain.
@@ -296,7 +296,14 @@ impl RunDir {
         };
         let snap = dir.file(SNAPSHOT);
         if !snap.exists() {
-            return Err(not_a_run(snap));
+            return Err(PersistError::Corrupt {
+                path: snap,
+                line: None,
+                message: "there is no snapshot: the run was stopped while its directory was \
+                          being created, before its first step (nothing ran); start it again \
+                          with `wfc run FILE --run-dir` on this directory"
+                    .into(),
+            });
         }
         Ok(dir)
     }

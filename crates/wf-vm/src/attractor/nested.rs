@@ -76,6 +76,8 @@ pub fn tool_runner(tools: Option<&SharedTools>, files: Option<RunFiles>) -> Box<
 pub struct Inherited {
     config: EngineConfig,
     cap: RunLimits,
+    /// A durable fan-out's branch: its own folder (engine/fan_durable.rs).
+    branch_dir: Option<std::path::PathBuf>,
 }
 
 impl Inherited {
@@ -87,6 +89,7 @@ impl Inherited {
         Inherited {
             config: d.config.clone(),
             cap,
+            branch_dir: None,
         }
     }
 
@@ -104,6 +107,7 @@ impl Inherited {
         Inherited {
             config: config.clone(),
             cap,
+            branch_dir: None,
         }
     }
 
@@ -132,6 +136,19 @@ impl Inherited {
         l.wall_clock = l.wall_clock.min(c.wall_clock);
         l.max_write_bytes = l.max_write_bytes.min(c.max_write_bytes);
         l.max_blackboard_bytes = l.max_blackboard_bytes.min(c.max_blackboard_bytes);
+        if let Some(dir) = &self.branch_dir {
+            engine.attach_branch_dir(dir.clone());
+        }
         Ok(engine)
+    }
+
+    /// What the branch of a durable fan-out whose own folder is `dir`
+    /// inherits: its engine records its effects there and reuses the
+    /// keyed ones an earlier run of the branch recorded.
+    pub(crate) fn in_branch_dir(&self, dir: Option<std::path::PathBuf>) -> Self {
+        Inherited {
+            branch_dir: dir,
+            ..self.clone()
+        }
     }
 }

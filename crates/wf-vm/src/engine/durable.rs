@@ -37,7 +37,14 @@ impl<'p> Engine<'p> {
         };
         store.write_start(&start)?;
         store.write_snapshot(&snap)?;
-        self.out.log = Some(RunLog::new(store));
+        let mut log = RunLog::new(store);
+        // A fork's carried effect records, before its first step: synced
+        // with the last, so a resume of the fork finds them all.
+        let carried = std::mem::take(&mut self.effects.carried);
+        for (i, record) in carried.iter().enumerate() {
+            log.append_effect(record, i + 1 == carried.len())?;
+        }
+        self.out.log = Some(log);
         Ok(())
     }
 
@@ -72,12 +79,21 @@ impl<'p> Engine<'p> {
             }
             other => other,
         })?;
-        let records = dir.read_log_from(snap.step)?;
+        // A `.dot` run's lifecycle follows every logged step, those before
+        // the snapshot too (lifecycle.rs, `follow`).
+        let follow = engine.out.lifecycle.is_some();
+        let records = dir.read_log_from(if follow { 0 } else { snap.step })?;
         let corrupt = |line: usize, message: String| {
             EngineError::Persist(dir.corrupt(StorePart::Log, Some(line), message))
         };
         engine.out.replaying = true;
         for (line, record) in records {
+            if let Some(l) = &mut engine.out.lifecycle {
+                l.follow(&record.events);
+            }
+            if record.step < snap.step {
+                continue;
+            }
             engine
                 .reapply(record, snap.step)
                 .map_err(|m| corrupt(line, m))?;

@@ -180,21 +180,29 @@ impl<'p> Engine<'p> {
             self.wf_name(wf).to_owned(),
             self.node_name(wf, node).to_owned(),
         );
+        let record = || EffectRecord::Done {
+            step: self.step,
+            workflow: workflow.clone(),
+            node: node.clone(),
+            key: key.clone(),
+            compensate: attrs.compensate.clone(),
+            input: Box::new(input.clone()),
+        };
         if let Some(log) = &mut self.out.log {
-            let record = EffectRecord::Done {
-                step: self.step,
-                workflow: workflow.clone(),
-                node: node.clone(),
-                key: key.clone(),
-                compensate: attrs.compensate.clone(),
-                input: Box::new(input.clone()),
-            };
             // Handed to the OS like a step record (a kill loses nothing).
-            if let Err(e) = log.append_effect(&record, false) {
+            if let Err(e) = log.append_effect(&record(), false) {
                 self.persist_warning = Some(format!(
                     "could not record the effect of node `{node}` in the run log: {e}"
                 ));
             }
+        } else if let Some(dir) = &self.effects.branch_dir
+            && let Err(e) = super::fan_durable::record(dir, &record())
+        {
+            // A branch of a durable fan-out: unrecorded, the effect runs
+            // again if the branch does.
+            self.persist_warning = Some(format!(
+                "could not record the effect of node `{node}` in its branch's folder: {e}"
+            ));
         }
         let step = self.step;
         self.effects

@@ -196,6 +196,7 @@ impl<'p> Engine<'p> {
         }
         engine.out.sink = None;
         engine.sleeper = sleeper;
+        engine.carry_effects(source, at)?;
         if engine.step != at {
             // Past the log's end: the whole log was replayed, so the last
             // step a fork can start at is known.
@@ -211,5 +212,55 @@ impl<'p> Engine<'p> {
             return Err(ForkError::Ended { at, status, first });
         }
         Ok(engine)
+    }
+
+    /// A fork is the same program in the state its source had at step
+    /// `at`, and the world its source acted on: the effects its source
+    /// recorded before `at` are the fork's too, so a keyed effect the
+    /// source completed is reused, not run again. They are indexed now
+    /// and written to the fork's log when it gets one
+    /// ([`Engine::persist_from`]), so a resumed fork rebuilds them too.
+    /// Their compensations stay the source's (a failed fork does not undo
+    /// what its source did, which the source may undo itself: an effect
+    /// is undone once), so the carried records name none.
+    fn carry_effects(&mut self, source: &RunDir, at: u64) -> Result<(), PersistError> {
+        if !self.effects.any {
+            return Ok(());
+        }
+        use crate::effects::EffectRecord;
+        use crate::store::RunStore;
+        let carried: Vec<EffectRecord> = source
+            .effects()?
+            .into_iter()
+            .filter_map(|r| match r {
+                EffectRecord::Done {
+                    step,
+                    workflow,
+                    node,
+                    key,
+                    input,
+                    ..
+                } if step < at => Some(EffectRecord::Done {
+                    step,
+                    workflow,
+                    node,
+                    key,
+                    compensate: None,
+                    input,
+                }),
+                // A start is settled by its step, which the fork has; a
+                // compensation is the source's.
+                _ => None,
+            })
+            .collect();
+        for record in &carried {
+            self.effects.load(record.clone());
+        }
+        // Every carried step was committed: none is this step's, none is
+        // pending.
+        self.effects.last_done = None;
+        self.effects.last_started = None;
+        self.effects.carried = carried;
+        Ok(())
     }
 }

@@ -57,12 +57,15 @@ pub(super) struct Env<'e> {
     pub(super) may_wait: bool,
 }
 
+/// Runs one branch from `start`; `durable`: the branch's own folder in a
+/// durable run (engine/fan_durable.rs).
 pub(super) fn run_branch(
     env: Env<'_>,
     start: NodeIdx,
     agent: &mut dyn DecisionAgent,
     tools: Option<Box<dyn ToolRunner + '_>>,
     from: Option<Waiting>,
+    durable: Option<std::path::PathBuf>,
 ) -> Run {
     let t = Instant::now();
     let w = &env.program.workflows[env.wf.0 as usize];
@@ -96,6 +99,9 @@ pub(super) fn run_branch(
                 }
             }
             engine.start_at(start);
+            if let Some(dir) = durable {
+                engine.attach_branch_dir(dir);
+            }
             if let Some(tools) = tools {
                 engine.set_tool_runner(tools);
             }
@@ -199,7 +205,7 @@ pub(super) fn run_journaled(
         };
     }
     let from = journal.load_waiting(index, id);
-    let mut run = run_branch(env, start, agent, tools, from);
+    let mut run = run_branch(env, start, agent, tools, from, journal.branch_dir(index));
     if let Some(w) = &run.waiting {
         if let Err(e) = journal.record_waiting(index, w) {
             run.result.notes = Some(format!(

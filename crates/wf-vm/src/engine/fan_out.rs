@@ -64,6 +64,8 @@ impl Engine<'_> {
             self.config.question_scope,
             crate::question::question_id(name, self.visit_count(wf, node))
         );
+        // Only a fan-out of the run itself may wait: nested ones keep no
+        // waiting journal (docs/runtime.md, "Gates in parallel branches").
         let journal_dir = self.out.log.as_ref().and_then(|log| log.journal_dir());
         let env = Env {
             program,
@@ -77,8 +79,9 @@ impl Engine<'_> {
         // Branches take time: the next step reads the clock.
         self.clock_due = true;
         // Finished branches are journaled (docs/runtime.md, "Durable
-        // fan-outs"), in a durable run's directory only.
-        let journal = match journal_dir {
+        // fan-outs"), in a durable run's directory or, nested in a branch
+        // of one, in the branch's folder.
+        let journal = match self.journal_root() {
             Some(dir) => Journal::in_dir_at(
                 &dir.join("branches")
                     .join(crate::attractor::safe_name(self.wf_name(wf)))

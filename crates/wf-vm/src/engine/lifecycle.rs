@@ -212,6 +212,32 @@ impl Lifecycle {
         }
     }
 
+    /// Follows the recorded events of a logged step without deriving
+    /// anything: a resumed run re-applies its logged steps without
+    /// emitting their events again, yet must stand where the
+    /// uninterrupted run stood after them (the stage entered and the
+    /// stage ended last), or the events it derives next differ from that
+    /// run's (a `CheckpointSaved` naming no node: `wfc replay` of the
+    /// resumed run then diverges).
+    pub fn follow(&mut self, events: &[Value]) {
+        for e in events {
+            let node = || e["node"].as_str().unwrap_or_default().to_owned();
+            match (e["event"].as_str(), e["depth"].as_u64()) {
+                (Some("node:enter"), Some(1)) => {
+                    self.started = true;
+                    self.current = node();
+                    self.pending &= !self.checkpoints;
+                }
+                (Some("node:exit"), Some(1)) if self.checkpoints => {
+                    self.completed = Some(node());
+                    self.pending = true;
+                }
+                (Some("engine:suspend" | "engine:error"), _) => self.pending = false,
+                _ => {}
+            }
+        }
+    }
+
     /// Whether `event` makes the embedder save its checkpoint, as
     /// `CheckpointWriter` does (`Some(node_id)`: the stage that ended
     /// last): at a stage's entry when one ended since the last save, and

@@ -8,6 +8,7 @@ mod durable;
 mod effect;
 mod elsewhere;
 mod fan_branch;
+mod fan_durable;
 mod fan_out;
 pub(crate) mod fan_pool;
 mod fan_wait;

@@ -1068,4 +1068,33 @@ fn answers_are_read_through_the_store_and_scoped_ones_stay_in_their_branch() {
     let mut agent = Answered::new(Box::new(script(true)), answers);
     let report = engine.run(&mut agent);
     assert_eq!(report.status, RunStatus::Completed, "{report:?}");
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A process killed while it created its run directory (after
+/// `program.json` and `meta.json`, before the first snapshot) ran nothing:
+/// the directory cannot be resumed, and is created again instead of
+/// being refused as a run ("already holds a run: resume it") that resume
+/// then refuses as no run, a dead end (found by kill_storm).
+#[test]
+fn a_directory_whose_creation_was_interrupted_is_created_again() {
+    let program = program();
+    let path = temp_dir("interrupted_create");
+    // The killed process: its directory, its lock released.
+    drop(RunDir::create(&path, &program, &json!({"first": true})).unwrap());
+    let err = RunDir::open(&path).unwrap_err().to_string();
+    assert!(err.contains("before its first step (nothing ran)"), "{err}");
+    assert!(err.contains("start it again"), "{err}");
+    let dir = RunDir::create(&path, &program, &json!({"first": false})).unwrap();
+    assert_eq!(dir.meta().unwrap()["first"], false);
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir).unwrap();
+    drop(engine);
+    // A run that has its first snapshot is a run: not replaced.
+    assert!(matches!(
+        RunDir::create(&path, &program, &json!({})),
+        Err(PersistError::AlreadyExists(_))
+    ));
+    let _ = std::fs::remove_dir_all(&path);
 }

@@ -21,6 +21,7 @@ mod explanations;
 mod fmt;
 mod graph;
 mod human_fast;
+mod kill_storm;
 mod llm_budget;
 mod llm_run;
 mod llm_structured;

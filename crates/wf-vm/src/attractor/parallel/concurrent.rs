@@ -123,6 +123,29 @@ pub fn run_one(
             waiting: None,
         };
     }
+    // The branch's own folder: its keyed effects are not done again when
+    // it runs again after a kill.
+    let inherited = env.inherited.in_branch_dir(journal.branch_dir(index));
+    let BranchEnv {
+        program,
+        workflow,
+        context,
+        backend,
+        files,
+        kit,
+        fan_out,
+        ..
+    } = env;
+    let env = BranchEnv {
+        program,
+        workflow,
+        context,
+        backend: backend.map(|b| b as _),
+        files,
+        kit,
+        fan_out,
+        inherited: &inherited,
+    };
     let t = Instant::now();
     let from = journal.load_waiting(index, id);
     let (mut result, events, suspended, waiting) = run_branch_from(env, target, from);

@@ -83,6 +83,12 @@ impl Journal {
         }
     }
 
+    /// The own folder of branch `index` (a `.wf` branch's effect records
+    /// and nested journals: engine/fan_durable.rs), beside its result.
+    pub(crate) fn branch_dir(&self, index: usize) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(index.to_string()))
+    }
+
     fn path(&self, index: usize) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(format!("{index}.json")))
     }
