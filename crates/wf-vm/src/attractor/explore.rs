@@ -65,12 +65,25 @@ const GATE: &[&str] = &["success", "partial_success"];
 /// The planner's view of one workflow.
 struct Graph<'c, 'a> {
     ctx: &'c DecisionContext<'a>,
+    /// The steered node's own writes, which the conditions will see.
+    own: BTreeMap<String, Value>,
     kinds: Vec<Kind>,
     guards: Vec<Guard>,
 }
 
 impl<'c, 'a> Graph<'c, 'a> {
-    fn new(ctx: &'c DecisionContext<'a>) -> Self {
+    fn new(ctx: &'c DecisionContext<'a>, writes: &[Write]) -> Self {
+        let mut own: BTreeMap<String, Value> = writes
+            .iter()
+            .map(|w| (w.key.clone(), w.value.clone()))
+            .collect();
+        // A tool's standard output becomes `tool.output` (tool.rs).
+        let stdout = format!("{}.stdout", ctx.str(ctx.node.id));
+        if ctx.node.op == Opcode::Tool
+            && let Some(out) = own.get(&stdout).cloned()
+        {
+            own.insert("tool.output".into(), out);
+        }
         let w = ctx.workflow;
         let kinds = w
             .nodes
@@ -93,7 +106,12 @@ impl<'c, 'a> Graph<'c, 'a> {
             .iter()
             .map(|e| clause::decode(ctx.program, e.guard.as_deref()))
             .collect();
-        Graph { ctx, kinds, guards }
+        Graph {
+            ctx,
+            own,
+            kinds,
+            guards,
+        }
     }
 
     fn id(&self, n: NodeIdx) -> &'a str {
@@ -111,12 +129,19 @@ impl<'c, 'a> Graph<'c, 'a> {
         r.start as usize..(r.start + r.len) as usize
     }
 
+    fn is_tool(&self, n: NodeIdx) -> bool {
+        self.ctx.workflow.nodes[n.0 as usize].op == Opcode::Tool
+    }
+
     fn kind(&self, n: NodeIdx) -> Kind {
         self.kinds[n.0 as usize]
     }
 
     fn current(&self, key: &str) -> Option<Value> {
-        self.ctx.blackboard.get(key).cloned()
+        match self.own.get(key) {
+            Some(v) => Some(v.clone()),
+            None => self.ctx.blackboard.get(key).cloned(),
+        }
     }
 
     /// The statuses a node may end with, as the planner counts on them.
@@ -169,6 +194,7 @@ impl<'c, 'a> Graph<'c, 'a> {
                     c,
                     self.statuses(from),
                     self.kind(from) != Kind::Passes,
+                    self.is_tool(from),
                     self.id(from),
                     &|k| self.current(k),
                 )
@@ -229,7 +255,7 @@ pub fn steer(ctx: &DecisionContext<'_>, outcome: &mut Outcome) {
     {
         return;
     }
-    let g = Graph::new(ctx);
+    let g = Graph::new(ctx, &outcome.writes);
     let dist = g.distances();
     match plan(&g, &dist) {
         Some(p) => apply(&g, p, outcome),
@@ -254,6 +280,7 @@ fn plan(g: &Graph<'_, '_>, dist: &[Option<u32>]) -> Option<Plan> {
         node: g.id(here),
         fixed: None,
         gate: false,
+        tool: g.is_tool(here),
     };
     let fallback = g.fallback(here);
     // The best plan through each edge.
@@ -350,6 +377,7 @@ fn chain(
         node: g.id(at),
         fixed: Some("success"),
         gate: false,
+        tool: g.is_tool(g.ctx.node_idx),
     };
     let mut best: Option<(u32, Report)> = None;
     for e in g.outgoing(at) {
@@ -410,7 +438,15 @@ fn apply(g: &Graph<'_, '_>, p: Plan, outcome: &mut Outcome) {
     if let Some(l) = &p.report.label {
         said.push(format!("label `{l}`"));
     }
+    let stdout = format!("{}.stdout", g.id(g.ctx.node_idx));
     for (k, v) in &p.report.writes {
+        // A tool reports its output as its standard output, which the
+        // tool runner copies to `tool.output`.
+        if k.trim_start_matches("context.") == "tool.output" {
+            for w in outcome.writes.iter_mut().filter(|w| w.key == stdout) {
+                w.value = v.clone();
+            }
+        }
         said.push(format!(
             "{k}={}",
             v.as_str().map_or(v.to_string(), str::to_string)
@@ -492,6 +528,7 @@ fn diagnose(g: &Graph<'_, '_>) -> String {
                         c,
                         g.statuses(e.from),
                         g.kind(e.from) != Kind::Passes,
+                        g.is_tool(e.from),
                         from,
                         &|k| g.current(k),
                     )

@@ -46,9 +46,27 @@ pub(super) struct Clause {
     pub subject: Subject,
     pub op: CmpOp,
     pub value: Value,
+    /// `Some(true)` for `subject contains value`, `Some(false)` for its
+    /// negation (`op` is then unused).
+    pub contains: Option<bool>,
 }
 
 impl Clause {
+    /// Whether the clause holds for the subject's value `v` (`None`: no
+    /// value), as the engine's guard would say.
+    pub fn check(&self, v: Option<&Value>) -> bool {
+        match self.contains {
+            None => compare_values(self.op, v, &self.value),
+            Some(want) => {
+                let found = match (v, &self.value) {
+                    (Some(Value::String(s)), Value::String(t)) => s.contains(t.as_str()),
+                    _ => false,
+                };
+                found == want
+            }
+        }
+    }
+
     /// The comparison as a condition writes it (`outcome=succeeded`).
     pub fn text(&self) -> String {
         let lhs = match &self.subject {
@@ -56,13 +74,15 @@ impl Clause {
             Subject::Label => "preferred_label".to_string(),
             Subject::Key { first, .. } => first.clone(),
         };
-        let op = match self.op {
-            CmpOp::Eq => "=",
-            CmpOp::Ne => "!=",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
+        let op = match (self.contains, self.op) {
+            (Some(true), _) => " contains ",
+            (Some(false), _) => " does not contain ",
+            (None, CmpOp::Eq) => "=",
+            (None, CmpOp::Ne) => "!=",
+            (None, CmpOp::Lt) => "<",
+            (None, CmpOp::Le) => "<=",
+            (None, CmpOp::Gt) => ">",
+            (None, CmpOp::Ge) => ">=",
         };
         let rhs = match &self.value {
             Value::String(s) => s.clone(),
@@ -92,8 +112,15 @@ pub(super) fn decode(program: &IrProgram, code: Option<&[Insn]>) -> Guard {
     let mut clauses = Vec::new();
     let mut rest = code;
     loop {
-        let [atom, Insn::Push(c), Insn::Cmp(op), tail @ ..] = rest else {
-            return Guard::Opaque;
+        let (atom, c, op, contains, tail) = match rest {
+            [atom, Insn::Push(c), Insn::Contains, Insn::Not, tail @ ..] => {
+                (atom, c, CmpOp::Eq, Some(false), tail)
+            }
+            [atom, Insn::Push(c), Insn::Contains, tail @ ..] => {
+                (atom, c, CmpOp::Eq, Some(true), tail)
+            }
+            [atom, Insn::Push(c), Insn::Cmp(op), tail @ ..] => (atom, c, *op, None, tail),
+            _ => return Guard::Opaque,
         };
         let subject = match atom {
             Insn::LoadOutcome => Subject::Outcome,
@@ -117,8 +144,9 @@ pub(super) fn decode(program: &IrProgram, code: Option<&[Insn]>) -> Guard {
         };
         clauses.push(Clause {
             subject,
-            op: *op,
+            op,
             value,
+            contains,
         });
         match tail {
             [] => return Guard::All(clauses),
@@ -168,6 +196,9 @@ pub(super) struct At<'a> {
     /// Whether the node being left is a human gate (its outcome carries
     /// the chosen label).
     pub gate: bool,
+    /// Whether the steered node is a tool, whose output (`tool.output`,
+    /// read there and at the nodes that pass after it) it reports.
+    pub tool: bool,
 }
 
 /// Makes every clause hold, adding to `report` what the steered node
@@ -193,7 +224,7 @@ fn satisfy_one(
     report: &mut Report,
     current: &dyn Fn(&str) -> Option<Value>,
 ) -> bool {
-    let holds = |v: Option<&Value>| compare_values(c.op, v, &c.value);
+    let holds = |v: Option<&Value>| c.check(v);
     let bare = c.subject.bare();
     match (&c.subject, bare) {
         (Subject::Outcome, _) | (_, Some("outcome")) => {
@@ -235,7 +266,8 @@ fn satisfy_one(
             if holds(now.as_ref()) {
                 return true;
             }
-            if engine_owned(bare) || report.writes.contains_key(first) {
+            let own = at.tool && bare == "tool.output";
+            if (engine_owned(bare) && !own) || report.writes.contains_key(first) {
                 return false;
             }
             match wanted(c) {
@@ -260,6 +292,11 @@ fn wanted(c: &Clause) -> Option<Value> {
         },
         _ => None,
     };
+    match c.contains {
+        Some(true) => return Some(v.clone()),
+        Some(false) => return Some(Value::String(String::new())),
+        None => {}
+    }
     match c.op {
         CmpOp::Eq | CmpOp::Ge | CmpOp::Le => Some(v.clone()),
         CmpOp::Ne if v.as_str() == Some(OTHER) => Some(Value::String(format!("{OTHER}!"))),
@@ -276,10 +313,11 @@ pub(super) fn possible(
     c: &Clause,
     statuses: &[&str],
     can_label: bool,
+    tool: bool,
     node: &str,
     current: &dyn Fn(&str) -> Option<Value>,
 ) -> bool {
-    let holds = |v: Option<&Value>| compare_values(c.op, v, &c.value);
+    let holds = |v: Option<&Value>| c.check(v);
     match (&c.subject, c.subject.bare()) {
         (Subject::Outcome, _) | (_, Some("outcome")) => statuses
             .iter()
@@ -289,7 +327,8 @@ pub(super) fn possible(
         (_, Some("current_node")) => holds(Some(&Value::String(node.into()))),
         (Subject::Key { first, second }, Some(bare)) => {
             let now = current(first).or_else(|| second.as_deref().and_then(current));
-            holds(now.as_ref()) || (!engine_owned(bare) && wanted(c).is_some())
+            let own = tool && bare == "tool.output";
+            holds(now.as_ref()) || ((own || !engine_owned(bare)) && wanted(c).is_some())
         }
         _ => false,
     }
@@ -353,6 +392,7 @@ mod tests {
         node: "a",
         fixed: None,
         gate: false,
+        tool: false,
     };
 
     #[test]
@@ -362,11 +402,13 @@ mod tests {
                 subject: key("tests"),
                 op: CmpOp::Eq,
                 value: Value::from("green"),
+                contains: None,
             },
             Clause {
                 subject: key("n"),
                 op: CmpOp::Gt,
                 value: Value::from(4),
+                contains: None,
             },
         ];
         let mut r = report();
@@ -381,10 +423,11 @@ mod tests {
             subject: Subject::Outcome,
             op: CmpOp::Eq,
             value: Value::from("succeeded"),
+            contains: None,
         };
         let mut r = report();
         assert!(satisfy(std::slice::from_ref(&c), &HERE, &mut r, &|_| None).is_err());
-        assert!(!possible(&c, STATUSES, true, "a", &|_| None));
+        assert!(!possible(&c, STATUSES, true, false, "a", &|_| None));
         assert!(why_not(&c, STATUSES, "a").contains("no handler returns"));
     }
 
@@ -394,6 +437,7 @@ mod tests {
             subject: key("internal.loop_restart_count"),
             op: CmpOp::Eq,
             value: Value::from("2"),
+            contains: None,
         };
         let mut r = report();
         assert!(satisfy(std::slice::from_ref(&c), &HERE, &mut r, &|_| None).is_err());
@@ -406,6 +450,7 @@ mod tests {
             subject: key("k"),
             op: CmpOp::Eq,
             value: Value::from(v),
+            contains: None,
         };
         let mut r = report();
         assert!(satisfy(&[c("x"), c("y")], &HERE, &mut r, &|_| None).is_err());
