@@ -45,7 +45,8 @@ const BUILT_IN: &[&str] = &[
 /// What a node does with its outcome, for the planner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// An exit, or a node no edge leaves: the run ends there.
+    /// An exit, or a node no edge leaves (but a human gate): the run
+    /// ends there.
     Goal,
     /// A simulated stage: reports what the planner chooses.
     Steered,
@@ -90,7 +91,9 @@ impl<'c, 'a> Graph<'c, 'a> {
             .iter()
             .map(|n| {
                 let ty = n.handler.map_or("codergen", |h| ctx.str(h));
-                if n.op == Opcode::Exit || n.edges.len == 0 {
+                // A gate without choices fails the run (a loud halt):
+                // no place to aim for.
+                if n.op == Opcode::Exit || (n.edges.len == 0 && ty != "wait.human") {
                     Kind::Goal
                 } else if n.op == Opcode::Tool || ty == "codergen" || !BUILT_IN.contains(&ty) {
                     Kind::Steered

@@ -1805,3 +1805,14 @@ fn a_dry_run_simulates_unknown_handler_types() {
         "Handler simulated: this engine does not know the type `my.custom`; a real run needs `--handler my.custom=exec:COMMAND`"
     );
 }
+
+/// Issue 17 item 7: a human gate without choices fails the run; a dry run
+/// aims for the exit, not for it.
+#[test]
+fn a_dry_run_does_not_aim_for_a_gate_without_choices() {
+    let (out, run_dir, _) = run("dry_halt", "dry_run_halt.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["context.ok"], "yes", "{s}");
+    assert_eq!(completed(&run_dir).last().map(String::as_str), Some("done"));
+}
