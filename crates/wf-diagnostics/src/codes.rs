@@ -403,6 +403,12 @@ codes! {
     /// A `tool_hooks.pre` / `tool_hooks.post` that no tool call runs.
     ATTRACTOR_TOOL_HOOKS_IGNORED = "WF0860", "attractor-tool-hooks-ignored", Attractor, Warning,
         "a tool hook is set where no tool node runs it: wfc runs tool hooks around `tool` nodes only";
+    /// A `stack.manager_loop` node with no child pipeline to supervise.
+    ATTRACTOR_MANAGER_WITHOUT_CHILD = "WF0861", "attractor-manager-without-child", Attractor, Warning,
+        "a manager node names no child pipeline (`stack.child_dotfile`), so a run fails there";
+    /// A loop whose ways out all need an outcome no handler returns.
+    ATTRACTOR_CLOSED_LOOP = "WF0862", "attractor-closed-loop", Attractor, Warning,
+        "a loop can only be left on an `outcome` no handler returns, so a run goes round until `max_visits`";
 
     // WF09xx: run failures (`wf_vm::FailureKind`; a wf-vm test checks that
     // its codes and names are these)

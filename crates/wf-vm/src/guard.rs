@@ -315,3 +315,11 @@ mod show;
 
 #[cfg(test)]
 mod tests;
+
+/// `a op b` as a guard compares them (`a` is `None` for a key with no
+/// value): the simulation's planner (`attractor::explore`) checks the
+/// values it would write with the engine's own comparison.
+pub(crate) fn compare_values(op: CmpOp, a: Option<&Value>, b: &Value) -> bool {
+    let a = a.map_or(V::Missing, from_json);
+    compare(op, &a, &from_json(b))
+}

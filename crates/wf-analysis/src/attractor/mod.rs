@@ -9,6 +9,7 @@
 //! dropped here for `.dot` workflows. `docs/attractor.md` has the table of
 //! rules, codes and severities, and the decisions behind them.
 
+mod closed;
 mod fabro;
 pub mod files;
 mod hooks;
@@ -86,6 +87,7 @@ pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts, out: &mut Vec<Dia
     out.extend(fabro::check(workflow));
     out.extend(models::check(workflow));
     out.extend(hooks::check(workflow));
+    out.extend(closed::check(workflow, facts));
     for d in out.iter_mut() {
         annotate(d);
     }

@@ -15,6 +15,7 @@ pub mod artifacts;
 mod builtin;
 mod checkpoint;
 pub mod custom;
+pub mod explore;
 mod fidelity;
 mod files;
 mod handler;
@@ -125,6 +126,7 @@ impl DecisionAgent for AttractorAgent<'_> {
         }
         let goal = ctx.workflow.goal.map_or("", |g| ctx.str(g));
         let auto_status = ctx.node.engine.auto_status;
+        let simulated = self.backend.is_none();
         let mut cx = HandlerCx {
             decision: ctx,
             node_id,
@@ -148,6 +150,14 @@ impl DecisionAgent for AttractorAgent<'_> {
                 notes: Some("auto-status: handler completed without writing status".into()),
                 ..Outcome::success()
             }),
+            // A dry run (no backend) simulates a type it does not know,
+            // as it simulates tools: the route is what it checks.
+            None if simulated => Decision::Advance(Outcome {
+                notes: Some(format!(
+                    "Handler simulated: this engine does not know the type `{handler_type}`; a real run needs `--handler {handler_type}=exec:COMMAND`"
+                )),
+                ..Outcome::success()
+            }),
             None => Decision::Advance(builtin::fail(format!(
                 "node `{node_id}` has the handler type `{handler_type}`, which this engine does not know (built in: start, exit, codergen, conditional, tool, wait.human, parallel, parallel.fan_in, stack.manager_loop); run it with `wfc run --handler {handler_type}=exec:COMMAND`"
             ))),
@@ -157,6 +167,11 @@ impl DecisionAgent for AttractorAgent<'_> {
             return Ok(decision);
         };
         outcome.events.extend(events);
+        // A dry run's simulated stage entered again reports what leaves
+        // the loop (explore.rs).
+        if simulated && (handler_type == "codergen" || !self.registry.has(handler_type)) {
+            explore::steer(ctx, &mut outcome);
+        }
         let terminal = ctx.node.edges.len == 0 || ctx.node.op == Opcode::Exit;
         let settled = settled(ctx, &outcome);
         if let Some(files) = &self.files

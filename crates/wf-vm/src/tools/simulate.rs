@@ -68,11 +68,14 @@ impl ToolRunner for SimulatedToolRunner {
                 .into_iter()
                 .map(|(key, value)| Write { key, value }),
         );
-        Outcome {
+        let mut outcome = Outcome {
             writes,
             notes: Some(format!("Tool simulated: `{}` was not run", command.script)),
             ..Outcome::success()
-        }
+        };
+        // A pipeline's tool entered again reports what leaves the loop.
+        crate::attractor::explore::steer(context, &mut outcome);
+        outcome
     }
 
     fn fork(&self) -> Option<Box<dyn ToolRunner + Send>> {

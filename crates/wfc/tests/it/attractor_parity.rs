@@ -502,8 +502,10 @@ fn parity_21_custom_handler_registration_and_execution_works() {
     assert_eq!(run.report.status, RunStatus::Completed);
     let stamped = run.report.blackboard.0.iter().find(|(k, _)| k == "stamped");
     assert_eq!(stamped.map(|(_, v)| v), Some(&json!("stamp")));
-    // Unregistered, the same node fails, naming the type.
-    let run = api_run(&p, &scratch("parity21b"), None, None, None, |_| {});
+    // Unregistered, the same node fails, naming the type (with a backend:
+    // a dry run, without one, simulates the type).
+    let backend: Box<dyn wf_vm::DecisionAgent> = Box::new(wf_vm::agents::AutoAgent::new());
+    let run = api_run(&p, &scratch("parity21b"), None, Some(backend), None, |_| {});
     match &run.report.status {
         RunStatus::Failed { reason } => assert!(reason.contains("acme.stamp"), "{reason}"),
         other => panic!("{other:?}"),

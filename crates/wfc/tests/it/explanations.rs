@@ -136,7 +136,14 @@ fn examples_trigger_their_code_and_fixes_are_clean() {
             }
         }
         for fix in fixes {
-            let found = check(&fix, lang);
+            let mut found = check(&fix, lang);
+            // What a fix keeps on purpose: WF0862's loop (an info note) and
+            // the child pipeline WF0861's fix names (a file the example
+            // does not have).
+            found.retain(|d| {
+                !(code.code == "WF0862" && d.starts_with("WF0201")
+                    || code.code == "WF0861" && d.starts_with("WF0107"))
+            });
             if !found.is_empty() {
                 failures.push(format!(
                     "{}: the fixed example is not clean: {found:?}",

@@ -248,7 +248,9 @@ fn parallel_branches_inherit_what_is_left_of_the_limits() {
     let (out, _, _) = run(
         "limits_par",
         "limits_parallel.dot",
-        "auto",
+        // A backend that always succeeds (a dry run stops the loop,
+        // which has no way out, at its second visit).
+        &script("plain.json"),
         &["--max-steps", "10"],
     );
     let s = summary(&out);
@@ -301,7 +303,8 @@ fn codergen_backend_failure_routes_like_a_failed_stage() {
 
 #[test]
 fn unknown_handler_type_fails_clearly_unless_auto_status() {
-    let (out, _, _) = run("custom", "custom.dot", "auto", &[]);
+    // A backend runs the stages (the dry run would simulate the type).
+    let (out, _, _) = run("custom", "custom.dot", &script("plain.json"), &[]);
     assert_eq!(out.status.code(), Some(1));
     let reason = summary(&out)["reason"].as_str().unwrap().to_string();
     assert!(
@@ -368,7 +371,8 @@ fn edge_selection_fallback_takes_any_edge_by_weight() {
 
 #[test]
 fn loops_are_bounded_by_max_visits_with_a_clear_reason() {
-    let (out, _, _) = run("loop", "loop.dot", "auto", &[]);
+    // A backend that always succeeds (a dry run would leave the loop).
+    let (out, _, _) = run("loop", "loop.dot", &script("plain.json"), &[]);
     assert_eq!(out.status.code(), Some(1));
     let s = summary(&out);
     assert_eq!(
@@ -379,7 +383,12 @@ fn loops_are_bounded_by_max_visits_with_a_clear_reason() {
 
 #[test]
 fn the_graph_sets_its_own_visit_limit() {
-    let (out, _, _) = run("loop_limited", "loop_limited.dot", "auto", &[]);
+    let (out, _, _) = run(
+        "loop_limited",
+        "loop_limited.dot",
+        &script("plain.json"),
+        &[],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         summary(&out)["reason"],
@@ -635,7 +644,7 @@ fn a_run_that_stops_at_a_dead_end_says_where() {
 /// its loop.
 #[test]
 fn a_node_bounds_its_own_loop_with_max_visits() {
-    let (out, _, _) = run("node_visits", "node_visits.dot", "auto", &[]);
+    let (out, _, _) = run("node_visits", "node_visits.dot", &script("plain.json"), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         summary(&out)["reason"],
@@ -692,9 +701,17 @@ fn custom_handler_types_run_with_an_exec_process() {
 /// `--format json` the report stays on standard output.
 #[test]
 fn a_failed_run_reports_on_standard_error() {
-    let out = wfc(&["run", &fixture("custom.dot"), "--progress", "never"])
-        .output()
-        .unwrap();
+    let plain = script("plain.json");
+    let out = wfc(&[
+        "run",
+        &fixture("custom.dot"),
+        "--agent",
+        &plain,
+        "--progress",
+        "never",
+    ])
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
         out.stdout.is_empty(),
@@ -703,7 +720,7 @@ fn a_failed_run_reports_on_standard_error() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("failed custom at odd"), "{err}");
-    let (out, _, _) = run("failed_json", "custom.dot", "auto", &[]);
+    let (out, _, _) = run("failed_json", "custom.dot", &plain, &[]);
     assert_eq!(summary(&out)["status"], "failed");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -1716,4 +1733,93 @@ fn a_pipeline_log_without_stamps_or_lifecycle_events_replays() {
         String::from_utf8_lossy(&replay.stdout),
         String::from_utf8_lossy(&replay.stderr)
     );
+}
+
+/// Issue 17 item 7: a dry run leaves a loop the engine's own choice never
+/// leaves. Entered again, the simulated `b` names the edge to the exit and
+/// says why in its `status.json`; the run is the same every time.
+#[test]
+fn a_dry_run_takes_the_way_out_of_a_loop() {
+    let (out, run_dir, _) = run("dry_loop", "dry_run_loop.dot", "auto", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let path = completed(&run_dir);
+    assert_eq!(path, ["start", "a", "b", "a", "b", "done"]);
+    assert_eq!(
+        json(&run_dir.join("b/status.json"))["notes"],
+        "Stage completed: b; dry run: entered again, steered toward an exit by edge `b->done` (outcome success)"
+    );
+    let (_, again, _) = run("dry_loop_again", "dry_run_loop.dot", "auto", &[]);
+    assert_eq!(completed(&again), path);
+    // A backend decides by itself: nothing is steered.
+    let (out, _, _) = run(
+        "dry_loop_plain",
+        "dry_run_loop.dot",
+        &script("plain.json"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// Issue 17 item 7: the exit needs a context value a stage reports, read
+/// at a conditional node; the simulated stage reports it.
+#[test]
+fn a_dry_run_stage_reports_the_value_the_exit_needs() {
+    let (out, run_dir, _) = run("dry_context", "dry_run_context.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["context.tests"], "green", "{s}");
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "work", "check", "work", "check", "done"]
+    );
+}
+
+/// Issue 17 item 7: a simulated tool prints what the condition after it
+/// looks for (`tool.output contains …`).
+#[test]
+fn a_dry_run_tool_prints_what_the_loop_waits_for() {
+    let (out, run_dir, _) = run("dry_tool", "dry_run_tool.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["tool.output"], "all_complete", "{s}");
+    assert_eq!(s["blackboard"]["poll.stdout"], "all_complete", "{s}");
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "poll", "ready", "poll", "ready", "done"]
+    );
+}
+
+/// Issue 17 item 7: a loop whose only way out needs an outcome no handler
+/// returns stays a failure, at once, naming the loop and the condition.
+#[test]
+fn a_dry_run_names_the_condition_that_keeps_a_loop_closed() {
+    let (out, _, _) = run("dry_stuck", "dry_run_stuck.dot", "auto", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        summary(&out)["reason"],
+        "node `implement` of workflow `dry_run_stuck` failed: dry run: no exit can be reached from `implement` (the loop `implement → gate → implement`): every way out needs what no stage can report: edge `gate->exit` needs `outcome=succeeded`, an outcome no handler returns (they return success, partial_success, retry, fail, skipped); no edge condition matched the failure and the node has no retry_target"
+    );
+}
+
+/// Issue 17 item 7: a dry run simulates a handler type this engine does
+/// not know, as it simulates tools, and says what a real run needs.
+#[test]
+fn a_dry_run_simulates_unknown_handler_types() {
+    let (out, run_dir, _) = run("dry_custom", "custom.dot", "auto", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    assert_eq!(
+        json(&run_dir.join("odd/status.json"))["notes"],
+        "Handler simulated: this engine does not know the type `my.custom`; a real run needs `--handler my.custom=exec:COMMAND`"
+    );
+}
+
+/// Issue 17 item 7: a human gate without choices fails the run; a dry run
+/// aims for the exit, not for it.
+#[test]
+fn a_dry_run_does_not_aim_for_a_gate_without_choices() {
+    let (out, run_dir, _) = run("dry_halt", "dry_run_halt.dot", "auto", &[]);
+    let s = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{s}");
+    assert_eq!(s["blackboard"]["context.ok"], "yes", "{s}");
+    assert_eq!(completed(&run_dir).last().map(String::as_str), Some("done"));
 }

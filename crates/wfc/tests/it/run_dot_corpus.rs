@@ -1,7 +1,8 @@
 //! The shared Attractor corpus (`../shared/corpus/attractor/`, read in
 //! place; skipped with a message when missing) through `wfc build` and a
-//! simulated `wfc run --agent auto`: no crash, no hang, and the counts of
-//! completed, failed and refused runs in a reviewed snapshot.
+//! simulated `wfc run --agent auto`: no crash, no hang, the counts of
+//! completed, failed and refused runs in a reviewed snapshot, and every
+//! failure one of the pipeline's own (issue 17 item 7).
 
 use crate::common;
 
@@ -43,6 +44,12 @@ fn classify(out: &Output) -> String {
                     "unknown handler type `{}`",
                     &rest[..rest.find('`').unwrap_or(0)]
                 )
+            } else if let Some(why) = dry_run_stop(&reason) {
+                format!("dry run stopped: {why}")
+            } else if reason.contains("No outgoing edges for human gate") {
+                "a human gate with no choices (WF0208)".into()
+            } else if reason.contains("has no `stack.child_dotfile`") {
+                "a manager with no child pipeline (WF0861)".into()
             } else if reason.contains("--allow-tools") {
                 "tool node without --allow-tools".into()
             } else if reason.contains("(max_visits)") {
@@ -75,6 +82,37 @@ fn classify(out: &Output) -> String {
         other => panic!("wfc ended with {other:?} (a crash?): {stderr}"),
     }
 }
+
+/// The kind of reason a dry run gave for stopping at a loop it cannot
+/// leave (`wf_vm::attractor::explore`), by its first way out.
+fn dry_run_stop(reason: &str) -> Option<&'static str> {
+    let (_, why) = reason.split_once("dry run: no exit can be reached")?;
+    let first = why.split("; ").next().unwrap_or(why);
+    Some(if first.contains("an outcome no handler returns") {
+        "a loop's way out needs an outcome no handler returns"
+    } else if first.contains("which never holds when edges are chosen") {
+        "a loop's way out needs `outcome=retry`, which never holds when edges are chosen"
+    } else if first.contains("a key the engine writes") {
+        "a loop's way out needs a key the engine writes"
+    } else if first.contains("no edge leads out of it") {
+        "a loop no edge leads out of"
+    } else {
+        "a loop's way out needs a condition the dry run does not meet"
+    })
+}
+
+/// The failures that are the pipeline's own: what it says cannot happen
+/// in any run of this engine, whatever the stages report. Each is named
+/// in the run's reason and reported by `wfc check`, where a check can see
+/// it.
+const OWN: &[&str] = &[
+    "failed: dry run stopped: a loop's way out needs an outcome no handler returns",
+    "failed: dry run stopped: a loop's way out needs `outcome=retry`, which never holds when edges are chosen",
+    "failed: dry run stopped: a loop's way out needs a key the engine writes",
+    "failed: dry run stopped: a loop no edge leads out of",
+    "failed: a human gate with no choices (WF0208)",
+    "failed: a manager with no child pipeline (WF0861)",
+];
 
 /// Runs `cmd`, failing the test when it takes over `limit` (a hang). The
 /// output goes through files, so a chatty child never blocks on a full
@@ -190,4 +228,16 @@ fn corpus_pipelines_build_and_run_in_simulation() {
     settings.set_snapshot_path(repo_root().join("tests/run/dot/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| insta::assert_snapshot!("corpus_runs", report));
+    // Issue 17 item 7: every pipeline that checks without errors (warnings
+    // do not refuse a run) completes in simulation or fails for a reason
+    // of its own.
+    let ours: Vec<_> = runs
+        .iter()
+        .filter(|(k, _)| k.starts_with("failed") && !OWN.contains(&k.as_str()))
+        .collect();
+    assert!(
+        ours.is_empty(),
+        "failures that are not the pipeline's own: {ours:?}"
+    );
+    assert!(!runs.keys().any(|k| k == "suspended"), "{runs:?}");
 }
