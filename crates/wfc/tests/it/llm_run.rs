@@ -40,6 +40,10 @@ enum Reply {
     /// As `DownUntil` for the requests whose body holds the text `.0`; a
     /// whole answer for the others.
     DownFor(String, PathBuf, String),
+    /// A whole answer `re: PROMPT` after a pause of `.0` times the digit
+    /// the prompt ends with (the last line of the last user message): an
+    /// answer that does not depend on the order of concurrent requests.
+    Echo(Duration),
 }
 
 /// A fake Anthropic server: the n-th request gets the n-th reply (the last
@@ -84,6 +88,18 @@ impl Fake {
                         .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
                     let read = Instant::now();
                     let reply = match reply {
+                        Reply::Echo(pause) => {
+                            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                            let last = body["messages"].as_array().and_then(|m| m.last()).cloned();
+                            let prompt = last
+                                .as_ref()
+                                .and_then(|m| m["content"].as_str())
+                                .unwrap_or("");
+                            let prompt = prompt.lines().last().unwrap_or("").to_string();
+                            let digit = prompt.chars().last().and_then(|c| c.to_digit(10));
+                            std::thread::sleep(pause * digit.unwrap_or(0));
+                            Reply::Json(format!("re: {prompt}"))
+                        }
                         Reply::DownFor(needle, marker, text) => {
                             if String::from_utf8_lossy(&body).contains(&needle) {
                                 Reply::DownUntil(marker, text)
@@ -164,6 +180,7 @@ impl Fake {
                         Reply::DownUntil(..)
                         | Reply::Slow(..)
                         | Reply::Unauthorized
+                        | Reply::Echo(_)
                         | Reply::DownFor(..) => {
                             unreachable!()
                         }
@@ -732,4 +749,58 @@ fn an_outage_in_a_parallel_branch_suspends_the_run_and_resume_runs_that_branch_a
     assert_eq!(seen.len(), 5, "{seen:?}");
     assert!(messages(&seen[4])[0].1.ends_with("Review speed"));
     assert_eq!(doc["blackboard"]["parallel.success_count"], 4, "{doc}");
+}
+
+#[test]
+fn parallel_branches_fork_a_full_thread_and_the_main_line_keeps_its_own() {
+    // Each branch's calls take their time in a different order (A1 is
+    // slow, B1 fast, …), so the branches' turns interleave in time.
+    for pause in [Duration::ZERO, Duration::from_millis(60)] {
+        let fake = Fake::start(vec![Reply::Echo(pause)]);
+        let dir = scratch(
+            &format!("thread_parallel_{}", pause.as_millis()),
+            "thread_parallel.dot",
+            "",
+        );
+        ok(&run(&fake, &dir, "thread_parallel.dot"));
+        let seen = fake.seen();
+        assert_eq!(seen.len(), 6, "{seen:?}");
+        // The request whose prompt (its last message) is `prompt`.
+        let sent = |prompt: &str| -> Vec<(String, String)> {
+            let found: Vec<_> = seen
+                .iter()
+                .map(messages)
+                .filter(|m| m.last().is_some_and(|(_, t)| t.ends_with(prompt)))
+                .collect();
+            assert_eq!(found.len(), 1, "{prompt}: {seen:?}");
+            found[0].clone()
+        };
+        let plan = sent("Plan");
+        assert_eq!(plan.len(), 1);
+        let turn = |user: &str, answer: &str| {
+            [
+                ("user".to_string(), user.to_string()),
+                ("assistant".to_string(), answer.to_string()),
+            ]
+        };
+        let before = turn(&plan[0].1, "re: Plan");
+        let prompt = |p: &str| ("user".to_string(), p.to_string());
+        // Each branch: the turns before the fan-out, then its own.
+        for b in ["A", "B"] {
+            let first = format!("Branch {b}1");
+            let second = format!("Branch {b}2");
+            let mut expected = before.to_vec();
+            expected.push(prompt(&first));
+            assert_eq!(sent(&first), expected, "{b}1 (pause {pause:?})");
+            let mut expected = before.to_vec();
+            expected.extend(turn(&first, &format!("re: {first}")));
+            expected.push(prompt(&second));
+            assert_eq!(sent(&second), expected, "{b}2 (pause {pause:?})");
+        }
+        // After the fan-in: the main line's own turns, not the branches'.
+        let mut expected = before.to_vec();
+        expected.push(prompt("After"));
+        assert_eq!(sent("After"), expected, "after (pause {pause:?})");
+        assert_eq!(status(&dir, "after")["usage"]["sent"]["messages"], 3);
+    }
 }

@@ -228,7 +228,24 @@ impl Drop for Lease {
 /// from the branch's first one without passing a fan-in, an exit or the
 /// fan-out itself.
 pub fn scope(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> String {
-    let mut best: Option<(usize, String)> = None;
+    branch_of(program, w, node)
+        .map(|b| b.scope)
+        .unwrap_or_default()
+}
+
+/// The branch a node runs in ([`scope`]).
+pub struct BranchOf {
+    /// `FAN_OUT/FIRST`.
+    pub scope: String,
+    /// The `parallel` node.
+    pub fan_out: NodeIdx,
+    /// The branch's first node.
+    pub first: NodeIdx,
+}
+
+/// The branch `node` runs in, `None` on the main line ([`scope`]).
+pub fn branch_of(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> Option<BranchOf> {
+    let mut best: Option<(usize, BranchOf)> = None;
     for (i, n) in w.nodes.iter().enumerate() {
         if n.handler.map(|h| program.str(h)) != Some("parallel") {
             continue;
@@ -238,11 +255,37 @@ pub fn scope(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> String {
             let reach = branch_nodes(program, w, fan_out, e.to);
             if reach.contains(&node) && best.as_ref().is_none_or(|(len, _)| reach.len() < *len) {
                 let first = program.str(w.nodes[e.to.0 as usize].id);
-                best = Some((reach.len(), format!("{}/{first}", program.str(n.id))));
+                let branch = BranchOf {
+                    scope: format!("{}/{first}", program.str(n.id)),
+                    fan_out,
+                    first: e.to,
+                };
+                best = Some((reach.len(), branch));
             }
         }
     }
-    best.map(|(_, s)| s).unwrap_or_default()
+    best.map(|(_, b)| b)
+}
+
+/// The scopes `node` runs in, innermost first: its branch's ([`scope`]),
+/// the branch its fan-out runs in, …, and the main line's `""` last.
+pub fn scopes(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = node;
+    // A fan-out inside its own branch cannot be, but a malformed graph
+    // must not loop: at most one scope per node.
+    while out.len() < w.nodes.len() {
+        let Some(b) = branch_of(program, w, at) else {
+            break;
+        };
+        if out.contains(&b.scope) {
+            break;
+        }
+        out.push(b.scope);
+        at = b.fan_out;
+    }
+    out.push(String::new());
+    out
 }
 
 fn branch_nodes(
