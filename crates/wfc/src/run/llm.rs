@@ -555,6 +555,7 @@ impl Caller {
                     model: model_arg.as_deref(),
                     effort: effort.as_deref(),
                     resume: sent.session.as_ref().and_then(|l| l.resume.as_ref()),
+                    fork: sent.session.as_ref().is_some_and(|l| l.fork),
                 };
                 let ran = match super::cli_agent::run(cli, id, &request.prompt, flags, stage, files)
                 {
@@ -763,6 +764,7 @@ impl Caller {
             && session::branch_of(ctx.program, ctx.workflow, ctx.node_idx)
                 .is_some_and(|b| b.first == ctx.node_idx);
         lock(&self.threads).enter(&scopes[0], restart);
+        lock(&self.sessions).enter(&scopes[0], restart);
         let session = match (cli, thread.as_deref()) {
             (Some(cli), Some(t)) if mode == "full" => Some(session::Lease::take(
                 &self.sessions,
@@ -771,6 +773,8 @@ impl Caller {
                     provider: cli.name.clone(),
                     thread: t.to_string(),
                 },
+                &scopes[1..],
+                cli.kind.forks_sessions(),
             )),
             _ => None,
         };
