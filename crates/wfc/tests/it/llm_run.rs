@@ -753,15 +753,26 @@ fn an_outage_in_a_parallel_branch_suspends_the_run_and_resume_runs_that_branch_a
 
 #[test]
 fn parallel_branches_fork_a_full_thread_and_the_main_line_keeps_its_own() {
-    // Each branch's calls take their time in a different order (A1 is
-    // slow, B1 fast, …), so the branches' turns interleave in time.
-    for pause in [Duration::ZERO, Duration::from_millis(60)] {
+    // The branches' calls take their time (the second stage of each
+    // twice the first's), so their turns interleave in time; with
+    // `max_parallel=1` they run one after another, through the main
+    // line's agent.
+    let cases = [
+        (Duration::ZERO, ""),
+        (Duration::from_millis(60), ""),
+        (Duration::ZERO, ", max_parallel=1"),
+    ];
+    for (pause, fan) in cases {
         let fake = Fake::start(vec![Reply::Echo(pause)]);
         let dir = scratch(
-            &format!("thread_parallel_{}", pause.as_millis()),
+            &format!("thread_parallel_{}{}", pause.as_millis(), fan.len()),
             "thread_parallel.dot",
             "",
         );
+        let file = dir.join("thread_parallel.dot");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let text = text.replace("[shape=component]", &format!("[shape=component{fan}]"));
+        std::fs::write(&file, text).unwrap();
         ok(&run(&fake, &dir, "thread_parallel.dot"));
         let seen = fake.seen();
         assert_eq!(seen.len(), 6, "{seen:?}");
@@ -791,16 +802,16 @@ fn parallel_branches_fork_a_full_thread_and_the_main_line_keeps_its_own() {
             let second = format!("Branch {b}2");
             let mut expected = before.to_vec();
             expected.push(prompt(&first));
-            assert_eq!(sent(&first), expected, "{b}1 (pause {pause:?})");
+            assert_eq!(sent(&first), expected, "{b}1 (pause {pause:?}{fan})");
             let mut expected = before.to_vec();
             expected.extend(turn(&first, &format!("re: {first}")));
             expected.push(prompt(&second));
-            assert_eq!(sent(&second), expected, "{b}2 (pause {pause:?})");
+            assert_eq!(sent(&second), expected, "{b}2 (pause {pause:?}{fan})");
         }
         // After the fan-in: the main line's own turns, not the branches'.
         let mut expected = before.to_vec();
         expected.push(prompt("After"));
-        assert_eq!(sent("After"), expected, "after (pause {pause:?})");
+        assert_eq!(sent("After"), expected, "after (pause {pause:?}{fan})");
         assert_eq!(status(&dir, "after")["usage"]["sent"]["messages"], 3);
     }
 }
