@@ -19,6 +19,7 @@ mod branch;
 mod budget;
 mod context;
 mod live;
+mod scope;
 mod session;
 
 use std::collections::BTreeMap;
@@ -426,7 +427,7 @@ impl Caller {
     fn refused(ctx: &DecisionContext<'_>, reason: String) -> Result<Decision, AgentError> {
         let reason = format!("budget: {reason}");
         if wf_vm::attractor::is_attractor(ctx.workflow)
-            && !session::scope(ctx.program, ctx.workflow, ctx.node_idx).is_empty()
+            && !scope::scope(ctx.program, ctx.workflow, ctx.node_idx).is_empty()
         {
             return Err(AgentError {
                 message: format!("node `{}`: {reason}", ctx.str(ctx.node.id)),
@@ -727,7 +728,7 @@ struct Sent {
     /// A CLI agent's hold on the thread's session (`full`).
     session: Option<session::Lease>,
     /// The stage's branch scope and those it is nested in
-    /// ([`session::scopes`]): whose conversation the call continues.
+    /// ([`scope::scopes`]): whose conversation the call continues.
     scopes: Vec<String>,
 }
 
@@ -759,9 +760,9 @@ impl Caller {
         let (mut mode, thread) = wf_vm::attractor::resolve_fidelity(ctx);
         // The branch the stage runs in, and those it is nested in: a
         // branch forks its parent's `full` conversations.
-        let scopes = session::scopes(ctx.program, ctx.workflow, ctx.node_idx);
+        let scopes = scope::scopes(ctx.program, ctx.workflow, ctx.node_idx);
         let restart = ctx.step == 0
-            && session::branch_of(ctx.program, ctx.workflow, ctx.node_idx)
+            && scope::branch_of(ctx.program, ctx.workflow, ctx.node_idx)
                 .is_some_and(|b| b.first == ctx.node_idx);
         lock(&self.threads).enter(&scopes[0], restart);
         lock(&self.sessions).enter(&scopes[0], restart);
