@@ -12,10 +12,11 @@
 //! own; its later calls continue its own. Each call records its session
 //! in the stage's `status.json` (`usage.sent.cli_session`, with the
 //! branch's `scope`), from which a resumed run reads them back
-//! ([`Sessions::from_run`]), a branch's included. A call that fails to resume
-//! its session (the agent lost it) makes the thread forget it, for this
-//! process and, through a marker in the stage folder, for a resumed run,
-//! so that the next attempt starts afresh instead of failing again.
+//! ([`Sessions::from_run`]), a branch's included. A call that fails to
+//! resume (or fork) its session (the agent lost it) makes the thread
+//! forget it, for this process and, through a marker in the stage folder,
+//! for a resumed run, so that the next attempt starts afresh instead of
+//! failing again.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -56,10 +57,9 @@ struct Entry {
     /// When it was recorded (ms since the epoch).
     at: u64,
     /// The scopes its branch is nested in ([`super::scope::scopes`]
-    /// without the first);
-    /// `None` for one read from the run directory, which is kept until a
-    /// call of its branch replaces it (a branch run again after a resume
-    /// continues it).
+    /// without the first); `None` for one read from the run directory,
+    /// which a restart of its branch keeps (a branch run again after a
+    /// resume continues it).
     outer: Option<Vec<String>>,
 }
 
@@ -155,10 +155,11 @@ impl Sessions {
     /// sessions of the branches nested in it are forgotten (those branches
     /// have ended; a later fan-out forks afresh), and with `restart` (a
     /// branch run again) the scope's own, except one read back from the
-    /// run directory.
+    /// run directory (whose nesting is not known: a branch's is forgotten
+    /// once the main line calls).
     pub fn enter(&mut self, scope: &str, restart: bool) {
         self.ids.retain(|k, e| match &e.outer {
-            None => true,
+            None => !scope.is_empty() || k.scope.is_empty(),
             Some(outer) => {
                 !(outer.iter().any(|o| o == scope)
                     || restart && !scope.is_empty() && k.scope == scope)
@@ -197,8 +198,9 @@ pub struct Lease {
 impl Lease {
     /// Takes `key`'s session for one call. `outer` are the scopes the
     /// key's branch is nested in, innermost first
-    /// ([`super::scope::scopes`] without the first): a branch without a session of its own forks the nearest
-    /// one's when the CLI `can_fork`, and otherwise starts one.
+    /// ([`super::scope::scopes`] without the first): a branch without a
+    /// session of its own forks the nearest one's when the CLI
+    /// `can_fork`, and otherwise starts one.
     pub fn take(shared: &Shared, key: Key, outer: &[String], can_fork: bool) -> Lease {
         let mut s = lock(shared);
         let owner = s.busy.insert(key.clone());
@@ -431,6 +433,13 @@ mod tests {
         // branch run again.
         assert_eq!(resumes_in("fan/d", "v").as_deref(), Some("branch"));
         assert_eq!(resumes_in("fan/f", "v").as_deref(), Some("branch-later"));
+        // The branch run again keeps them; once the main line calls, the
+        // branches have ended and only the main line's are kept.
+        lock(&shared).enter("fan/d", true);
+        assert_eq!(resumes_in("fan/d", "v").as_deref(), Some("branch"));
+        lock(&shared).enter("", false);
+        assert_eq!(resumes_in("fan/d", "v"), None);
+        assert_eq!(resumes("t").as_deref(), Some("later"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
