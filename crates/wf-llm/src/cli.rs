@@ -35,6 +35,15 @@ impl CliKind {
         Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
     }
 
+    /// Whether wfc forks a session of this CLI for a parallel branch
+    /// ([`argv`]'s `fork`): Claude Code's `--resume ID --fork-session`.
+    /// Codex has `codex exec fork ID` only in its newest releases, and
+    /// Gemini CLI cannot fork a session: their branches start a session
+    /// of their own.
+    pub fn forks_sessions(self) -> bool {
+        self == CliKind::Claude
+    }
+
     /// Its name in `wf.toml` (`claude-cli`, …).
     pub fn name(self) -> &'static str {
         Self::ALL
@@ -135,12 +144,16 @@ impl SessionId {
 /// are the node's (`llm_model`, `reasoning_effort`), when it has them;
 /// `resume` is the session the call continues (`full` fidelity), which
 /// each CLI takes its own way: `claude --resume ID`, `codex exec …
-/// resume ID -`, `gemini --resume ID`.
+/// resume ID -`, `gemini --resume ID`. With `fork` (a parallel branch's
+/// first call, for a CLI that [`CliKind::forks_sessions`]), the call
+/// continues a copy of the session and leaves it as it was: `claude
+/// --resume ID --fork-session`.
 pub fn argv(
     s: &CliSettings,
     model: Option<&str>,
     effort: Option<&str>,
     resume: Option<&SessionId>,
+    fork: bool,
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
     let mut push = |x: &str| a.push(x.to_string());
@@ -152,6 +165,9 @@ pub fn argv(
             if let Some(id) = resume {
                 push("--resume");
                 push(id.as_str());
+                if fork {
+                    push("--fork-session");
+                }
             }
             if let Some(m) = model {
                 push("--model");
@@ -406,7 +422,13 @@ mod tests {
 
     #[test]
     fn templates_put_the_prompt_nowhere_on_the_command_line() {
-        let c = argv(&settings(CliKind::Claude), Some("opus"), Some("high"), None);
+        let c = argv(
+            &settings(CliKind::Claude),
+            Some("opus"),
+            Some("high"),
+            None,
+            false,
+        );
         assert_eq!(
             c,
             [
@@ -418,7 +440,13 @@ mod tests {
                 "--extra"
             ]
         );
-        let x = argv(&settings(CliKind::Codex), Some("gpt-5"), Some("high"), None);
+        let x = argv(
+            &settings(CliKind::Codex),
+            Some("gpt-5"),
+            Some("high"),
+            None,
+            false,
+        );
         assert_eq!(
             x,
             [
@@ -433,7 +461,7 @@ mod tests {
                 "-"
             ]
         );
-        let g = argv(&settings(CliKind::Gemini), None, None, None);
+        let g = argv(&settings(CliKind::Gemini), None, None, None, false);
         assert_eq!(g, ["--output-format", "json", "--extra"]);
     }
 
@@ -487,12 +515,21 @@ mod tests {
     #[test]
     fn a_session_is_resumed_each_cli_its_own_way() {
         let id = SessionId::parse("0199a213-81c0-7800-8aa1-bbab2a035a53").unwrap();
-        let c = argv(&settings(CliKind::Claude), None, None, Some(&id));
+        let c = argv(&settings(CliKind::Claude), None, None, Some(&id), false);
         assert_eq!(
             c[..5],
             ["-p", "--output-format", "json", "--resume", id.as_str()]
         );
-        let x = argv(&settings(CliKind::Codex), Some("gpt-5"), None, Some(&id));
+        assert!(!c.contains(&"--fork-session".to_string()));
+        let f = argv(&settings(CliKind::Claude), None, None, Some(&id), true);
+        assert_eq!(f[3..6], ["--resume", id.as_str(), "--fork-session"]);
+        let x = argv(
+            &settings(CliKind::Codex),
+            Some("gpt-5"),
+            None,
+            Some(&id),
+            false,
+        );
         assert_eq!(
             x,
             [
@@ -507,7 +544,7 @@ mod tests {
                 "-"
             ]
         );
-        let g = argv(&settings(CliKind::Gemini), None, None, Some(&id));
+        let g = argv(&settings(CliKind::Gemini), None, None, Some(&id), false);
         assert_eq!(
             g,
             [

@@ -138,13 +138,20 @@ pub struct Response {
     pub usage: Usage,
 }
 
-/// The thinking budget for an effort, where the API takes a budget in
-/// tokens (Anthropic, Gemini) rather than an effort name.
-fn thinking_budget(effort: &str) -> u32 {
-    match effort {
-        "low" => 1024,
-        "medium" => 4096,
-        _ => 16384,
+/// The thinking budget, in tokens, that a call with `reasoning_effort`
+/// `effort` asks of `api`, where the API takes a budget rather than an
+/// effort name (Anthropic, Gemini; `None` for the OpenAI APIs). The call
+/// may produce that many tokens on top of `max_output_tokens`: the run's
+/// budgets book them (wfc's `run/llm/budget.rs`), so this table is their
+/// single source.
+pub fn thinking_budget(api: Api, effort: &str) -> Option<u32> {
+    match api {
+        Api::Anthropic | Api::Gemini => Some(match effort {
+            "low" => 1024,
+            "medium" => 4096,
+            _ => 16384,
+        }),
+        Api::OpenAiResponses | Api::OpenAiChat => None,
     }
 }
 
@@ -198,7 +205,7 @@ pub fn body(api: Api, req: &Request) -> Value {
             });
             if let Some(e) = effort {
                 // The budget comes out of `max_tokens`, which must exceed it.
-                let budget = thinking_budget(e);
+                let budget = thinking_budget(api, e).unwrap_or_default();
                 b["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
                 b["max_tokens"] = json!(req.max_output_tokens.saturating_add(budget));
             }
@@ -236,7 +243,7 @@ pub fn body(api: Api, req: &Request) -> Value {
         Api::Gemini => {
             let mut config = json!({"maxOutputTokens": req.max_output_tokens});
             if let Some(e) = effort {
-                config["thinkingConfig"] = json!({"thinkingBudget": thinking_budget(e)});
+                config["thinkingConfig"] = json!({"thinkingBudget": thinking_budget(api, e)});
             }
             // Gemini calls the assistant `model`.
             let contents: Vec<Value> = req

@@ -3,7 +3,7 @@
 # records what it received in $FAKE_LOG, then acts as $FAKE_MODE says.
 # `argv` and `stdin` are the last call's; `argv.NODE` and `stdin.NODE` each
 # stage's (branches run at once). `@NODE@` in the output becomes the stage's
-# id (a session id per stage: `s-@NODE@`).
+# id (a session id per stage: `s-@NODE@`), followed by $FAKE_SUFFIX.
 log="$FAKE_LOG"
 node="${WFC_NODE:-none}"
 printf '%s\n' "$@" > "$log/argv.$node"
@@ -21,6 +21,11 @@ if [ -n "$FAKE_LOST_SESSIONS" ]; then
     fi
   done
 fi
+# FAKE_FAIL_NODE=NODE: that stage's agent fails (the others answer).
+if [ -n "$FAKE_FAIL_NODE" ] && [ "$node" = "$FAKE_FAIL_NODE" ]; then
+  echo "fake: overloaded" >&2
+  exit 7
+fi
 case "$FAKE_MODE" in
   hang)
     sleep 60 &
@@ -35,4 +40,4 @@ case "$FAKE_MODE" in
     exit 7
     ;;
 esac
-sed "s/@NODE@/$node/g" "$FAKE_OUTPUT"
+sed "s/@NODE@/$node$FAKE_SUFFIX/g" "$FAKE_OUTPUT"

@@ -71,10 +71,12 @@ pub fn annotate(d: &mut Diagnostic) {
 }
 
 /// Runs the Attractor rules over a `.dot` workflow and adapts the
-/// diagnostics `out` already holds for it (see [`adapt`]). Does nothing for
-/// other formats.
+/// diagnostics `out` already holds for it (see [`adapt`]). Of the other
+/// formats, only the models of the steps are judged (WF0816: `wfc run
+/// --agent llm` calls the same providers for a `.wf` step).
 pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts, out: &mut Vec<Diagnostic>) {
     if workflow.format != SourceFormat::Dot {
+        out.extend(models::check(workflow));
         return;
     }
     adapt(workflow, out);

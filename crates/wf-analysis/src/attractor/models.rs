@@ -1,8 +1,9 @@
 //! WF0816: a node whose model the catalog (`wf-llm`'s `data/models.toml`)
 //! does not list for the node's provider (fabro's `node_model_known` and
-//! `stylesheet_model_known`). Only nodes that name their provider (an
-//! attribute, or a stylesheet rule) are judged, and only for providers the
-//! catalog covers. `wf.toml`'s `[llm.models]` adds models: the project
+//! `stylesheet_model_known`): a `.dot` stage (`llm_provider`,
+//! `llm_model`) or a `.wf` step (`provider`, `model`, or the Attractor
+//! spellings). Only nodes that name their provider (an attribute, or a
+//! stylesheet rule) are judged, and only for providers the catalog covers. `wf.toml`'s `[llm.models]` adds models: the project
 //! file drops the findings it lists ([`crate::project::apply_lints`]).
 
 use std::sync::OnceLock;

@@ -94,6 +94,8 @@ pub struct Flags<'a> {
     pub effort: Option<&'a str>,
     /// The agent session the call continues (`full` fidelity).
     pub resume: Option<&'a SessionId>,
+    /// Continue a copy of `resume` (a parallel branch's first call).
+    pub fork: bool,
 }
 
 /// Runs the agent `settings` names for node `node` with `prompt`.
@@ -126,7 +128,13 @@ pub fn run(
     let stage = std::path::absolute(&stage).unwrap_or(stage);
     let mut command = Command::new(&program);
     command
-        .args(cli::argv(settings, flags.model, flags.effort, flags.resume))
+        .args(cli::argv(
+            settings,
+            flags.model,
+            flags.effort,
+            flags.resume,
+            flags.fork,
+        ))
         .env("WFC_NODE", node)
         .env("WFC_STAGE_DIR", &stage)
         .env("WFC_STATUS_FILE", stage.join("status.json"));

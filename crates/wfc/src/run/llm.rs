@@ -19,6 +19,7 @@ mod branch;
 mod budget;
 mod context;
 mod live;
+mod scope;
 mod session;
 
 use std::collections::BTreeMap;
@@ -323,14 +324,14 @@ pub struct LlmAgent {
 }
 
 /// What a call needs, shared by the agent and its forks: everything in it
-/// is behind an `Arc`, so the branches on threads add to the same totals,
-/// continue the same `full` conversations and share the providers'
-/// concurrency caps (one [`Backend`]).
+/// is behind an `Arc`, so the branches on threads add to the same totals
+/// and share the providers' concurrency caps (one [`Backend`]); a fork
+/// gets a copy of the `full` conversations ([`Caller::forked`]).
 #[derive(Clone)]
 struct Caller {
     setup: Arc<Common>,
     backend: Backend,
-    /// The `full` conversations of this process.
+    /// The `full` conversations of this process, per branch scope.
     threads: Arc<Mutex<context::Threads>>,
     /// The stages this process called, for the preambles of a run
     /// without a directory.
@@ -375,6 +376,16 @@ impl LlmAgent {
 }
 
 impl Caller {
+    /// A copy for a fork of the agent: the same run-wide state, with a
+    /// snapshot of the `full` conversations (its branches' turns stay in
+    /// its copy; see [`context::Threads`]).
+    fn forked(&self) -> Caller {
+        Caller {
+            threads: Arc::new(Mutex::new(lock(&self.threads).clone())),
+            ..self.clone()
+        }
+    }
+
     /// The prompt of the node: `prompt`, else the label, else the id, with
     /// `$goal` expanded.
     fn prompt(ctx: &DecisionContext<'_>) -> String {
@@ -416,7 +427,7 @@ impl Caller {
     fn refused(ctx: &DecisionContext<'_>, reason: String) -> Result<Decision, AgentError> {
         let reason = format!("budget: {reason}");
         if wf_vm::attractor::is_attractor(ctx.workflow)
-            && !session::scope(ctx.program, ctx.workflow, ctx.node_idx).is_empty()
+            && !scope::scope(ctx.program, ctx.workflow, ctx.node_idx).is_empty()
         {
             return Err(AgentError {
                 message: format!("node `{}`: {reason}", ctx.str(ctx.node.id)),
@@ -545,6 +556,7 @@ impl Caller {
                     model: model_arg.as_deref(),
                     effort: effort.as_deref(),
                     resume: sent.session.as_ref().and_then(|l| l.resume.as_ref()),
+                    fork: sent.session.as_ref().is_some_and(|l| l.fork),
                 };
                 let ran = match super::cli_agent::run(cli, id, &request.prompt, flags, stage, files)
                 {
@@ -625,7 +637,7 @@ impl Caller {
             event.data["sent"]["cli_session"] = record;
         }
         if let Some(thread) = &sent.thread {
-            lock(&self.threads).push(thread, request.prompt.clone(), text.clone());
+            lock(&self.threads).push(&sent.scopes, thread, request.prompt.clone(), text.clone());
         }
         let mut outcome = Outcome {
             notes: Some(text.clone()),
@@ -715,6 +727,9 @@ struct Sent {
     preamble_tokens: u64,
     /// A CLI agent's hold on the thread's session (`full`).
     session: Option<session::Lease>,
+    /// The stage's branch scope and those it is nested in
+    /// ([`scope::scopes`]): whose conversation the call continues.
+    scopes: Vec<String>,
 }
 
 impl Caller {
@@ -739,17 +754,28 @@ impl Caller {
                 history: Vec::new(),
                 preamble_tokens: 0,
                 session: None,
+                scopes: vec![String::new()],
             };
         }
         let (mut mode, thread) = wf_vm::attractor::resolve_fidelity(ctx);
+        // The branch the stage runs in, and those it is nested in: a
+        // branch forks its parent's `full` conversations.
+        let scopes = scope::scopes(ctx.program, ctx.workflow, ctx.node_idx);
+        let restart = ctx.step == 0
+            && scope::branch_of(ctx.program, ctx.workflow, ctx.node_idx)
+                .is_some_and(|b| b.first == ctx.node_idx);
+        lock(&self.threads).enter(&scopes[0], restart);
+        lock(&self.sessions).enter(&scopes[0], restart);
         let session = match (cli, thread.as_deref()) {
             (Some(cli), Some(t)) if mode == "full" => Some(session::Lease::take(
                 &self.sessions,
                 session::Key {
-                    scope: session::scope(ctx.program, ctx.workflow, ctx.node_idx),
+                    scope: scopes[0].clone(),
                     provider: cli.name.clone(),
                     thread: t.to_string(),
                 },
+                &scopes[1..],
+                cli.kind.forks_sessions(),
             )),
             _ => None,
         };
@@ -762,7 +788,7 @@ impl Caller {
             mode = "summary:high".into();
         }
         let history = match thread.as_deref() {
-            Some(t) if mode == "full" => lock(&self.threads).get(t),
+            Some(t) if mode == "full" => lock(&self.threads).get(&scopes, t),
             _ => Vec::new(),
         };
         // What the call continues: for a CLI agent its session (the
@@ -792,6 +818,7 @@ impl Caller {
             thread,
             history,
             session,
+            scopes,
         }
     }
 }
@@ -816,7 +843,7 @@ impl DecisionAgent for LlmAgent {
             return None;
         }
         Some(Box::new(branch::Branch::new(
-            self.caller.clone(),
+            self.caller.forked(),
             self.files.as_ref(),
         )))
     }

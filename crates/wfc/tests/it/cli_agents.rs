@@ -581,14 +581,24 @@ fn the_first_full_stage_after_a_resume_continues_its_session() {
     assert_eq!(status["usage"]["sent"]["fidelity"], "full", "{status}");
 }
 
-#[test]
-fn each_parallel_branch_keeps_a_session_of_its_own() {
-    let dir = setup("session-branches");
+/// A pipeline of `provider` stages on thread `main`: `plan`, then a
+/// fan-out to the branches `a1 -> a2` and `b1 -> b2`, then `last`.
+fn branches_dot(dir: &Path, provider: &str) {
     std::fs::write(
         dir.join("p.dot"),
-        "digraph p {\n  graph [default_fidelity=\"full\", thread_id=\"main\"]\n  node [llm_provider=\"claude-cli\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  fan [shape=component]\n  a1 [shape=box, prompt=\"A1\"]\n  a2 [shape=box, prompt=\"A2\"]\n  b1 [shape=box, prompt=\"B1\"]\n  b2 [shape=box, prompt=\"B2\"]\n  join [shape=tripleoctagon]\n  last [shape=box, prompt=\"Last\"]\n  done [shape=Msquare]\n  start -> plan -> fan\n  fan -> a1 -> a2 -> join\n  fan -> b1 -> b2 -> join\n  join -> last -> done\n}\n",
+        format!("digraph p {{\n  graph [default_fidelity=\"full\", thread_id=\"main\"]\n  node [llm_provider=\"{provider}\"]\n  start [shape=Mdiamond]\n  plan [shape=box, prompt=\"Plan\"]\n  fan [shape=component]\n  a1 [shape=box, prompt=\"A1\"]\n  a2 [shape=box, prompt=\"A2\"]\n  b1 [shape=box, prompt=\"B1\"]\n  b2 [shape=box, prompt=\"B2\"]\n  join [shape=tripleoctagon]\n  last [shape=box, prompt=\"Last\"]\n  done [shape=Msquare]\n  start -> plan -> fan\n  fan -> a1 -> a2 -> join\n  fan -> b1 -> b2 -> join\n  join -> last -> done\n}}\n"),
     )
     .unwrap();
+}
+
+fn forks(dir: &Path, node: &str) -> bool {
+    call_of(dir, node).0.iter().any(|a| a == "--fork-session")
+}
+
+#[test]
+fn each_parallel_branch_forks_its_parents_session_and_keeps_its_own() {
+    let dir = setup("session-branches");
+    branches_dot(&dir, "claude-cli");
     let output = fixtures().join("claude_session.json");
     let out = run(
         &dir,
@@ -598,19 +608,101 @@ fn each_parallel_branch_keeps_a_session_of_its_own() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
     let resumes = |node: &str| resumed("claude-cli", &call_of(&dir, node).0);
-    // A branch does not resume its parent's session (nor a sibling's,
-    // running at the same time): it starts one and continues it.
-    assert_eq!(resumes("a1"), None);
-    assert_eq!(resumes("b1"), None);
-    assert_eq!(resumes("a2").as_deref(), Some("s-a1"));
-    assert_eq!(resumes("b2").as_deref(), Some("s-b1"));
+    // A branch's first stage forks its parent's session (`--resume s-plan
+    // --fork-session`: the parent's session is left as it was), and is
+    // sent its prompt alone: the fork holds the conversation.
+    for (first, second) in [("a1", "a2"), ("b1", "b2")] {
+        assert_eq!(resumes(first).as_deref(), Some("s-plan"), "{first}");
+        assert!(forks(&dir, first), "{first}: {:?}", call_of(&dir, first).0);
+        assert_eq!(call_of(&dir, first).1, first.to_uppercase());
+        // Its later stages continue its own session, not a sibling's.
+        assert_eq!(
+            resumes(second).as_deref(),
+            Some(format!("s-{first}").as_str())
+        );
+        assert!(!forks(&dir, second), "{second}");
+    }
     // After the fan-in the main line continues its own.
     assert_eq!(resumes("last").as_deref(), Some("s-plan"));
-    let status: Value = serde_json::from_str(&read(&dir.join("run/a2/status.json"))).unwrap();
-    assert_eq!(
-        status["usage"]["sent"]["cli_session"]["scope"], "fan/a1",
-        "{status}"
+    assert!(!forks(&dir, "last"));
+    let status: Value = serde_json::from_str(&read(&dir.join("run/a1/status.json"))).unwrap();
+    let record = &status["usage"]["sent"]["cli_session"];
+    assert_eq!(record["scope"], "fan/a1", "{status}");
+    assert_eq!(record["forked_from"], "s-plan", "{status}");
+    assert_eq!(status["usage"]["sent"]["fidelity"], "full", "{status}");
+}
+
+#[test]
+fn a_branch_of_a_cli_that_cannot_fork_starts_its_own_session_with_the_preamble() {
+    for (provider, output) in [
+        ("gemini-cli", "gemini_session.json"),
+        ("codex-cli", "codex_session.jsonl"),
+    ] {
+        let dir = setup(&format!("session-branches-{provider}"));
+        branches_dot(&dir, provider);
+        let output = fixtures().join(output);
+        let out = run(
+            &dir,
+            "p.dot",
+            &["--run-dir", "run"],
+            &[("FAKE_OUTPUT", output.to_str().unwrap())],
+        );
+        assert_eq!(out.status.code(), Some(0), "{provider}: {}", summary(&out));
+        let (argv, stdin) = call_of(&dir, "a1");
+        assert_eq!(resumed(provider, &argv), None, "{provider}: {argv:?}");
+        assert!(
+            stdin.starts_with("## Context (fidelity: compact)")
+                && stdin.contains("- plan: success"),
+            "{provider}: {stdin}"
+        );
+        let (argv, stdin) = call_of(&dir, "a2");
+        assert_eq!(
+            resumed(provider, &argv).as_deref(),
+            Some("s-a1"),
+            "{provider}"
+        );
+        assert_eq!(stdin, "A2", "{provider}");
+        let (argv, _) = call_of(&dir, "last");
+        assert_eq!(
+            resumed(provider, &argv).as_deref(),
+            Some("s-plan"),
+            "{provider}"
+        );
+    }
+}
+
+#[test]
+fn a_branch_run_again_after_a_resume_continues_its_sessions() {
+    let dir = setup("session-branches-resume");
+    branches_dot(&dir, "claude-cli");
+    // `check`, a `compact` stage between `a1` and `a2`, fails: the durable
+    // run suspends in the fan-out (a stage that resumed a session and
+    // failed would make the thread forget it: see the lost-session test).
+    let text = read(&dir.join("p.dot")).replace(
+        "fan -> a1 -> a2",
+        "check [shape=box, fidelity=\"compact\", prompt=\"Check\"]\n  fan -> a1 -> check -> a2",
     );
+    std::fs::write(dir.join("p.dot"), text).unwrap();
+    let output = fixtures().join("claude_session.json");
+    let output = output.to_str().unwrap();
+    let env = [("FAKE_OUTPUT", output), ("FAKE_FAIL_NODE", "check")];
+    let out = run(&dir, "p.dot", &["--run-dir", "run"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", summary(&out));
+    assert!(!dir.join("log/argv.a2").exists());
+    let _ = std::fs::remove_file(dir.join("log/argv.a1"));
+    // The resumed run's sessions are told apart by a suffix.
+    let out = resume(&dir, &[("FAKE_OUTPUT", output), ("FAKE_SUFFIX", "-2")]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    let resumes = |node: &str| resumed("claude-cli", &call_of(&dir, node).0);
+    // Branch `a` runs again: its first stage continues the session it
+    // recorded (not a new fork of the parent's), and the branch goes on
+    // from there.
+    assert_eq!(resumes("a1").as_deref(), Some("s-a1"));
+    assert!(!forks(&dir, "a1"), "{:?}", call_of(&dir, "a1").0);
+    assert_eq!(call_of(&dir, "a1").1, "A1");
+    assert_eq!(resumes("a2").as_deref(), Some("s-a1-2"));
+    // The main line continues its own session after the fan-in.
+    assert_eq!(resumes("last").as_deref(), Some("s-plan"));
 }
 
 #[test]

@@ -40,6 +40,10 @@ enum Reply {
     /// As `DownUntil` for the requests whose body holds the text `.0`; a
     /// whole answer for the others.
     DownFor(String, PathBuf, String),
+    /// A whole answer `re: PROMPT` after a pause of `.0` times the digit
+    /// the prompt ends with (the last line of the last user message): an
+    /// answer that does not depend on the order of concurrent requests.
+    Echo(Duration),
 }
 
 /// A fake Anthropic server: the n-th request gets the n-th reply (the last
@@ -84,6 +88,18 @@ impl Fake {
                         .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
                     let read = Instant::now();
                     let reply = match reply {
+                        Reply::Echo(pause) => {
+                            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                            let last = body["messages"].as_array().and_then(|m| m.last()).cloned();
+                            let prompt = last
+                                .as_ref()
+                                .and_then(|m| m["content"].as_str())
+                                .unwrap_or("");
+                            let prompt = prompt.lines().last().unwrap_or("").to_string();
+                            let digit = prompt.chars().last().and_then(|c| c.to_digit(10));
+                            std::thread::sleep(pause * digit.unwrap_or(0));
+                            Reply::Json(format!("re: {prompt}"))
+                        }
                         Reply::DownFor(needle, marker, text) => {
                             if String::from_utf8_lossy(&body).contains(&needle) {
                                 Reply::DownUntil(marker, text)
@@ -164,6 +180,7 @@ impl Fake {
                         Reply::DownUntil(..)
                         | Reply::Slow(..)
                         | Reply::Unauthorized
+                        | Reply::Echo(_)
                         | Reply::DownFor(..) => {
                             unreachable!()
                         }
@@ -791,4 +808,69 @@ fn a_second_ctrl_c_ends_a_durable_run_at_once() {
         .unwrap();
     ok(&out);
     assert_eq!(fake.seen().len(), 3);
+}
+
+#[test]
+fn parallel_branches_fork_a_full_thread_and_the_main_line_keeps_its_own() {
+    // The branches' calls take their time (the second stage of each
+    // twice the first's), so their turns interleave in time; with
+    // `max_parallel=1` they run one after another, through the main
+    // line's agent.
+    let cases = [
+        (Duration::ZERO, ""),
+        (Duration::from_millis(60), ""),
+        (Duration::ZERO, ", max_parallel=1"),
+    ];
+    for (pause, fan) in cases {
+        let fake = Fake::start(vec![Reply::Echo(pause)]);
+        let dir = scratch(
+            &format!("thread_parallel_{}{}", pause.as_millis(), fan.len()),
+            "thread_parallel.dot",
+            "",
+        );
+        let file = dir.join("thread_parallel.dot");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let text = text.replace("[shape=component]", &format!("[shape=component{fan}]"));
+        std::fs::write(&file, text).unwrap();
+        ok(&run(&fake, &dir, "thread_parallel.dot"));
+        let seen = fake.seen();
+        assert_eq!(seen.len(), 6, "{seen:?}");
+        // The request whose prompt (its last message) is `prompt`.
+        let sent = |prompt: &str| -> Vec<(String, String)> {
+            let found: Vec<_> = seen
+                .iter()
+                .map(messages)
+                .filter(|m| m.last().is_some_and(|(_, t)| t.ends_with(prompt)))
+                .collect();
+            assert_eq!(found.len(), 1, "{prompt}: {seen:?}");
+            found[0].clone()
+        };
+        let plan = sent("Plan");
+        assert_eq!(plan.len(), 1);
+        let turn = |user: &str, answer: &str| {
+            [
+                ("user".to_string(), user.to_string()),
+                ("assistant".to_string(), answer.to_string()),
+            ]
+        };
+        let before = turn(&plan[0].1, "re: Plan");
+        let prompt = |p: &str| ("user".to_string(), p.to_string());
+        // Each branch: the turns before the fan-out, then its own.
+        for b in ["A", "B"] {
+            let first = format!("Branch {b}1");
+            let second = format!("Branch {b}2");
+            let mut expected = before.to_vec();
+            expected.push(prompt(&first));
+            assert_eq!(sent(&first), expected, "{b}1 (pause {pause:?}{fan})");
+            let mut expected = before.to_vec();
+            expected.extend(turn(&first, &format!("re: {first}")));
+            expected.push(prompt(&second));
+            assert_eq!(sent(&second), expected, "{b}2 (pause {pause:?}{fan})");
+        }
+        // After the fan-in: the main line's own turns, not the branches'.
+        let mut expected = before.to_vec();
+        expected.push(prompt("After"));
+        assert_eq!(sent("After"), expected, "after (pause {pause:?}{fan})");
+        assert_eq!(status(&dir, "after")["usage"]["sent"]["messages"], 3);
+    }
 }

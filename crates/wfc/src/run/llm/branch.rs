@@ -3,9 +3,11 @@
 //! branches"), so that the branches of a fan-out call the model at once.
 //!
 //! It shares the parent's [`Caller`]: the totals (budgets are checked
-//! against what every branch has spent so far), the `full` conversations
-//! and the providers' concurrency caps, which bound the calls in flight
-//! run-wide whatever `max_parallel` says. The run directory's layout
+//! against what every branch has spent so far) and the providers'
+//! concurrency caps, which bound the calls in flight run-wide whatever
+//! `max_parallel` says. Its `full` conversations are a copy of the
+//! parent's at the fan-out, each branch forking its own
+//! ([`super::context::Threads`]). The run directory's layout
 //! travels as data ([`RunFiles::parts`]): the parent's `RunFiles` is not
 //! `Send`.
 
@@ -50,7 +52,7 @@ impl DecisionAgent for Branch {
 
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
         Some(Box::new(Branch {
-            caller: self.caller.clone(),
+            caller: self.caller.forked(),
             files: self.files.clone(),
             other: AutoAgent::new(),
         }))

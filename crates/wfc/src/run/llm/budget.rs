@@ -48,10 +48,11 @@ impl Worst {
             .map(|t| context::estimate_tokens(&t.text))
             .sum::<u64>()
             + context::estimate_tokens(&request.prompt);
-        let thinking = match (api, request.reasoning_effort.as_deref()) {
-            (Api::Anthropic | Api::Gemini, Some(effort)) => thinking_budget(effort),
-            _ => 0,
-        };
+        let thinking = request
+            .reasoning_effort
+            .as_deref()
+            .and_then(|effort| wf_llm::provider::thinking_budget(api, effort))
+            .map_or(0, u64::from);
         let output = u64::from(request.max_output_tokens) + thinking;
         let usage = Usage {
             input,
@@ -62,16 +63,6 @@ impl Worst {
             tokens: Some(usage.total()),
             cost_usd: Some(price.map_or(0.0, |p| p.cost(&usage))),
         }
-    }
-}
-
-/// The thinking budget wf-llm adds to the output cap for an effort
-/// (`wf_llm::provider`'s table).
-fn thinking_budget(effort: &str) -> u64 {
-    match effort {
-        "low" => 1024,
-        "medium" => 4096,
-        _ => 16384,
     }
 }
 
@@ -277,5 +268,35 @@ mod tests {
         let free = Budget::new(None, None);
         let _a = free.reserve(&totals, Worst::UNBOUNDED).unwrap();
         let _b = free.reserve(&totals, Worst::UNBOUNDED).unwrap();
+    }
+
+    #[test]
+    fn the_worst_case_books_the_output_the_request_asks_for() {
+        // The thinking budget comes from wf-llm's table, the one the
+        // request body is built from: the two cannot drift apart.
+        for effort in ["low", "medium", "high"] {
+            let request = Request {
+                model: "m".into(),
+                history: Vec::new(),
+                prompt: "abcd".into(),
+                reasoning_effort: Some(effort.into()),
+                max_output_tokens: 100,
+                stream: false,
+                structured: None,
+            };
+            let body = wf_llm::provider::body(Api::Anthropic, &request);
+            let asked = body["max_tokens"].as_u64().unwrap();
+            assert!(asked > 100, "{effort}: the body adds a thinking budget");
+            let worst = Worst::of_request(&request, Api::Anthropic, None);
+            assert_eq!(worst.tokens, Some(1 + asked), "{effort}");
+            let gemini = wf_llm::provider::body(Api::Gemini, &request);
+            let thinking = gemini["generationConfig"]["thinkingConfig"]["thinkingBudget"]
+                .as_u64()
+                .unwrap();
+            let worst = Worst::of_request(&request, Api::Gemini, None);
+            assert_eq!(worst.tokens, Some(1 + 100 + thinking), "{effort}");
+            let openai = Worst::of_request(&request, Api::OpenAiResponses, None);
+            assert_eq!(openai.tokens, Some(1 + 100), "{effort}");
+        }
     }
 }

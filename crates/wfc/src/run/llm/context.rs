@@ -178,22 +178,59 @@ pub fn preamble(
     out
 }
 
-/// The `full` conversations, by thread key.
-#[derive(Debug, Default)]
+/// The `full` conversations, by branch scope and thread key.
+///
+/// A parallel branch forks its parent's conversations (seed 5.4: a
+/// branch's context is an isolated clone): its first call on a thread
+/// starts from the turns its parent had made on it (the parent waits for
+/// its branches, so those are the turns before the fan-out), and its
+/// turns go into its own copy. Siblings never see each other's turns, and
+/// after the fan-in the parent continues its own conversation, without
+/// the branches' turns.
+#[derive(Debug, Default, Clone)]
 pub struct Threads {
-    turns: HashMap<String, Vec<Turn>>,
+    turns: HashMap<(String, String), Conversation>,
+}
+
+/// One scope's conversation on one thread.
+#[derive(Debug, Default, Clone)]
+struct Conversation {
+    /// The scopes the conversation's branch is nested in, innermost
+    /// first (empty on the main line).
+    outer: Vec<String>,
+    turns: Vec<Turn>,
 }
 
 impl Threads {
-    /// The earlier turns of `thread` (empty: a fresh thread).
-    pub fn get(&self, thread: &str) -> Vec<Turn> {
-        self.turns.get(thread).cloned().unwrap_or_default()
+    /// The earlier turns of `thread` as seen from `scopes` (the stage's
+    /// branch scope and those it is nested in, innermost first, ending
+    /// with the main line's `""`): the scope's own conversation, else the
+    /// nearest enclosing one's, which the scope forks (empty: a fresh
+    /// thread).
+    pub fn get(&self, scopes: &[String], thread: &str) -> Vec<Turn> {
+        scopes
+            .iter()
+            .find_map(|s| self.turns.get(&(s.clone(), thread.to_string())))
+            .map(|c| c.turns.clone())
+            .unwrap_or_default()
     }
 
-    /// Records a call of `thread`: the prompt sent and the answer; drops
-    /// the oldest turns past [`THREAD_CHARS`].
-    pub fn push(&mut self, thread: &str, prompt: String, answer: String) {
-        let turns = self.turns.entry(thread.to_string()).or_default();
+    /// Records a call of `thread` in `scopes[0]` (see [`Threads::get`]):
+    /// the prompt sent and the answer; drops the oldest turns past
+    /// [`THREAD_CHARS`].
+    pub fn push(&mut self, scopes: &[String], thread: &str, prompt: String, answer: String) {
+        let Some((scope, outer)) = scopes.split_first() else {
+            return;
+        };
+        let key = (scope.clone(), thread.to_string());
+        if !self.turns.contains_key(&key) {
+            let forked = Conversation {
+                outer: outer.to_vec(),
+                turns: self.get(outer, thread),
+            };
+            self.turns.insert(key.clone(), forked);
+        }
+        let turns = &mut self.turns.entry(key).or_default().turns;
         turns.push(Turn {
             role: Role::User,
             text: prompt,
@@ -207,23 +244,76 @@ impl Threads {
             turns.drain(..2);
         }
     }
+
+    /// A call in `scope`: the branches nested in it have ended (a scope
+    /// waits for its branches), so their conversations are dropped and a
+    /// later fan-out forks afresh; with `restart` (the first step of a
+    /// branch run again, as a loop back to its fan-out does), the scope's
+    /// own as well.
+    pub fn enter(&mut self, scope: &str, restart: bool) {
+        self.turns.retain(|(s, _), c| {
+            !(c.outer.iter().any(|o| o == scope) || restart && !scope.is_empty() && s == scope)
+        });
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn main() -> Vec<String> {
+        vec![String::new()]
+    }
+
+    fn texts(turns: Vec<Turn>) -> Vec<String> {
+        turns.into_iter().map(|t| t.text).collect()
+    }
+
     #[test]
     fn threads_keep_their_turns_in_order_and_drop_the_oldest_past_the_bound() {
         let mut t = Threads::default();
-        t.push("a", "p1".into(), "r1".into());
-        t.push("b", "q1".into(), "s1".into());
-        t.push("a", "p2".into(), "r2".into());
-        let a: Vec<String> = t.get("a").into_iter().map(|t| t.text).collect();
-        assert_eq!(a, ["p1", "r1", "p2", "r2"]);
-        assert!(t.get("c").is_empty());
-        t.push("a", "x".repeat(THREAD_CHARS), "y".into());
-        assert_eq!(t.get("a").len(), 2, "the older turns were dropped");
+        t.push(&main(), "a", "p1".into(), "r1".into());
+        t.push(&main(), "b", "q1".into(), "s1".into());
+        t.push(&main(), "a", "p2".into(), "r2".into());
+        assert_eq!(texts(t.get(&main(), "a")), ["p1", "r1", "p2", "r2"]);
+        assert!(t.get(&main(), "c").is_empty());
+        t.push(&main(), "a", "x".repeat(THREAD_CHARS), "y".into());
+        assert_eq!(t.get(&main(), "a").len(), 2, "the older turns were dropped");
+    }
+
+    #[test]
+    fn branches_fork_the_parents_thread_and_the_parent_does_not_see_theirs() {
+        let mut t = Threads::default();
+        let a = vec!["fan/a".to_string(), String::new()];
+        let b = vec!["fan/b".to_string(), String::new()];
+        let nested = vec!["inner/x".to_string(), "fan/a".to_string(), String::new()];
+        t.push(&main(), "t", "p".into(), "r".into());
+        t.push(&a, "t", "a1".into(), "ra1".into());
+        t.push(&b, "t", "b1".into(), "rb1".into());
+        t.push(&a, "t", "a2".into(), "ra2".into());
+        assert_eq!(texts(t.get(&a, "t")), ["p", "r", "a1", "ra1", "a2", "ra2"]);
+        assert_eq!(texts(t.get(&b, "t")), ["p", "r", "b1", "rb1"]);
+        // A branch nested in `fan/a` forks `fan/a`'s conversation.
+        t.push(&nested, "t", "x1".into(), "rx1".into());
+        assert_eq!(
+            texts(t.get(&nested, "t")),
+            ["p", "r", "a1", "ra1", "a2", "ra2", "x1", "rx1"]
+        );
+        // `fan/a` goes on: its nested branch has ended.
+        t.enter("fan/a", false);
+        assert_eq!(
+            texts(t.get(&nested, "t")),
+            ["p", "r", "a1", "ra1", "a2", "ra2"]
+        );
+        // After the fan-in the main line has its own turns only, and the
+        // next fan-out forks again.
+        t.enter("", false);
+        assert_eq!(texts(t.get(&main(), "t")), ["p", "r"]);
+        assert_eq!(texts(t.get(&a, "t")), ["p", "r"]);
+        // A branch run again forks afresh.
+        t.push(&b, "t", "b1".into(), "rb1".into());
+        t.enter("fan/b", true);
+        assert_eq!(texts(t.get(&b, "t")), ["p", "r"]);
     }
 
     #[test]

@@ -5,20 +5,23 @@
 //! its conversation itself, under a session id it reports (validated by
 //! [`SessionId::parse`]). So a `full` stage of a CLI agent resumes the
 //! session the thread's previous call of that provider ran in. Sessions
-//! are kept per (branch, provider, thread): a parallel branch starts its
-//! own rather than appending to the one its parent or a sibling uses at
-//! the same time. Each call records its session in the stage's
-//! `status.json` (`usage.sent.cli_session`), from which a resumed run
-//! reads them back ([`Sessions::from_run`]). A call that fails to resume
-//! its session (the agent lost it) makes the thread forget it, for this
-//! process and, through a marker in the stage folder, for a resumed run,
-//! so that the next attempt starts afresh instead of failing again.
+//! are kept per (branch, provider, thread): a parallel branch never
+//! appends to the session its parent or a sibling uses at the same time.
+//! Its first call forks its parent's session where the CLI can
+//! ([`wf_llm::cli::CliKind::forks_sessions`]), else starts one of its
+//! own; its later calls continue its own. Each call records its session
+//! in the stage's `status.json` (`usage.sent.cli_session`, with the
+//! branch's `scope`), from which a resumed run reads them back
+//! ([`Sessions::from_run`]), a branch's included. A call that fails to
+//! resume (or fork) its session (the agent lost it) makes the thread
+//! forget it, for this process and, through a marker in the stage folder,
+//! for a resumed run, so that the next attempt starts afresh instead of
+//! failing again.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use wf_ir::{IrProgram, IrWorkflow, NodeIdx, Opcode};
 use wf_llm::cli::SessionId;
 use wf_vm::attractor::RunFiles;
 
@@ -27,8 +30,8 @@ use super::lock;
 /// Where a session belongs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Key {
-    /// The parallel branch the stage runs in ([`scope`]; empty on the
-    /// main line).
+    /// The parallel branch the stage runs in ([`super::scope::scope`];
+    /// empty on the main line).
     pub scope: String,
     /// The CLI provider (`claude-cli`, …).
     pub provider: String,
@@ -42,21 +45,35 @@ const FAILED_FILE: &str = "cli-session-failed.json";
 /// The sessions of a run, shared by the agent and its forks.
 #[derive(Debug, Default)]
 pub struct Sessions {
-    ids: HashMap<Key, (SessionId, u64)>,
+    ids: HashMap<Key, Entry>,
     /// Keys a call in flight holds.
     busy: HashSet<Key>,
+}
+
+/// A session of a key.
+#[derive(Debug, Clone)]
+struct Entry {
+    id: SessionId,
+    /// When it was recorded (ms since the epoch).
+    at: u64,
+    /// The scopes its branch is nested in ([`super::scope::scopes`]
+    /// without the first); `None` for one read from the run directory,
+    /// which a restart of its branch keeps (a branch run again after a
+    /// resume continues it).
+    outer: Option<Vec<String>>,
 }
 
 /// The run's sessions, behind a lock.
 pub type Shared = Arc<Mutex<Sessions>>;
 
 impl Sessions {
-    /// The sessions of the main line recorded in the run directory: the
-    /// latest `usage.sent.cli_session` of each (provider, thread) among
-    /// the completed stages of `checkpoint.json`, when it was recorded in
-    /// this working directory (the CLIs keep their sessions per project)
-    /// and no resume of it failed since. A branch's sessions are not
-    /// read: a branch run again after a resume starts afresh.
+    /// The sessions recorded in the run directory: the latest
+    /// `usage.sent.cli_session` of each (branch, provider, thread), when
+    /// it was recorded in this working directory (the CLIs keep their
+    /// sessions per project) and no resume of it failed since. The main
+    /// line's come from the completed stages of `checkpoint.json`; a
+    /// branch's from any stage folder (a branch run again after a resume
+    /// is not among the completed stages, and continues its sessions).
     pub fn from_run(files: &RunFiles) -> Sessions {
         let mut s = Sessions::default();
         let read = |path: std::path::PathBuf| -> Option<Value> {
@@ -65,9 +82,21 @@ impl Sessions {
         let Some(checkpoint) = read(files.root().join(wf_vm::attractor::CHECKPOINT_FILE)) else {
             return s;
         };
-        let nodes = checkpoint["completed_nodes"].as_array().cloned();
-        for node in nodes.unwrap_or_default().iter().filter_map(Value::as_str) {
-            let Some(status) = read(files.stage_path(node).join("status.json")) else {
+        let completed: HashSet<std::path::PathBuf> = checkpoint["completed_nodes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|node| files.stage_path(node))
+            .collect();
+        let dirs: Vec<std::path::PathBuf> = std::fs::read_dir(files.root())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|d| d.path())
+            .collect();
+        for dir in &dirs {
+            let Some(status) = read(dir.join("status.json")) else {
                 continue;
             };
             let usage = &status["usage"];
@@ -79,9 +108,17 @@ impl Sessions {
             ) else {
                 continue;
             };
+            let scope = match record.get("scope") {
+                None => String::new(),
+                Some(Value::String(scope)) if !scope.is_empty() => scope.clone(),
+                Some(_) => continue,
+            };
+            if scope.is_empty() && !completed.contains(dir) {
+                continue;
+            }
             // An id edited into the run directory is checked as one from
             // the agent is; a bad one is dropped (the thread starts anew).
-            let (Ok(id), None) = (SessionId::parse(id), record.get("scope")) else {
+            let Ok(id) = SessionId::parse(id) else {
                 continue;
             };
             if record["cwd"]
@@ -91,30 +128,43 @@ impl Sessions {
                 continue;
             }
             let key = Key {
-                scope: String::new(),
+                scope,
                 provider: provider.to_string(),
                 thread: thread.to_string(),
             };
             let at = record["at_ms"].as_u64().unwrap_or(0);
-            if s.ids.get(&key).is_none_or(|(_, t)| *t <= at) {
-                s.ids.insert(key, (id, at));
+            if s.ids.get(&key).is_none_or(|e| e.at <= at) {
+                let outer = None;
+                s.ids.insert(key, Entry { id, at, outer });
             }
         }
         // Resumes that failed, in any stage folder (the failed stage is
         // not among the completed ones).
-        let dirs = std::fs::read_dir(files.root())
-            .into_iter()
-            .flatten()
-            .flatten();
-        for marker in dirs.filter_map(|d| read(d.path().join(FAILED_FILE))) {
-            let failed = |(key, (id, _)): (&Key, &(SessionId, u64))| {
+        for marker in dirs.iter().filter_map(|d| read(d.join(FAILED_FILE))) {
+            let failed = |key: &Key, e: &Entry| {
                 Some(key.provider.as_str()) == marker["provider"].as_str()
                     && Some(key.thread.as_str()) == marker["thread"].as_str()
-                    && Some(id.as_str()) == marker["id"].as_str()
+                    && Some(e.id.as_str()) == marker["id"].as_str()
             };
-            s.ids.retain(|k, v| !failed((k, v)));
+            s.ids.retain(|k, e| !failed(k, e));
         }
         s
+    }
+
+    /// A call in `scope`, as [`super::context::Threads::enter`]: the
+    /// sessions of the branches nested in it are forgotten (those branches
+    /// have ended; a later fan-out forks afresh), and with `restart` (a
+    /// branch run again) the scope's own, except one read back from the
+    /// run directory (whose nesting is not known: a branch's is forgotten
+    /// once the main line calls).
+    pub fn enter(&mut self, scope: &str, restart: bool) {
+        self.ids.retain(|k, e| match &e.outer {
+            None => !scope.is_empty() || k.scope.is_empty(),
+            Some(outer) => {
+                !(outer.iter().any(|o| o == scope)
+                    || restart && !scope.is_empty() && k.scope == scope)
+            }
+        });
     }
 }
 
@@ -132,8 +182,13 @@ fn cwd() -> Option<String> {
 pub struct Lease {
     shared: Shared,
     key: Key,
+    /// The scopes the key's branch is nested in, innermost first.
+    outer: Vec<String>,
     /// The session the call resumes (`None`: it starts one).
     pub resume: Option<SessionId>,
+    /// Whether `resume` is the parent's session, which the call forks (a
+    /// branch's first call) rather than continues.
+    pub fork: bool,
     /// Whether this call holds the key: a second call on a key in use
     /// (two branches reaching the same node at once) starts a session of
     /// its own and records nothing, so the first one's is not crossed.
@@ -141,19 +196,40 @@ pub struct Lease {
 }
 
 impl Lease {
-    /// Takes `key`'s session for one call.
-    pub fn take(shared: &Shared, key: Key) -> Lease {
+    /// Takes `key`'s session for one call. `outer` are the scopes the
+    /// key's branch is nested in, innermost first
+    /// ([`super::scope::scopes`] without the first): a branch without a
+    /// session of its own forks the nearest one's when the CLI
+    /// `can_fork`, and otherwise starts one.
+    pub fn take(shared: &Shared, key: Key, outer: &[String], can_fork: bool) -> Lease {
         let mut s = lock(shared);
         let owner = s.busy.insert(key.clone());
-        let resume = match owner {
-            true => s.ids.get(&key).map(|(id, _)| id.clone()),
-            false => None,
+        let own = s.ids.get(&key).map(|e| e.id.clone());
+        let parent = || {
+            outer.iter().find_map(|scope| {
+                let k = Key {
+                    scope: scope.clone(),
+                    ..key.clone()
+                };
+                s.ids.get(&k).map(|e| e.id.clone())
+            })
+        };
+        let (resume, fork) = match (owner, own) {
+            (false, _) => (None, false),
+            (true, Some(id)) => (Some(id), false),
+            (true, None) if can_fork => match parent() {
+                Some(id) => (Some(id), true),
+                None => (None, false),
+            },
+            (true, None) => (None, false),
         };
         drop(s);
         Lease {
             shared: shared.clone(),
             key,
+            outer: outer.to_vec(),
             resume,
+            fork,
             owner,
         }
     }
@@ -165,9 +241,12 @@ impl Lease {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         if let (true, Some(id)) = (self.owner, ran_in) {
-            lock(&self.shared)
-                .ids
-                .insert(self.key.clone(), (id.clone(), at_ms));
+            let entry = Entry {
+                id: id.clone(),
+                at: at_ms,
+                outer: Some(self.outer.clone()),
+            };
+            lock(&self.shared).ids.insert(self.key.clone(), entry);
         }
         let mut record = json!({
             "id": ran_in.map(SessionId::as_str),
@@ -177,6 +256,9 @@ impl Lease {
         });
         if !self.key.scope.is_empty() {
             record["scope"] = json!(self.key.scope);
+        }
+        if let (true, Some(from)) = (self.fork, &self.resume) {
+            record["forked_from"] = json!(from.as_str());
         }
         record
     }
@@ -191,7 +273,9 @@ impl Lease {
         let Some(id) = &self.resume else {
             return String::new();
         };
-        lock(&self.shared).ids.remove(&self.key);
+        // The session is forgotten wherever it is kept: a fork that failed
+        // leaves the parent's session unusable too.
+        lock(&self.shared).ids.retain(|_, e| e.id != *id);
         if let Some(files) = files {
             let marker = json!({
                 "provider": self.key.provider,
@@ -205,8 +289,9 @@ impl Lease {
                 .and_then(|d| files.write_json(&d.join(FAILED_FILE), &marker));
         }
         format!(
-            " (the call resumed the agent's session {} of thread `{}`: the stage's next \
+            " (the call {} the agent's session {} of thread `{}`: the stage's next \
              attempt starts a new one)",
+            if self.fork { "forked" } else { "resumed" },
             id.as_str(),
             self.key.thread
         )
@@ -219,56 +304,6 @@ impl Drop for Lease {
             lock(&self.shared).busy.remove(&self.key);
         }
     }
-}
-
-/// The parallel branch a node of a pipeline runs in: `FAN_OUT/FIRST` (the
-/// `parallel` node and the branch's first node) of the innermost fan-out
-/// whose branch reaches it; empty for a node of the main line. Found in
-/// the graph as the engine finds a branch's nodes: every node reachable
-/// from the branch's first one without passing a fan-in, an exit or the
-/// fan-out itself.
-pub fn scope(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> String {
-    let mut best: Option<(usize, String)> = None;
-    for (i, n) in w.nodes.iter().enumerate() {
-        if n.handler.map(|h| program.str(h)) != Some("parallel") {
-            continue;
-        }
-        let fan_out = NodeIdx(i as u32);
-        for e in w.outgoing(fan_out) {
-            let reach = branch_nodes(program, w, fan_out, e.to);
-            if reach.contains(&node) && best.as_ref().is_none_or(|(len, _)| reach.len() < *len) {
-                let first = program.str(w.nodes[e.to.0 as usize].id);
-                best = Some((reach.len(), format!("{}/{first}", program.str(n.id))));
-            }
-        }
-    }
-    best.map(|(_, s)| s).unwrap_or_default()
-}
-
-fn branch_nodes(
-    program: &IrProgram,
-    w: &IrWorkflow,
-    fan_out: NodeIdx,
-    start: NodeIdx,
-) -> Vec<NodeIdx> {
-    let mut seen = vec![false; w.nodes.len()];
-    let mut out = Vec::new();
-    let mut stack = vec![start];
-    while let Some(n) = stack.pop() {
-        if n == fan_out || std::mem::replace(&mut seen[n.0 as usize], true) {
-            continue;
-        }
-        let node = &w.nodes[n.0 as usize];
-        let handler = node.handler.map(|h| program.str(h));
-        let stops = matches!(node.op, Opcode::Join | Opcode::Exit)
-            || matches!(handler, Some("parallel.fan_in" | "exit"));
-        if stops {
-            continue;
-        }
-        out.push(n);
-        stack.extend(w.outgoing(n).iter().map(|e| e.to));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -286,40 +321,64 @@ mod tests {
     #[test]
     fn a_lease_resumes_the_last_session_and_a_key_in_use_is_not_crossed() {
         let shared = Shared::default();
-        let first = Lease::take(&shared, key(""));
+        let first = Lease::take(&shared, key(""), &[], true);
         assert_eq!(first.resume, None);
         let s1 = SessionId::parse("s1").unwrap();
         let record = first.finish(Some(&s1));
         assert_eq!(record["id"], "s1");
         assert_eq!(record["resumed"], false);
-        let second = Lease::take(&shared, key(""));
+        let second = Lease::take(&shared, key(""), &[], true);
         assert_eq!(second.resume, Some(s1.clone()));
         // Held: another call on the key starts afresh and records nothing.
-        let third = Lease::take(&shared, key(""));
+        let third = Lease::take(&shared, key(""), &[], true);
         assert_eq!(third.resume, None);
         third.finish(Some(&SessionId::parse("other").unwrap()));
         second.finish(Some(&SessionId::parse("s2").unwrap()));
         assert_eq!(
-            Lease::take(&shared, key(""))
+            Lease::take(&shared, key(""), &[], true)
                 .resume
                 .as_ref()
                 .map(SessionId::as_str),
             Some("s2")
         );
         // An error (no finish) keeps the session; another scope has its own.
-        drop(Lease::take(&shared, key("")));
+        drop(Lease::take(&shared, key(""), &[], true));
         assert_eq!(
-            Lease::take(&shared, key(""))
+            Lease::take(&shared, key(""), &[], true)
                 .resume
                 .as_ref()
                 .map(SessionId::as_str),
             Some("s2")
         );
-        assert_eq!(Lease::take(&shared, key("fan/a")).resume, None);
+        // A branch without a session forks its parent's, where the CLI can.
+        let main = [String::new()];
+        let branch = Lease::take(&shared, key("fan/a"), &main, true);
+        assert_eq!(
+            (branch.resume.as_ref(), branch.fork),
+            (Some(&SessionId::parse("s2").unwrap()), true)
+        );
+        let record = branch.finish(Some(&SessionId::parse("a1").unwrap()));
+        assert_eq!(
+            (record["forked_from"].as_str(), record["scope"].as_str()),
+            (Some("s2"), Some("fan/a"))
+        );
+        let again = Lease::take(&shared, key("fan/a"), &main, true);
+        assert_eq!(
+            (again.resume.as_ref().map(SessionId::as_str), again.fork),
+            (Some("a1"), false)
+        );
+        drop(again);
+        let other = Lease::take(&shared, key("fan/b"), &main, false);
+        assert_eq!((other.resume.clone(), other.fork), (None, false));
+        // The main line goes on: the branch has ended, the next fan-out
+        // forks afresh.
+        lock(&shared).enter("", false);
+        let next = Lease::take(&shared, key("fan/a"), &main, true);
+        assert_eq!(next.resume.as_ref().map(SessionId::as_str), Some("s2"));
     }
 
     #[test]
-    fn a_resumed_run_reads_the_main_lines_latest_valid_sessions() {
+    fn a_resumed_run_reads_the_latest_valid_sessions() {
         let dir = std::env::temp_dir().join(format!("wfc-sessions-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let files = RunFiles::new(&dir);
@@ -342,26 +401,45 @@ mod tests {
             json!({"id": "branch", "at_ms": 40, "scope": "fan/d"}),
         );
         stage("e", "w", json!({"id": "not-completed", "at_ms": 50}));
+        stage(
+            "f",
+            "v",
+            json!({"id": "branch-later", "at_ms": 60, "scope": "fan/f"}),
+        );
         let checkpoint = json!({"completed_nodes": ["a", "b", "c", "d"]});
         std::fs::write(dir.join("checkpoint.json"), checkpoint.to_string()).unwrap();
         let shared: Shared = Arc::new(Mutex::new(Sessions::from_run(&files)));
-        let resumes = |thread: &str| {
+        let resumes_in = |scope: &str, thread: &str| {
             let lease = Lease::take(
                 &shared,
                 Key {
-                    scope: String::new(),
+                    scope: scope.into(),
                     provider: "claude-cli".into(),
                     thread: thread.into(),
                 },
+                &[],
+                false,
             );
             lease.resume.as_ref().map(|id| id.as_str().to_string())
         };
+        let resumes = |thread: &str| resumes_in("", thread);
         // The latest by time, whatever the order of the stages.
         assert_eq!(resumes("t").as_deref(), Some("later"));
         // A hostile id, a branch's session and a stage not completed: none.
         assert_eq!(resumes("u"), None);
         assert_eq!(resumes("v"), None);
         assert_eq!(resumes("w"), None);
+        // A branch's sessions are read from any stage folder, for the
+        // branch run again.
+        assert_eq!(resumes_in("fan/d", "v").as_deref(), Some("branch"));
+        assert_eq!(resumes_in("fan/f", "v").as_deref(), Some("branch-later"));
+        // The branch run again keeps them; once the main line calls, the
+        // branches have ended and only the main line's are kept.
+        lock(&shared).enter("fan/d", true);
+        assert_eq!(resumes_in("fan/d", "v").as_deref(), Some("branch"));
+        lock(&shared).enter("", false);
+        assert_eq!(resumes_in("fan/d", "v"), None);
+        assert_eq!(resumes("t").as_deref(), Some("later"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
