@@ -656,8 +656,10 @@ fn parallel_branches_call_the_model_at_once_within_the_providers_cap() {
             format!("[llm.providers.anthropic]\nconcurrency = {c}\n")
         });
         let dir = scratch(&format!("parallel_{expected}"), "parallel.dot", &toml);
+        // Long enough that four branch threads started on a loaded 2-core
+        // machine still overlap at the server.
         let fake = Fake::start(vec![Reply::Slow(
-            Duration::from_millis(200),
+            Duration::from_millis(1000),
             "looks fine".into(),
         )]);
         let out = run(&fake, &dir, "parallel.dot");
