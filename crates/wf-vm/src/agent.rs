@@ -53,23 +53,23 @@ pub struct Outcome {
     /// The status.
     pub status: Status,
     /// Writes to the current frame's blackboard.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writes: Vec<Write>,
     /// The edge the agent chose, by id; it must be among the valid edges.
     /// `None` lets the engine select (DESIGN section 2).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edge: Option<String>,
     /// The label the agent prefers (matched after normalisation).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preferred_label: Option<String>,
     /// Target node ids the agent suggests, in order.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suggested_next: Vec<String>,
     /// Free-form notes for the event log.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
     /// Why the node failed, for `fail`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_reason: Option<String>,
     /// Events an Attractor handler reports (seed section 9.6), emitted as
     /// `handler:event` before the node's `node:exit`. Left out when empty.
@@ -134,7 +134,7 @@ pub enum Decision {
     /// Finish the current workflow; only valid at a terminal node.
     Complete {
         /// Final writes to the current frame.
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         writes: Vec<Write>,
     },
 }

@@ -35,6 +35,7 @@ mod answers;
 mod cadence;
 mod events;
 mod lock;
+mod record;
 mod store;
 
 use std::fs::{self, File, OpenOptions};
@@ -54,7 +55,7 @@ use crate::engine::{Snapshot, StepInput};
 use crate::store::RunStore;
 
 use crate::event::Event;
-use crate::stamp::{Stamp, Stamped};
+use crate::stamp::Stamp;
 pub(crate) use cadence::Cadence;
 
 /// A run directory could not be used.
@@ -533,6 +534,8 @@ pub(crate) struct RunLog {
     line: Vec<u8>,
     /// When the current step began (milliseconds since the epoch).
     begun_ms: u64,
+    /// The run id's JSON and the time's text, reused from record to record.
+    parts: record::Parts,
     /// When to write the next snapshot.
     pub cadence: Cadence,
 }
@@ -545,6 +548,7 @@ impl RunLog {
             events: Vec::new(),
             line: Vec::new(),
             begun_ms: 0,
+            parts: record::Parts::default(),
             cadence: Cadence::new(),
         }
     }
@@ -567,28 +571,24 @@ impl RunLog {
 
     pub fn set_input(&mut self, input: &StepInput) {
         self.input.clear();
-        serde_json::to_writer(&mut self.input, input).expect("inputs serialise");
+        record::write_input(&mut self.input, input);
     }
 
     pub fn add_event(&mut self, event: &Event<'_>, stamp: &Stamp<'_>) {
         if !self.events.is_empty() {
             self.events.push(b',');
         }
-        let stamped = Stamped {
-            event,
-            stamp: *stamp,
-        };
-        serde_json::to_writer(&mut self.events, &stamped).expect("events serialise");
+        record::write_stamped(&mut self.events, event, stamp, &mut self.parts.run);
     }
 
     /// Appends the step's record (a run directory: with one `write`): its
     /// step, input and events, then the run id, the time and the step's
-    /// duration.
-    pub fn commit(&mut self, step: u64, run: &str) -> Result<(), PersistError> {
+    /// duration. `at`: the time of the step's events, when it had any
+    /// (the clock is read once per step); else the clock is read now.
+    pub fn commit(&mut self, step: u64, run: &str, at: Option<u64>) -> Result<(), PersistError> {
         self.line.clear();
         self.line.extend_from_slice(b"{\"step\":");
-        self.line
-            .extend_from_slice(itoa_u64(step, &mut [0; 20]).as_bytes());
+        record::push_u64(&mut self.line, step);
         self.line.push(b',');
         if self.input.len() >= 2 {
             self.line
@@ -598,16 +598,16 @@ impl RunLog {
         }
         self.line.extend_from_slice(b",\"events\":[");
         self.line.extend_from_slice(&self.events);
-        let now = crate::stamp::now_ms();
+        let now = at.unwrap_or_else(crate::stamp::now_ms);
         self.line.extend_from_slice(b"],\"run\":");
-        serde_json::to_writer(&mut self.line, run).expect("strings serialise");
-        write!(
-            self.line,
-            ",\"ts\":\"{}\",\"duration_ms\":{}}}",
-            crate::stamp::rfc3339(now),
-            now.saturating_sub(self.begun_ms)
-        )
-        .expect("writing to a Vec");
+        self.line.extend_from_slice(self.parts.run.of(run));
+        self.line.extend_from_slice(b",\"ts\":\"");
+        self.line
+            .extend_from_slice(self.parts.ts.of(now).as_bytes());
+        self.line.extend_from_slice(b"\",\"duration_ms\":");
+        let duration = now.saturating_sub(self.begun_ms);
+        record::push_u64(&mut self.line, duration);
+        self.line.push(b'}');
         self.store.append(step, &self.line)?;
         self.cadence.logged(self.line.len() as u64 + 1);
         Ok(())
@@ -622,18 +622,4 @@ impl RunLog {
     ) -> Result<(), PersistError> {
         self.store.record_effect(record, sync)
     }
-}
-
-/// `n` in decimal, in `buf`.
-fn itoa_u64(mut n: u64, buf: &mut [u8; 20]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).expect("digits")
 }

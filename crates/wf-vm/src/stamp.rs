@@ -26,16 +26,48 @@ pub fn now_ms() -> u64 {
 /// `ms` (since the Unix epoch) as RFC 3339 in UTC with milliseconds:
 /// `2026-11-26T04:15:59.123Z`.
 pub fn rfc3339(ms: u64) -> String {
+    let mut out = String::with_capacity(24);
+    rfc3339_into(ms, &mut out);
+    out
+}
+
+/// [`rfc3339`] written over `out` (no allocation once `out` has room).
+fn rfc3339_into(ms: u64, out: &mut String) {
+    use std::fmt::Write as _;
+    out.clear();
     let secs = ms / 1000;
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!(
+    write!(
+        out,
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60,
         ms % 1000
     )
+    .expect("writing to a String");
+}
+
+/// The RFC 3339 text of the last time formatted: steps run at hundreds of
+/// thousands a second, so most share their millisecond with the step
+/// before and reuse its text instead of formatting (and allocating) it
+/// again.
+#[derive(Debug, Default)]
+pub(crate) struct TsText {
+    ms: Option<u64>,
+    text: String,
+}
+
+impl TsText {
+    /// `ms` as RFC 3339 ([`rfc3339`]).
+    pub fn of(&mut self, ms: u64) -> &str {
+        if self.ms != Some(ms) {
+            rfc3339_into(ms, &mut self.text);
+            self.ms = Some(ms);
+        }
+        &self.text
+    }
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
@@ -90,8 +122,10 @@ pub(crate) struct StampClock {
     pub active_before_ms: u64,
     /// When this process stamped its first event.
     first_ms: Option<u64>,
-    /// The current step's time, once read: milliseconds and RFC 3339.
-    now: Option<(u64, String)>,
+    /// The current step's time, once read, in milliseconds.
+    now: Option<u64>,
+    /// Its RFC 3339 text.
+    ts: TsText,
     /// When the node open at each depth (1 = index 0) was entered.
     entered: Vec<Option<u64>>,
     /// When the callee at each depth was pushed.
@@ -106,6 +140,7 @@ impl StampClock {
             active_before_ms: 0,
             first_ms: None,
             now: None,
+            ts: TsText::default(),
             entered: Vec::new(),
             pushed: Vec::new(),
         }
@@ -116,13 +151,22 @@ impl StampClock {
         self.now = None;
     }
 
+    /// Time passed since the step's time was read (a backoff sleep, the
+    /// agent's decision): the next event reads the clock again.
+    pub fn stale(&mut self) {
+        self.now = None;
+    }
+
+    /// The time of the current step's latest events, when it has had any
+    /// since the clock was last read: its log record takes the same time
+    /// instead of reading the clock again.
+    pub fn step_ms(&self) -> Option<u64> {
+        self.now
+    }
+
     /// The stamp of `event`, updating the entry times it starts.
     pub fn stamp(&mut self, event: &Event<'_>) -> Stamp<'_> {
-        let (ms, _) = self.now.get_or_insert_with(|| {
-            let ms = now_ms();
-            (ms, rfc3339(ms))
-        });
-        let ms = *ms;
+        let ms = *self.now.get_or_insert_with(now_ms);
         let first = *self.first_ms.get_or_insert(ms);
         let set = |v: &mut Vec<Option<u64>>, depth: usize| {
             if v.len() < depth {
@@ -154,7 +198,7 @@ impl StampClock {
         };
         Stamp {
             run: &self.run,
-            ts: &self.now.as_ref().expect("read above").1,
+            ts: self.ts.of(ms),
             duration_ms,
         }
     }

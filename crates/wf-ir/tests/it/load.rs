@@ -642,3 +642,73 @@ fn effect_attributes_are_verified() {
         .insert("effect".into(), json!("at_most_once"));
     assert_eq!(load(&to_json(&p)).unwrap(), p);
 }
+
+/// Defaults are left out of the file (a plain node is its id, opcode and
+/// edge range), what is set is written, and the form that spelled every
+/// default out (written before 2026-11-26) loads to the same program.
+#[test]
+fn defaults_are_left_out_and_the_spelled_out_form_still_loads() {
+    let p = tiny();
+    let compact = serde_json::to_string(&p).unwrap();
+    assert_eq!(
+        compact,
+        r#"{"format":"wfc-ir","version":1,"strings":["W","a","b","a->b","k"],"workflows":[{"name":0,"entry":0,"nodes":[{"id":1,"op":"step","edges":{"start":0,"len":1}},{"id":2,"op":"step","edges":{"start":1,"len":0}}],"edges":[{"id":3,"from":0,"to":1}]}]}"#
+    );
+    assert_eq!(load(&compact).unwrap(), p);
+    assert_eq!(load(&to_json(&p)).unwrap(), p);
+
+    let node = |id: u32, start: u32, len: u32| {
+        json!({
+            "id": id, "op": "step", "label": null, "spec": {},
+            "engine": {
+                "timeout_ms": null, "retries": null, "backoff": null,
+                "allow_partial": false, "auto_status": false, "goal_gate": false,
+                "retry_target": null, "fallback_retry_target": null, "command": null,
+                "default_choice": null, "join_policy": null, "error_policy": null,
+                "max_parallel": null, "merge": null
+            },
+            "reads": [], "writes": [], "call": null,
+            "edges": {"start": start, "len": len}
+        })
+    };
+    let spelled_out = json!({
+        "format": "wfc-ir", "version": 1,
+        "strings": ["W", "a", "b", "a->b", "k"],
+        "workflows": [{
+            "name": 0, "entry": 0, "needs": [], "gives": [], "goal": null, "label": null,
+            "limits": {
+                "max_steps": null, "max_visits": null, "max_depth": null,
+                "wall_clock_ms": null, "default_timeout_ms": null, "default_retries": null
+            },
+            "retry_target": null, "fallback_retry_target": null, "spec": {},
+            "nodes": [node(1, 0, 1), node(2, 1, 0)],
+            "edges": [{
+                "id": 3, "from": 0, "to": 1, "label": null, "weight": 0,
+                "guard": null, "spec": {}
+            }]
+        }]
+    });
+    assert_eq!(load(&spelled_out.to_string()).unwrap(), p);
+
+    // What is set is written, and nothing else of its object.
+    let mut p = tiny();
+    let w = &mut p.workflows[0];
+    w.limits.max_steps = Some(9);
+    w.nodes[0].engine.allow_partial = true;
+    w.nodes[0].engine.retries = Some(0);
+    w.nodes[1].reads = vec![wf_ir::ReadKey {
+        key: StrId(4),
+        optional: false,
+    }];
+    w.edges[0].weight = -2;
+    let text = serde_json::to_string(&p).unwrap();
+    for part in [
+        r#""limits":{"max_steps":9}"#,
+        r#""engine":{"retries":0,"allow_partial":true}"#,
+        r#""reads":[{"key":4}]"#,
+        r#""weight":-2"#,
+    ] {
+        assert!(text.contains(part), "{part} in {text}");
+    }
+    assert_eq!(load(&text).unwrap(), p);
+}

@@ -212,6 +212,7 @@ impl Engine<'_> {
                     let left = self.time_left();
                     (self.sleeper)(delay.min(left));
                     self.clock_due = true;
+                    self.out.clock.stale();
                 }
                 let frame = &mut self.frames[depth - 1];
                 frame.attempt += 1;

@@ -146,7 +146,12 @@ impl<'p> Engine<'p> {
             self.stop_clock();
         }
         let Some(log) = &mut self.out.log else { return };
-        if let Err(e) = log.commit(self.step - 1, &self.out.clock.run) {
+        // The record takes its events' time; whatever is recorded next
+        // (a step, a cancellation) reads the clock again.
+        let clock = &mut self.out.clock;
+        let at = clock.step_ms();
+        clock.stale();
+        if let Err(e) = log.commit(self.step - 1, &clock.run, at) {
             let reason = format!("could not append to the run log: {e}");
             self.out.log = None;
             self.fail_run(FailureKind::Store, reason);

@@ -219,6 +219,9 @@ impl<'p> Engine<'p> {
                 }
             },
         };
+        // The agent, a tool or branches may have taken time since this
+        // step's first event (a run's first step enters its node first).
+        self.out.clock.stale();
         self.screen(&mut input);
         self.record_input(&input);
         // A reused effect: recorded as such, applied as what it produced.

@@ -25,24 +25,29 @@ impl RunDir {
     /// Appends `line` (without its line break) to file `name` with one
     /// `write`, opening it first when needed.
     fn append_line(&mut self, name: &str, line: &[u8], sync: bool) -> Result<(), PersistError> {
-        let path = self.file(name);
-        self.check_writable(&path)?;
-        let file = if name == LOG {
-            if self.log.is_none() {
-                self.log = Some(Arc::new(open_append(&path)?));
+        // The log's path is built only to open it or to name it in an
+        // error: not once per step.
+        let file = match &self.log {
+            Some(log) if name == LOG => log.clone(),
+            _ => {
+                let path = self.file(name);
+                self.check_writable(&path)?;
+                let file = Arc::new(open_append(&path)?);
+                if name == LOG {
+                    self.log = Some(file.clone());
+                }
+                file
             }
-            self.log.clone().expect("just opened")
-        } else {
-            Arc::new(open_append(&path)?)
         };
         self.line.clear();
         self.line.extend_from_slice(line);
         self.line.push(b'\n');
         (&*file)
             .write_all(&self.line)
-            .map_err(io_err(&path, "append to"))?;
+            .map_err(|e| io_err(&self.file(name), "append to")(e))?;
         if sync {
-            file.sync_data().map_err(io_err(&path, "sync"))?;
+            file.sync_data()
+                .map_err(|e| io_err(&self.file(name), "sync")(e))?;
         }
         Ok(())
     }

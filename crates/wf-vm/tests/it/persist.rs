@@ -1098,3 +1098,109 @@ fn a_directory_whose_creation_was_interrupted_is_created_again() {
     ));
     let _ = std::fs::remove_dir_all(&path);
 }
+
+/// A run directory written before defaults were left out (`program.json`
+/// spelling out every default of the IR, log records spelling out every
+/// default of a decision: `tests/runs/pre-compact`, a 5-node chain killed
+/// after 3 steps, as wfc wrote it on 2026-11-26) loads, resumes to the
+/// end and replays; the records the resume appends leave defaults out.
+#[test]
+fn a_run_written_with_every_default_spelled_out_resumes_and_replays() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/runs/pre-compact");
+    let path = temp_dir("pre-compact");
+    std::fs::create_dir_all(&path).unwrap();
+    for f in [
+        "program.json",
+        "meta.json",
+        "start.json",
+        "snapshot.json",
+        "log.jsonl",
+    ] {
+        std::fs::copy(fixture.join(f), path.join(f)).unwrap();
+    }
+    let old_log = std::fs::read_to_string(path.join("log.jsonl")).unwrap();
+    assert!(old_log.contains(r#""edge":null,"preferred_label":null"#));
+    let dir = RunDir::open(&path).unwrap();
+    let program = dir.program().unwrap();
+    assert_eq!(program, linear(5, false), "the old IR form loads as it was");
+    let mut engine = Engine::resume(&program, dir, EngineConfig::default()).unwrap();
+    assert_eq!(engine.steps(), 3);
+    let report = engine.run(&mut wf_vm::agents::AutoAgent);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(report.steps, 5);
+    drop(engine);
+    let log = std::fs::read_to_string(path.join("log.jsonl")).unwrap();
+    let new = &log[old_log.len()..];
+    assert_eq!(new.lines().count(), 2, "{new}");
+    assert!(
+        new.contains(r#""decision":{"type":"advance","status":"success"},"#),
+        "{new}"
+    );
+    assert!(new.contains(r#""decision":{"type":"complete"},"#), "{new}");
+    let dir = RunDir::open_read_only(&path).unwrap();
+    let replay = Engine::replay(&program, &dir).unwrap();
+    assert_eq!(replay.divergence, None);
+    assert_eq!(replay.steps, 5);
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// The clock is read once per step for its events and its record: a
+/// record has its events' time even when emitting them takes time (a
+/// slow sink), and the events after a slow decision have the time after
+/// it, on the run's first step too (its node was entered before).
+#[test]
+fn a_step_and_its_events_share_one_time_read_after_the_decision() {
+    use std::time::Duration;
+    use wf_vm::agents::AutoAgent;
+    use wf_vm::{Decision, DecisionAgent, DecisionContext, Event, EventSink};
+
+    struct Slow(AutoAgent);
+    impl DecisionAgent for Slow {
+        fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, wf_vm::AgentError> {
+            std::thread::sleep(Duration::from_millis(30));
+            self.0.decide(ctx)
+        }
+    }
+    struct SlowSink;
+    impl EventSink for SlowSink {
+        fn emit(&mut self, _: &Event<'_>) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    let program = linear(3, false);
+    let path = temp_dir("one-time");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir).unwrap();
+    engine.set_event_sink(Box::new(SlowSink));
+    assert_eq!(
+        engine.run(&mut Slow(AutoAgent)).status,
+        RunStatus::Completed
+    );
+    drop(engine);
+    let text = std::fs::read_to_string(path.join("log.jsonl")).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 3);
+    for (i, r) in records.iter().enumerate() {
+        // Step 0 entered `n0` before its decision.
+        let skip = usize::from(i == 0);
+        for e in &r["events"].as_array().unwrap()[skip..] {
+            assert_eq!(e["ts"], r["ts"], "{r}");
+        }
+        // The step's decision took 30 ms.
+        assert!(r["duration_ms"].as_u64().unwrap() >= 30, "{r}");
+    }
+    // Step 0 entered `n0`, then decided: its exit is 30 ms later.
+    let events = records[0]["events"].as_array().unwrap();
+    assert_eq!(events[1]["event"], "node:exit");
+    assert!(
+        events[1]["duration_ms"].as_u64().unwrap() >= 30,
+        "{}",
+        records[0]
+    );
+    let _ = std::fs::remove_dir_all(&path);
+}

@@ -1437,8 +1437,8 @@ fn replay_names_the_first_divergence() {
     assert_eq!(wfc(&run).output().unwrap().status.code(), Some(0));
     let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
     let forged = log.replacen(
-        r#""writes":[{"key":"plan","value":"<plan>"}],"edge""#,
-        r#""writes":[{"key":"plan","value":"forged"}],"edge""#,
+        r#""writes":[{"key":"plan","value":"<plan>"}]},"events""#,
+        r#""writes":[{"key":"plan","value":"forged"}]},"events""#,
         1,
     );
     assert_ne!(forged, log);
