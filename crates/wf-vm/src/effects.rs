@@ -168,6 +168,12 @@ pub(crate) struct Effects {
     /// Records a fork carries from its source, to be written to its log
     /// when it gets one (engine/elsewhere.rs).
     pub carried: Vec<EffectRecord>,
+    /// A branch engine's `at_most_once` nodes as an earlier run of the
+    /// branch left them, by workflow and node, one entry per execution in
+    /// order: done (its step and what it produced), or started and not
+    /// finished (`None`) (engine/fan_effect.rs).
+    pub branch_history:
+        HashMap<(String, String), std::collections::VecDeque<Option<(u64, StepInput)>>>,
 }
 
 impl Effects {
