@@ -950,8 +950,9 @@ fn killed_in_branch(name: &str) -> (PathBuf, String) {
     let out = wfc(&dir, false, &["status", &run_dir]);
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains(&format!("unsettled: node `{q}` (at_most_once)"))
-            && stdout.contains(&format!("--resume {run_dir} --assume-done {q}")),
+        stdout.contains(&format!(
+            "unsettled: node `{q}` (at_most_once) started in a parallel branch"
+        )) && stdout.contains(&format!("--resume {run_dir} --assume-done {q}")),
         "{out:?}"
     );
     // The node's own name is not enough: it names no node of the run.
