@@ -280,10 +280,16 @@ impl<'p> Engine<'p> {
         if self.effects.resolution.is_some() {
             return false;
         }
+        // A node of a parallel branch goes by its branch-qualified name
+        // (engine/fan_effect.rs); its step is the branch's, not the run's.
+        let when = match p.node.contains('/') {
+            true => "in a parallel branch".to_owned(),
+            false => format!("at step {}", p.step),
+        };
         self.status = RunStatus::Suspended {
             reason: format!(
-                "node `{}` of workflow `{}` is at_most_once and was started at step {} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
-                p.node, p.workflow, p.step, p.node, p.node
+                "node `{}` of workflow `{}` is at_most_once and was started {when} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
+                p.node, p.workflow, p.node, p.node
             ),
         };
         true

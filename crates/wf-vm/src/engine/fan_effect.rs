@@ -21,9 +21,19 @@ use wf_ir::{NodeIdx, WorkflowIdx};
 
 impl Engine<'_> {
     /// Indexes what an earlier run of this branch left of its
-    /// `at_most_once` nodes (its folder's records, in order).
+    /// `at_most_once` nodes (its folder's records, in order). A branch
+    /// restored where it waited for an answer has taken its steps before
+    /// that: their records are not executions still to come.
     pub(super) fn load_branch_history(&mut self, records: &[EffectRecord]) {
         for r in records {
+            let step = match r {
+                EffectRecord::Started { step, .. }
+                | EffectRecord::Done { step, .. }
+                | EffectRecord::Compensated { step, .. } => *step,
+            };
+            if step < self.step {
+                continue;
+            }
             match r {
                 EffectRecord::Started { workflow, node, .. } => {
                     let h = (self.effects.branch_history)

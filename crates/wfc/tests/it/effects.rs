@@ -955,6 +955,15 @@ fn killed_in_branch(name: &str) -> (PathBuf, String) {
         )) && stdout.contains(&format!("--resume {run_dir} --assume-done {q}")),
         "{out:?}"
     );
+    // Resumed again unsettled, it suspends again before the fan-out runs.
+    let out = wfc(&dir, false, &resume);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "node `{q}` of workflow `Shop` is at_most_once and was started in a parallel branch"
+        )),
+        "{out:?}"
+    );
     // The node's own name is not enough: it names no node of the run.
     let out = wfc(&dir, false, &[&resume[..], &["--rerun", "charge"]].concat());
     assert_eq!(out.status.code(), Some(2), "{out:?}");
