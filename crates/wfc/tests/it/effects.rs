@@ -1074,3 +1074,43 @@ fn check_trace(name: &str, got: &str) {
         file.display()
     );
 }
+
+/// The same with the branches running at once (`max_parallel = 4`): the
+/// kill in `charge` may cut the other branches anywhere, but neither
+/// `reserve` nor `charge` runs again; the resume suspends on `charge`,
+/// `--assume-done` settles it, and the run replays.
+#[test]
+fn an_at_most_once_node_in_concurrent_branches_runs_at_most_once() {
+    let dir = scratch("amo_branch_concurrent");
+    let run_dir = path(&dir, "run");
+    let source = std::fs::read_to_string(repo_root().join(DIR).join("branch_once.wf")).unwrap();
+    let file = dir.join("shop.wf");
+    let at_once = source.replace("max_parallel = 1", "max_parallel = 4");
+    assert_ne!(at_once, source);
+    std::fs::write(&file, at_once).unwrap();
+    let file = file.to_str().unwrap();
+    let args = ["run", file, "--allow-tools", "--agent", "auto"];
+    let out = wfc(&dir, false, &[&args[..], &["--run-dir", &run_dir]].concat());
+    assert!(killed(&out), "{out:?}");
+    let count = |what: &str| ledger(&dir).lines().filter(|l| *l == what).count();
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(&dir, false, &resume);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("--assume-done fan#1/reserve/charge"),
+        "{out:?}"
+    );
+    let settle = ["--assume-done", "fan#1/reserve/charge", "--format", "json"];
+    let out = wfc(&dir, false, &[&resume[..], &settle[..]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["at"]["node"], "done", "{report}");
+    assert_eq!(
+        (count("reserve"), count("charge")),
+        (1, 1),
+        "{}",
+        ledger(&dir)
+    );
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
