@@ -16,7 +16,9 @@
 use super::{Engine, StepInput};
 use crate::agent::{Decision, Outcome, Write};
 use crate::attractor::parallel::journal::Journal;
-use crate::effects::{EffectRecord, PendingEffect, Resolution};
+use std::collections::HashMap;
+
+use crate::effects::{BranchHistory, EffectRecord, PendingEffect, Resolution};
 use wf_ir::{NodeIdx, WorkflowIdx};
 
 impl Engine<'_> {
@@ -25,44 +27,7 @@ impl Engine<'_> {
     /// restored where it waited for an answer has taken its steps before
     /// that: their records are not executions still to come.
     pub(super) fn load_branch_history(&mut self, records: &[EffectRecord]) {
-        for r in records {
-            let step = match r {
-                EffectRecord::Started { step, .. }
-                | EffectRecord::Done { step, .. }
-                | EffectRecord::Compensated { step, .. } => *step,
-            };
-            if step < self.step {
-                continue;
-            }
-            match r {
-                EffectRecord::Started { workflow, node, .. } => {
-                    let h = (self.effects.branch_history)
-                        .entry((workflow.clone(), node.clone()))
-                        .or_default();
-                    // A start after an unfinished one: the user had it run
-                    // again (`--rerun`), so the first is settled.
-                    if matches!(h.back(), Some(None)) {
-                        h.pop_back();
-                    }
-                    h.push_back(None);
-                }
-                EffectRecord::Done {
-                    step,
-                    workflow,
-                    node,
-                    input,
-                    ..
-                } => {
-                    let key = (workflow.clone(), node.clone());
-                    if let Some(h) = self.effects.branch_history.get_mut(&key)
-                        && let Some(last @ None) = h.back_mut()
-                    {
-                        *last = Some((*step, (**input).clone()));
-                    }
-                }
-                EffectRecord::Compensated { .. } => {}
-            }
-        }
+        self.effects.branch_history = history(records, self.step);
     }
 
     /// Before a branch engine's step at `node`: what the branch waits on
@@ -266,5 +231,107 @@ impl Resolution {
                 node: node.to_owned(),
             },
         }
+    }
+}
+
+/// The executions of each `at_most_once` node `records` hold, from step
+/// `from` on, in order (see [`Engine::load_branch_history`]).
+fn history(records: &[EffectRecord], from: u64) -> HashMap<(String, String), BranchHistory> {
+    let mut out: HashMap<(String, String), BranchHistory> = HashMap::new();
+    for r in records {
+        match r {
+            EffectRecord::Started {
+                step,
+                workflow,
+                node,
+            } if *step >= from => {
+                let h = out.entry((workflow.clone(), node.clone())).or_default();
+                // A start after an unfinished one: the user had it run
+                // again (`--rerun`), so the first is settled.
+                if matches!(h.back(), Some(None)) {
+                    h.pop_back();
+                }
+                h.push_back(None);
+            }
+            EffectRecord::Done {
+                step,
+                workflow,
+                node,
+                input,
+                ..
+            } if *step >= from => {
+                let key = (workflow.clone(), node.clone());
+                if let Some(h) = out.get_mut(&key)
+                    && let Some(last @ None) = h.back_mut()
+                {
+                    *last = Some((*step, (**input).clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::history;
+    use crate::agent::Outcome;
+    use crate::effects::EffectRecord;
+    use crate::engine::StepInput;
+
+    fn started(step: u64, node: &str) -> EffectRecord {
+        EffectRecord::Started {
+            step,
+            workflow: "W".into(),
+            node: node.into(),
+        }
+    }
+
+    fn done(step: u64, node: &str) -> EffectRecord {
+        EffectRecord::Done {
+            step,
+            workflow: "W".into(),
+            node: node.into(),
+            key: None,
+            compensate: None,
+            input: Box::new(StepInput::Tool {
+                outcome: Outcome::success(),
+                refused: false,
+            }),
+        }
+    }
+
+    fn of(records: &[EffectRecord], from: u64, node: &str) -> Vec<Option<u64>> {
+        let h = history(records, from);
+        let k = ("W".to_owned(), node.to_owned());
+        h.get(&k)
+            .map(|h| h.iter().map(|e| e.as_ref().map(|d| d.0)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Executions in order: done ones with their step, an unfinished one
+    /// as `None`; a `--rerun` (a start after an unfinished one) leaves the
+    /// new execution only; a `done` without its start (a keyed effect of
+    /// another kind of node) is no execution of an `at_most_once` node.
+    #[test]
+    fn executions_in_order_and_a_rerun_replaces_the_unfinished_one() {
+        let records = [
+            started(0, "a"),
+            done(0, "a"),
+            done(1, "k"),
+            started(2, "a"),
+            started(3, "b"),
+            started(3, "b"),
+            done(3, "b"),
+            started(4, "c"),
+            started(5, "c"),
+        ];
+        assert_eq!(of(&records, 0, "a"), [Some(0), None]);
+        assert_eq!(of(&records, 0, "b"), [Some(3)]);
+        assert_eq!(of(&records, 0, "c"), [None]);
+        assert_eq!(of(&records, 0, "k"), []);
+        // Restored at step 2: the first execution of `a` is behind it.
+        assert_eq!(of(&records, 2, "a"), [None]);
     }
 }
