@@ -302,10 +302,10 @@ pub trait DecisionAgent {
     }
 
     /// An independent copy that can decide on another thread, for the
-    /// concurrent branches of an Attractor `parallel` node
-    /// (`docs/runtime.md`, "Parallel branches"). `None` (the default): the
-    /// agent cannot be copied (a script read in order, a person at the
-    /// console), and branches that need it run one after another.
+    /// concurrent branches of a `parallel` node (`docs/runtime.md`,
+    /// "Parallel branches"). A wrapper forks when what it wraps does. `None`
+    /// (the default): the agent cannot be copied (a person at the console,
+    /// an agent process), and branches that need it run one after another.
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
         None
     }

@@ -131,6 +131,10 @@ impl Resolution {
     }
 }
 
+/// A branch's executions of one `at_most_once` node in an earlier run, in
+/// order: done (its step and what it produced) or unfinished (`None`).
+pub(crate) type BranchHistory = std::collections::VecDeque<Option<(u64, StepInput)>>;
+
 /// An effect with a compensation, in order of completion.
 #[derive(Debug, Clone)]
 pub(crate) struct Completed {
@@ -168,6 +172,11 @@ pub(crate) struct Effects {
     /// Records a fork carries from its source, to be written to its log
     /// when it gets one (engine/elsewhere.rs).
     pub carried: Vec<EffectRecord>,
+    /// A branch engine's `at_most_once` nodes as an earlier run of the
+    /// branch left them, by workflow and node, one entry per execution in
+    /// order: done (its step and what it produced), or started and not
+    /// finished (`None`) (engine/fan_effect.rs).
+    pub branch_history: HashMap<(String, String), BranchHistory>,
 }
 
 impl Effects {

@@ -25,6 +25,8 @@
 
 mod waiting;
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wf_ir::{IrNode, IrProgram, IrWorkflow, Opcode};
@@ -413,79 +415,136 @@ impl AnswerRecord {
     }
 }
 
+/// The answers of a resumed run, shared by the agent and its forks: each
+/// is taken once, by the one decision it is for, whichever thread asks.
+type SharedAnswers = Arc<Mutex<Vec<AnswerRecord>>>;
+
 /// The `.wf` agent of a resumed run: a `human` node whose question has a
 /// recorded answer takes it (the edge it names), any other decision is
 /// the inner agent's.
+///
+/// It forks when its inner agent does (docs/runtime.md, "Parallel
+/// branches"): the forks share the answers, and a branch's fork can only
+/// take those scoped to the branch it runs (`fan#1/a/review#1`, matched
+/// against the branch engine's question scope), so an answer is applied
+/// once, to the node it names.
 pub struct Answered<'a> {
     inner: Box<dyn DecisionAgent + 'a>,
-    answers: Vec<AnswerRecord>,
+    answers: SharedAnswers,
 }
 
 impl<'a> Answered<'a> {
     /// `inner`, answering `answers` first.
     pub fn new(inner: Box<dyn DecisionAgent + 'a>, answers: Vec<AnswerRecord>) -> Self {
-        Answered { inner, answers }
+        Answered {
+            inner,
+            answers: Arc::new(Mutex::new(answers)),
+        }
     }
 }
 
 impl DecisionAgent for Answered<'_> {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
-        let (wf, node) = (ctx.str(ctx.workflow.name), ctx.str(ctx.node.id));
-        let found = (ctx.workflow.dialect != wf_ir::Dialect::Attractor
-            && ctx.node.op == Opcode::Human)
-            .then(|| {
-                self.answers
-                    .iter()
-                    .position(|a| a.is_for(&ctx.config.question_scope, wf, node, ctx.visit))
-            })
-            .flatten();
-        let Some(i) = found else {
-            return self.inner.decide(ctx);
-        };
-        let a = self.answers.remove(i);
-        if let Some(text) = &a.text {
-            return freeform_decision(ctx, &a.question, Value::String(text.clone()));
-        }
-        if !a.choices.is_empty() {
-            let options = listed_options(ctx.node);
-            if let Some(c) = a.choices.iter().find(|c| !options.contains(c)) {
-                return Err(AgentError {
-                    message: format!(
-                        "the answer recorded for question `{}` chooses `{}`, which is not an option of node `{node}`",
-                        a.question, c.label
-                    ),
-                });
-            }
-            let labels = a.choices.iter().map(|c| Value::String(c.label.clone()));
-            return freeform_decision(ctx, &a.question, Value::Array(labels.collect()));
-        }
-        let chosen = a.choice.as_ref().and_then(|c| {
-            ctx.valid_edges
-                .iter()
-                .map(|&e| choice(ctx.program, ctx.workflow, e))
-                .find(|x| x.key == c.key && x.label == c.label)
-        });
-        let Some(chosen) = chosen else {
-            return Err(AgentError {
-                message: format!(
-                    "the answer recorded for question `{}` names no edge of node `{node}` whose guard holds",
-                    a.question
-                ),
-            });
-        };
-        Ok(Decision::Advance(Outcome {
-            edge: Some(chosen.edge),
-            notes: Some(format!(
-                "answered with `wfc answer`: `{}` → {}",
-                chosen.label, chosen.to
-            )),
-            ..Outcome::success()
-        }))
+        decide_answered(&self.answers, self.inner.as_mut(), ctx)
     }
 
     fn is_instant(&self) -> bool {
         self.inner.is_instant()
     }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        Some(Box::new(AnsweredFork {
+            inner: self.inner.fork()?,
+            answers: Arc::clone(&self.answers),
+        }))
+    }
+}
+
+/// A fork of [`Answered`] for a branch thread: a fork of the inner agent,
+/// the same shared answers.
+struct AnsweredFork {
+    inner: Box<dyn DecisionAgent + Send>,
+    answers: SharedAnswers,
+}
+
+impl DecisionAgent for AnsweredFork {
+    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        decide_answered(&self.answers, self.inner.as_mut(), ctx)
+    }
+
+    fn is_instant(&self) -> bool {
+        self.inner.is_instant()
+    }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        Some(Box::new(AnsweredFork {
+            inner: self.inner.fork()?,
+            answers: Arc::clone(&self.answers),
+        }))
+    }
+}
+
+/// [`Answered`]'s decision: the recorded answer for the question `ctx`'s
+/// node asks in its engine's scope (taken out of `answers`), else
+/// `inner`'s decision.
+fn decide_answered(
+    answers: &Mutex<Vec<AnswerRecord>>,
+    inner: &mut dyn DecisionAgent,
+    ctx: &DecisionContext<'_>,
+) -> Result<Decision, AgentError> {
+    let (wf, node) = (ctx.str(ctx.workflow.name), ctx.str(ctx.node.id));
+    let taken = (ctx.workflow.dialect != wf_ir::Dialect::Attractor && ctx.node.op == Opcode::Human)
+        .then(|| {
+            // Found and taken under one lock: two threads never take one
+            // answer.
+            let mut answers = answers.lock().unwrap_or_else(PoisonError::into_inner);
+            let i = answers
+                .iter()
+                .position(|a| a.is_for(&ctx.config.question_scope, wf, node, ctx.visit))?;
+            Some(answers.remove(i))
+        })
+        .flatten();
+    let Some(a) = taken else {
+        return inner.decide(ctx);
+    };
+    if let Some(text) = &a.text {
+        return freeform_decision(ctx, &a.question, Value::String(text.clone()));
+    }
+    if !a.choices.is_empty() {
+        let options = listed_options(ctx.node);
+        if let Some(c) = a.choices.iter().find(|c| !options.contains(c)) {
+            return Err(AgentError {
+                message: format!(
+                    "the answer recorded for question `{}` chooses `{}`, which is not an option of node `{node}`",
+                    a.question, c.label
+                ),
+            });
+        }
+        let labels = a.choices.iter().map(|c| Value::String(c.label.clone()));
+        return freeform_decision(ctx, &a.question, Value::Array(labels.collect()));
+    }
+    let chosen = a.choice.as_ref().and_then(|c| {
+        ctx.valid_edges
+            .iter()
+            .map(|&e| choice(ctx.program, ctx.workflow, e))
+            .find(|x| x.key == c.key && x.label == c.label)
+    });
+    let Some(chosen) = chosen else {
+        return Err(AgentError {
+            message: format!(
+                "the answer recorded for question `{}` names no edge of node `{node}` whose guard holds",
+                a.question
+            ),
+        });
+    };
+    Ok(Decision::Advance(Outcome {
+        edge: Some(chosen.edge),
+        notes: Some(format!(
+            "answered with `wfc answer`: `{}` → {}",
+            chosen.label, chosen.to
+        )),
+        ..Outcome::success()
+    }))
 }
 
 /// A freeform or multi-select `human` node's decision for `value` (the

@@ -192,7 +192,9 @@ pub struct RunArgs {
     resume: Option<PathBuf>,
     /// With --resume: settle an `effect = "at_most_once"` node that the
     /// run started but did not record as finished, as done: it succeeds
-    /// without running again, with the writes of --outputs.
+    /// without running again, with the writes of --outputs. A node in a
+    /// `.wf` parallel branch goes by the name the run gave it
+    /// (`fan#1/a/charge`; `wfc status DIR` shows it).
     #[arg(
         long,
         value_name = "NODE",
@@ -203,7 +205,8 @@ pub struct RunArgs {
     /// With --assume-done: the node's outputs, a JSON object (key → value).
     #[arg(long, value_name = "JSON", requires = "assume_done")]
     outputs: Option<String>,
-    /// With --resume: settle such a node as not done: it runs again.
+    /// With --resume: settle such a node as not done: it runs again (a
+    /// node in a parallel branch by its name `fan#1/a/charge`).
     #[arg(long, value_name = "NODE", requires = "resume")]
     rerun: Option<String>,
     /// With --resume: cancel the run instead of continuing it: it ends as

@@ -259,10 +259,16 @@ fn human(state: &Value) -> String {
     }
     if let Some(e) = state["unsettled_effect"].as_object() {
         let (node, dir) = (text(&e["node"]), text(&state["dir"]));
+        // A branch-qualified name (`fan#1/a/charge`): the step is the one
+        // that asks the parallel node again, not the branch's.
+        let when = if node.contains('/') {
+            "in a parallel branch".to_owned()
+        } else {
+            format!("at step {}", e["step"])
+        };
         out.push_str(&format!(
-            "unsettled: node `{node}` (at_most_once) started at step {} and may or may not have taken effect\n\
-             hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not\n",
-            e["step"]
+            "unsettled: node `{node}` (at_most_once) started {when} and may or may not have taken effect\n\
+             hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not\n"
         ));
         return out;
     }

@@ -21,6 +21,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -48,11 +49,30 @@ struct ScriptFile {
     nodes: HashMap<String, Vec<Value>>,
 }
 
+/// The answers left, by node.
+type Queues = HashMap<String, VecDeque<Decision>>;
+
 /// The `script:FILE` agent.
-#[derive(Debug, Clone)]
+///
+/// Its forks (the concurrent branches of a `.wf` fan-out) share its
+/// queues: each answer is used once, whichever branch thread takes it.
+/// Branches that reach different nodes get the answers they would get one
+/// after another; a node several branches reach at once takes its answers
+/// in the order they reach it.
+#[derive(Debug)]
 pub struct ScriptAgent {
     fallback: ScriptFallback,
-    queues: HashMap<String, VecDeque<Decision>>,
+    queues: Arc<Mutex<Queues>>,
+}
+
+impl Clone for ScriptAgent {
+    /// An independent copy, with answers of its own (a fork shares them).
+    fn clone(&self) -> Self {
+        ScriptAgent {
+            fallback: self.fallback,
+            queues: Arc::new(Mutex::new(self.queues().clone())),
+        }
+    }
 }
 
 impl ScriptAgent {
@@ -93,8 +113,12 @@ impl ScriptAgent {
         }
         Ok(ScriptAgent {
             fallback: file.fallback,
-            queues,
+            queues: Arc::new(Mutex::new(queues)),
         })
+    }
+
+    fn queues(&self) -> MutexGuard<'_, Queues> {
+        self.queues.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Uses up the answers a run already took, one per `(workflow, node)`
@@ -102,15 +126,11 @@ impl ScriptAgent {
     /// queues `decide` would take them from: a resumed run goes on with the
     /// answers an uninterrupted run would give, never repeating one.
     pub fn skip_answered<'a>(&mut self, answered: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        let mut queues = self.queues();
         for (workflow, node) in answered {
             let qualified = format!("{workflow}/{node}");
             for key in [qualified.as_str(), node] {
-                if self
-                    .queues
-                    .get_mut(key)
-                    .and_then(VecDeque::pop_front)
-                    .is_some()
-                {
+                if queues.get_mut(key).and_then(VecDeque::pop_front).is_some() {
                     break;
                 }
             }
@@ -119,7 +139,7 @@ impl ScriptAgent {
 
     /// How many answers are left, over all nodes.
     pub fn remaining(&self) -> usize {
-        self.queues.values().map(VecDeque::len).sum()
+        self.queues().values().map(VecDeque::len).sum()
     }
 }
 
@@ -128,13 +148,22 @@ impl DecisionAgent for ScriptAgent {
         true
     }
 
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        Some(Box::new(ScriptAgent {
+            fallback: self.fallback,
+            queues: Arc::clone(&self.queues),
+        }))
+    }
+
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         let qualified = format!("{}/{}", ctx.str(ctx.workflow.name), node_id(ctx));
+        let mut queues = self.queues();
         for key in [qualified.as_str(), node_id(ctx)] {
-            if let Some(d) = self.queues.get_mut(key).and_then(VecDeque::pop_front) {
+            if let Some(d) = queues.get_mut(key).and_then(VecDeque::pop_front) {
                 return Ok(d);
             }
         }
+        drop(queues);
         match self.fallback {
             ScriptFallback::Auto => AutoAgent.decide(ctx),
             ScriptFallback::Error => Err(AgentError {

@@ -110,6 +110,14 @@ impl<'p> Engine<'p> {
                 produced: Box::new(input.clone()),
             });
         }
+        // A branch run again: what its earlier run left of the node.
+        if attrs.at_most_once
+            && self.out.log.is_none()
+            && self.effects.branch_dir.is_some()
+            && let Some(input) = self.branch_effect_before(wf, node)
+        {
+            return Some(input);
+        }
         let key = match self.idempotence_key(wf, node) {
             Ok(key) => key,
             Err(reason) => return Some(self.failed_input(wf, node, reason)),
@@ -123,18 +131,27 @@ impl<'p> Engine<'p> {
                 produced: Box::new(input.clone()),
             });
         }
-        if attrs.at_most_once
-            && let Some(log) = &mut self.out.log
-        {
+        if attrs.at_most_once {
             let record = EffectRecord::Started {
                 step: self.step,
                 workflow: wf_name.to_owned(),
                 node: node_name.to_owned(),
             };
-            // Synced before the effect: a kill from here on is seen on resume.
-            if let Err(e) = log.append_effect(&record, true) {
+            // Synced before the effect: a kill from here on is seen on
+            // resume (a branch's, in its own folder).
+            let written = match (&mut self.out.log, &self.effects.branch_dir) {
+                (Some(log), _) => log
+                    .append_effect(&record, true)
+                    .err()
+                    .map(|e| (e.to_string(), "the run log")),
+                (None, Some(dir)) => super::fan_durable::record(dir, &record)
+                    .err()
+                    .map(|e| (e.to_string(), "its branch's folder")),
+                (None, None) => None,
+            };
+            if let Some((e, place)) = written {
                 let reason = format!(
-                    "could not record the start of the at_most_once node `{node_name}` in the run log ({e}): it was not run"
+                    "could not record the start of the at_most_once node `{node_name}` in {place} ({e}): it was not run"
                 );
                 return Some(self.failed_input(wf, node, reason));
             }
@@ -210,7 +227,12 @@ impl<'p> Engine<'p> {
     }
 
     /// `outcome` as the step input of a node of `node`'s kind.
-    fn outcome_input(&self, wf: WorkflowIdx, node: NodeIdx, outcome: Outcome) -> StepInput {
+    pub(super) fn outcome_input(
+        &self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        outcome: Outcome,
+    ) -> StepInput {
         match self.program.workflows[wf.0 as usize].nodes[node.0 as usize].op {
             Opcode::Tool => StepInput::Tool {
                 outcome,
@@ -224,7 +246,7 @@ impl<'p> Engine<'p> {
     }
 
     /// A failure of `node` decided before anything ran.
-    fn failed_input(&self, wf: WorkflowIdx, node: NodeIdx, reason: String) -> StepInput {
+    pub(super) fn failed_input(&self, wf: WorkflowIdx, node: NodeIdx, reason: String) -> StepInput {
         self.outcome_input(wf, node, failed(reason))
     }
 
@@ -258,10 +280,16 @@ impl<'p> Engine<'p> {
         if self.effects.resolution.is_some() {
             return false;
         }
+        // A node of a parallel branch goes by its branch-qualified name
+        // (engine/fan_effect.rs); its step is the branch's, not the run's.
+        let when = match p.node.contains('/') {
+            true => "in a parallel branch".to_owned(),
+            false => format!("at step {}", p.step),
+        };
         self.status = RunStatus::Suspended {
             reason: format!(
-                "node `{}` of workflow `{}` is at_most_once and was started at step {} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
-                p.node, p.workflow, p.step, p.node, p.node
+                "node `{}` of workflow `{}` is at_most_once and was started {when} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
+                p.node, p.workflow, p.node, p.node
             ),
         };
         true

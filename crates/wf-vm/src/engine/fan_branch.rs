@@ -25,6 +25,10 @@ pub(super) struct Run {
     /// It waits at a `human` node whose agent suspended (journaled, so
     /// the resumed fan-out restores it there).
     pub(super) waiting: Option<Waiting>,
+    /// It waits before an `at_most_once` node an earlier run of it
+    /// started and did not finish (not journaled: it runs again once the
+    /// node is settled; engine/fan_effect.rs).
+    pub(super) unsettled: Option<crate::effects::PendingEffect>,
 }
 
 /// Lends a borrowed tool runner to an engine that wants to own one.
@@ -53,8 +57,12 @@ pub(super) struct Env<'e> {
     /// scoped under it and its own id.
     pub(super) scope: &'e str,
     /// A branch may wait at a `human` node (a journaled fan-out of a
-    /// durable run whose questions wait).
+    /// durable run whose questions wait), or before an unsettled
+    /// `at_most_once` node.
     pub(super) may_wait: bool,
+    /// The user's settlement of an `at_most_once` node of one of the
+    /// branches, by its branch-qualified name (`fan#1/a/charge`).
+    pub(super) settle: Option<&'e crate::effects::Resolution>,
 }
 
 /// Runs one branch from `start`; `durable`: the branch's own folder in a
@@ -77,6 +85,7 @@ pub(super) fn run_branch(
     };
     let mut join = None;
     let mut waiting = None;
+    let mut unsettled = None;
     let trace = TraceSink::default();
     let made = match &from {
         Some(w) => env.inherited.restore(env.program, &w.snapshot),
@@ -102,6 +111,13 @@ pub(super) fn run_branch(
             if let Some(dir) = durable {
                 engine.attach_branch_dir(dir);
             }
+            // A settlement for a node of this branch, by its own name.
+            if let Some(r) = env.settle
+                && let Some(own) = r.node().strip_prefix(&engine.config.question_scope)
+                && !own.contains('/')
+            {
+                engine.effects.resolution = Some(r.renamed(own));
+            }
             if let Some(tools) = tools {
                 engine.set_tool_runner(tools);
             }
@@ -119,6 +135,22 @@ pub(super) fn run_branch(
                         "the branch came back to its own parallel node without reaching a join"
                             .into(),
                     );
+                    break;
+                }
+                if let Some(p) = engine.branch_effect_wait(wf, node) {
+                    result.outcome = Status::Fail;
+                    result.failure_reason = Some(if env.may_wait {
+                        format!(
+                            "waiting for the at_most_once node `{}` to be settled",
+                            p.node
+                        )
+                    } else {
+                        format!(
+                            "the at_most_once node `{}` was started by an earlier run of the branch and not recorded as finished: it is not run again, and a nested branch cannot wait for it to be settled",
+                            p.node
+                        )
+                    });
+                    unsettled = env.may_wait.then_some(p);
                     break;
                 }
                 let failures = engine.failures().len();
@@ -174,6 +206,7 @@ pub(super) fn run_branch(
         duration_ms: t.elapsed().as_millis() as u64,
         resumed: false,
         waiting,
+        unsettled,
     }
 }
 
@@ -202,11 +235,14 @@ pub(super) fn run_journaled(
             duration_ms,
             resumed: true,
             waiting: None,
+            unsettled: None,
         };
     }
     let from = journal.load_waiting(index, id);
     let mut run = run_branch(env, start, agent, tools, from, journal.branch_dir(index));
-    if let Some(w) = &run.waiting {
+    if run.unsettled.is_some() {
+        // Not journaled: it runs again once the node is settled.
+    } else if let Some(w) = &run.waiting {
         if let Err(e) = journal.record_waiting(index, w) {
             run.result.notes = Some(format!(
                 "where it waits could not be journaled ({e}): a resumed run runs it again from its start"

@@ -9,7 +9,9 @@
 //! - `effects.jsonl`: the effect records (`done`) of the branch's engine,
 //!   one synced line each, as the run log holds the root engine's; the
 //!   branch run again reuses the effects whose idempotence key it finds
-//!   there instead of running them again;
+//!   there instead of running them again; with the `started` records
+//!   of its `at_most_once` nodes, it says which one a kill interrupted
+//!   (engine/fan_effect.rs);
 //! - `branches/{workflow}/{node}/step-M/`: the journals of the fan-outs
 //!   nested in the branch (at the branch engine's step `M`), laid out as
 //!   the run's own, so a nested fan-out does not run its finished inner
@@ -44,7 +46,9 @@ impl Engine<'_> {
     /// effects an earlier run of the branch recorded there are reused.
     pub(crate) fn attach_branch_dir(&mut self, dir: PathBuf) {
         if self.effects.any {
-            for record in read(&dir) {
+            let records = read(&dir);
+            self.load_branch_history(&records);
+            for record in records {
                 // Only keys are trusted across runs of the branch: a
                 // branch run again may take another path, so an unkeyed
                 // record cannot be matched to a step of it.

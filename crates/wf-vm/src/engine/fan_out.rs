@@ -67,6 +67,8 @@ impl Engine<'_> {
         // Only a fan-out of the run itself may wait: nested ones keep no
         // waiting journal (docs/runtime.md, "Gates in parallel branches").
         let journal_dir = self.out.log.as_ref().and_then(|log| log.journal_dir());
+        // `--assume-done`/`--rerun` of a node of one of these branches.
+        let settle = self.take_branch_settlement(&scope);
         let env = Env {
             program,
             wf,
@@ -75,6 +77,7 @@ impl Engine<'_> {
             inherited: &inherited,
             scope: &scope,
             may_wait: journal_dir.is_some() && self.config.questions_wait,
+            settle: settle.as_ref(),
         };
         // Branches take time: the next step reads the clock.
         self.clock_due = true;
@@ -125,6 +128,7 @@ impl Engine<'_> {
                     duration_ms,
                     resumed: false,
                     waiting: None,
+                    unsettled: None,
                 },
                 None,
             )
@@ -136,8 +140,7 @@ impl Engine<'_> {
                     &targets,
                     |worker| worker,
                     |r: &(Run, Option<u64>)| {
-                        r.0.waiting
-                            .is_none()
+                        (r.0.waiting.is_none() && r.0.unsettled.is_none())
                             .then(|| policy.stop_after(&r.0.result))?
                     },
                     skipped,
@@ -180,7 +183,7 @@ impl Engine<'_> {
                     let at = started.elapsed().as_millis() as u64;
                     let run = run_journaled(env, (i, t), agent, lent, &journal);
                     // A branch that waits has not ended: it stops nothing.
-                    if run.waiting.is_none() {
+                    if run.waiting.is_none() && run.unsettled.is_none() {
                         stopped = policy.stop_after(&run.result);
                     }
                     out.push((run, Some(at)));
@@ -203,15 +206,30 @@ impl Engine<'_> {
             .iter()
             .filter_map(|(r, _)| Some(r.waiting.as_ref()?.question.clone()))
             .collect();
-        if !asked.is_empty() {
+        let unsettled: Vec<crate::effects::PendingEffect> = runs
+            .iter()
+            .filter_map(|(r, _)| r.unsettled.clone())
+            .collect();
+        if !asked.is_empty() || !unsettled.is_empty() {
             // A suspension carries no events: the branches that ended keep
             // theirs, told when the fan-out ends.
             for (index, (run, at)) in runs.iter().enumerate() {
-                if run.waiting.is_none() && !run.resumed && at.is_some() {
+                if run.waiting.is_none() && run.unsettled.is_none() && !run.resumed && at.is_some()
+                {
                     let _ = journal.record_events(index, (*at, run.duration_ms), &run.events);
                 }
             }
-            let reason = self.fan_suspend(&journal, &asked);
+            // An unsettled effect comes first: the run cannot go on
+            // before it is settled, whatever the answers.
+            let reason = match (asked.is_empty(), unsettled.is_empty()) {
+                (_, true) => self.fan_suspend(&journal, &asked),
+                (true, false) => self.fan_suspend_effect(&journal, &unsettled),
+                (false, false) => {
+                    let questions = self.fan_suspend(&journal, &asked);
+                    let effect = self.fan_suspend_effect(&journal, &unsettled);
+                    format!("{effect}; then {questions}")
+                }
+            };
             return StepInput::Decision {
                 decision: Decision::Suspend { reason },
                 failure: None,

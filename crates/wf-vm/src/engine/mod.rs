@@ -9,6 +9,7 @@ mod effect;
 mod elsewhere;
 mod fan_branch;
 mod fan_durable;
+mod fan_effect;
 mod fan_out;
 pub(crate) mod fan_pool;
 mod fan_wait;

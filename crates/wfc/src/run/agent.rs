@@ -147,6 +147,34 @@ impl DecisionAgent for Delayed {
         std::thread::sleep(self.delay);
         self.inner.decide(context)
     }
+
+    /// Forks as its inner agent does, each fork waiting as well.
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        Some(Box::new(DelayedFork {
+            inner: self.inner.fork()?,
+            delay: self.delay,
+        }))
+    }
+}
+
+/// A fork of [`Delayed`] for a branch thread.
+struct DelayedFork {
+    inner: Box<dyn DecisionAgent + Send>,
+    delay: Duration,
+}
+
+impl DecisionAgent for DelayedFork {
+    fn decide(&mut self, context: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        std::thread::sleep(self.delay);
+        self.inner.decide(context)
+    }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        Some(Box::new(DelayedFork {
+            inner: self.inner.fork()?,
+            delay: self.delay,
+        }))
+    }
 }
 
 /// Parses `250ms`, `30s`, `5m`, `1h` or a plain number of seconds.

@@ -805,3 +805,60 @@ fn a_gate_resumed_without_an_answer_waits_again_and_the_run_replays() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 17.6 under `wfc run`: the answers `wfc answer` recorded for gates
+/// in `.wf` branches reach their branches when the branches run at once
+/// (the wrapper that applies them forks with the script agent, its forks
+/// sharing the answers): both answered before one resume, `a` approves and
+/// ships, `b` rejects, each from its own question id, and the resumed
+/// fan-out ran its branches at once.
+#[test]
+fn answers_reach_their_branches_when_the_branches_run_at_once() {
+    let dir = scratch("wf-branches-at-once");
+    let d = dir.to_str().unwrap();
+    let script = "script:tests/run/answer/branches.json";
+    let wf = "tests/run/answer/branches.wf";
+    let out = wfc(&["run", wf, "--agent", script, "--run-dir", d])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    for (q, choice) in [("fan#1/a/review#1", "A"), ("fan#1/b/review#1", "R")] {
+        let out = wfc(&["answer", d, "--question", q, choice])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+    let events = dir.parent().unwrap().join("wf-branches-at-once.jsonl");
+    let e = events.to_str().unwrap();
+    let args = ["run", "--resume", d, "--agent", script, "--format", "json"];
+    let out = wfc(&[&args[..], &["--events", e]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut ran: Vec<String> = Vec::new();
+    let mut concurrency = Vec::new();
+    for line in std::fs::read_to_string(&events).unwrap().lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        if e["name"] == "ParallelStarted" {
+            concurrency.push(e["data"]["concurrency"].clone());
+        }
+        let ev = &e["data"]["event"];
+        if e["name"] == "ParallelBranchEvent" && ev["event"] == "node:exit" {
+            ran.push(format!("{}:{}", e["data"]["branch"], ev["node"]));
+        }
+    }
+    // The last fan-out (the one that went through) ran 3 branches at once.
+    assert_eq!(concurrency.last(), Some(&Value::from(3)), "{concurrency:?}");
+    ran.sort();
+    let want = [
+        r#""a":"a""#,
+        r#""a":"review""#,
+        r#""a":"ship""#,
+        r#""b":"b""#,
+        r#""b":"review""#,
+        r#""c":"c""#,
+    ];
+    assert_eq!(ran, want, "{ran:?}");
+    let out = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

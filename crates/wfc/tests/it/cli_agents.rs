@@ -388,9 +388,9 @@ fn wf_freeform_and_multi_select_questions_under_agent_llm_write_their_key() {
 #[test]
 fn wf_parallel_human_nodes_under_agent_llm_still_ask_the_interviewer() {
     // The llm agent forks for concurrent branches, but its forks cannot
-    // reach `--interviewer`: with one, it does not fork. (Today the `.wf`
-    // agent is also wrapped by `question::Answered`, which does not fork:
-    // this guards the interviewer should that change.)
+    // reach `--interviewer`: with one, it does not fork (the wrapper that
+    // applies recorded answers, `question::Answered`, forks only when the
+    // agent it wraps does).
     let dir = setup("wf-parallel-human");
     std::fs::write(
         dir.join("p.wf"),

@@ -882,3 +882,235 @@ fn cancel_exits_1_when_a_compensation_fails() {
         "{report}"
     );
 }
+
+/// The trace of an `--events` file with its parallel branches: engine
+/// events, node exits and reused effects, a branch's prefixed by it, and
+/// each branch's completion (`resumed` when taken from the journal).
+fn branch_trace(events: &Path) -> String {
+    let mut out = String::new();
+    for line in std::fs::read_to_string(events).unwrap().lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        let (prefix, ev) = match e["name"].as_str() {
+            Some("ParallelBranchEvent") => (
+                format!("branch {}: ", e["data"]["branch"].as_str().unwrap()),
+                &e["data"]["event"],
+            ),
+            Some("ParallelBranchCompleted") => {
+                let resumed = if e["data"]["resumed"] == true {
+                    " (resumed)"
+                } else {
+                    ""
+                };
+                let b = e["data"]["branch"].as_str().unwrap();
+                out.push_str(&format!("branch {b} completed{resumed}\n"));
+                continue;
+            }
+            _ => (String::new(), &e),
+        };
+        let s = |k: &str| ev[k].as_str().unwrap_or("").to_owned();
+        let at = format!("{}/{}", s("workflow"), s("node"));
+        let name = s("event");
+        let line = match name.as_str() {
+            "node:exit" => format!("{name} {at} {}", s("status")),
+            "effect:reused" => format!("{name} {at} of_step={}", ev["of_step"]),
+            n if n.starts_with("engine:") => name.clone(),
+            _ => continue,
+        };
+        out.push_str(&format!("{prefix}{line}\n"));
+    }
+    out
+}
+
+/// A Shop run killed inside `charge`, an `at_most_once` node in a
+/// parallel branch, and its resume without a settlement: it suspends
+/// naming the node by its branch-qualified name, and `wfc status` too.
+fn killed_in_branch(name: &str) -> (PathBuf, String) {
+    let dir = scratch(name);
+    let run_dir = path(&dir, "run");
+    let file = "tests/run/effects/branch_once.wf";
+    let args = ["run", file, "--allow-tools", "--agent", "auto"];
+    let out = wfc(&dir, false, &[&args[..], &["--run-dir", &run_dir]].concat());
+    assert!(killed(&out), "{out:?}");
+    assert_eq!(ledger(&dir), "pack\nreserve\ncharge\n");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(&dir, false, &resume);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let q = "fan#1/reserve/charge";
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "node `{q}` (workflow `Shop`) is at_most_once and was started in a parallel branch but not recorded as finished"
+        )),
+        "{out:?}"
+    );
+    assert!(
+        text(&out.stderr).contains(&format!("--resume {run_dir} --assume-done {q}"))
+            && text(&out.stderr).contains(&format!("--resume {run_dir} --rerun {q}")),
+        "{out:?}"
+    );
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "unsettled: node `{q}` (at_most_once) started in a parallel branch"
+        )) && stdout.contains(&format!("--resume {run_dir} --assume-done {q}")),
+        "{out:?}"
+    );
+    // Resumed again unsettled, it suspends again before the fan-out runs.
+    let out = wfc(&dir, false, &resume);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "node `{q}` of workflow `Shop` is at_most_once and was started in a parallel branch"
+        )),
+        "{out:?}"
+    );
+    // The node's own name is not enough: it names no node of the run.
+    let out = wfc(&dir, false, &[&resume[..], &["--rerun", "charge"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "the run waits on the at_most_once node `{q}`, not `charge`"
+        )),
+        "{out:?}"
+    );
+    // Neither `pack` (journaled) nor `reserve` (done) nor `charge`
+    // (unsettled) ran again; `mail` had not started: it ran.
+    assert_eq!(ledger(&dir), "pack\nreserve\ncharge\nmail\n");
+    (dir, run_dir)
+}
+
+/// Issue 17.3 in a `.wf` parallel branch: the branch killed in `charge`
+/// runs again on resume without running it, and waits until the user says
+/// it happened; the ledger has it once, the run ends with the outputs
+/// given, and it replays. Trace: `branch_once_assumed.trace`.
+#[test]
+fn an_unfinished_at_most_once_node_in_a_branch_waits_until_assumed_done() {
+    let (dir, run_dir) = killed_in_branch("amo_branch_done");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--assume-done",
+            "fan#1/reserve/charge",
+            "--outputs",
+            r#"{"charge.stdout": "receipt by hand"}"#,
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["charge.stdout"], "receipt by hand");
+    assert_eq!(report["blackboard"]["reserve.stdout"], "reserved\n");
+    let got = format!(
+        "# ledger\n{}# events\n{}",
+        ledger(&dir),
+        branch_trace(Path::new(&events))
+    );
+    check_trace("branch_once_assumed", &got);
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Settled: nothing waits any more.
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    assert!(!text(&out.stdout).contains("unsettled"), "{out:?}");
+}
+
+/// The same, settled with `--rerun`: `charge` runs once more (the user
+/// said it had not happened), `reserve` still not. Trace:
+/// `branch_once_rerun.trace`.
+#[test]
+fn an_unfinished_at_most_once_node_in_a_branch_runs_again_on_rerun() {
+    let (dir, run_dir) = killed_in_branch("amo_branch_rerun");
+    let events = path(&dir, "events.jsonl");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            &resume[..],
+            &["--rerun", "fan#1/reserve/charge", "--events", &events],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let got = format!(
+        "# ledger\n{}# events\n{}",
+        ledger(&dir),
+        branch_trace(Path::new(&events))
+    );
+    check_trace("branch_once_rerun", &got);
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(
+        &dir,
+        false,
+        &[&resume[..], &["--rerun", "fan#1/reserve/charge"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("no at_most_once node is waiting"),
+        "{out:?}"
+    );
+}
+
+/// Checks `got` against `DIR/NAME.trace` (`UPDATE_TRACES=1` rewrites it).
+fn check_trace(name: &str, got: &str) {
+    let file = repo_root().join(DIR).join(format!("{name}.trace"));
+    if std::env::var_os("UPDATE_TRACES").is_some() {
+        std::fs::write(&file, got).unwrap();
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    assert_eq!(
+        got,
+        want,
+        "{} differs from this run:\n{got}",
+        file.display()
+    );
+}
+
+/// The same with the branches running at once (`max_parallel = 4`): the
+/// kill in `charge` may cut the other branches anywhere, but neither
+/// `reserve` nor `charge` runs again; the resume suspends on `charge`,
+/// `--assume-done` settles it, and the run replays.
+#[test]
+fn an_at_most_once_node_in_concurrent_branches_runs_at_most_once() {
+    let dir = scratch("amo_branch_concurrent");
+    let run_dir = path(&dir, "run");
+    let source = std::fs::read_to_string(repo_root().join(DIR).join("branch_once.wf")).unwrap();
+    let file = dir.join("shop.wf");
+    let at_once = source.replace("max_parallel = 1", "max_parallel = 4");
+    assert_ne!(at_once, source);
+    std::fs::write(&file, at_once).unwrap();
+    let file = file.to_str().unwrap();
+    let args = ["run", file, "--allow-tools", "--agent", "auto"];
+    let out = wfc(&dir, false, &[&args[..], &["--run-dir", &run_dir]].concat());
+    assert!(killed(&out), "{out:?}");
+    let count = |what: &str| ledger(&dir).lines().filter(|l| *l == what).count();
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(&dir, false, &resume);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("--assume-done fan#1/reserve/charge"),
+        "{out:?}"
+    );
+    let settle = ["--assume-done", "fan#1/reserve/charge", "--format", "json"];
+    let out = wfc(&dir, false, &[&resume[..], &settle[..]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["at"]["node"], "done", "{report}");
+    assert_eq!(
+        (count("reserve"), count("charge")),
+        (1, 1),
+        "{}",
+        ledger(&dir)
+    );
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

@@ -381,9 +381,11 @@ fn a_killed_wf_fan_out_resumes_without_rerunning_finished_branches() {
     assert_eq!(replay.status.code(), Some(0), "{said}");
 }
 
-/// `.wf` branches of tools alone run at once under an agent that cannot
-/// be copied to threads (a script); branches whose steps ask it run one
-/// after another, so the script's queues see one question at a time.
+/// `.wf` branches run at once under a script agent, whose forks share its
+/// answers (issue 17.6): tools alone, and steps that ask it (the join
+/// still collects in edge order); under an agent that cannot be copied to
+/// threads (an `exec:` program, one conversation) branches that ask it
+/// run one after another, and the log says why.
 #[test]
 fn wf_branches_run_at_once_unless_they_ask_an_agent_that_cannot_fork() {
     let dir = scratch("wf_par_script");
@@ -405,10 +407,110 @@ fn wf_branches_run_at_once_unless_they_ask_an_agent_that_cannot_fork() {
     let (out, _, events) = run_as("wf_par_script_steps", file, &agent, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want: Value =
+        serde_json::from_str(r#"[{"both":"left","l":1},{"both":"right","r":2}]"#).unwrap();
+    assert_eq!(s["blackboard"]["pick"], want, "{s}");
+    let started = named(&events, "ParallelStarted");
+    assert_eq!(started[0]["data"]["concurrency"], 2, "{}", started[0]);
+    assert!(started[0]["data"].get("sequential_reason").is_none());
+
+    let exec = "exec:python3 examples/agents/echo_agent.py";
+    let (out, _, events) = run_as("wf_par_exec_steps", file, exec, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
     let started = named(&events, "ParallelStarted");
     assert_eq!(started[0]["data"]["concurrency"], 1, "{}", started[0]);
     assert_eq!(
         started[0]["data"]["sequential_reason"],
         "the agent cannot be copied to another thread"
     );
+}
+
+/// Each branch's `(start, end)` in ns, from the lines `BRANCH start|end
+/// NS` its tool appended to `file`.
+fn tool_spans(file: &std::path::Path) -> Vec<(String, u128, u128)> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut spans: Vec<(String, u128, u128)> = Vec::new();
+    for line in text.lines() {
+        let [branch, what, ns] = line.split(' ').collect::<Vec<_>>()[..] else {
+            panic!("a bad line in {}: {line}", file.display());
+        };
+        let ns: u128 = ns.parse().unwrap();
+        match what {
+            "start" => spans.push((branch.to_owned(), ns, 0)),
+            _ => spans.iter_mut().find(|s| s.0 == branch).unwrap().2 = ns,
+        }
+    }
+    spans.sort();
+    spans
+}
+
+/// Issue 17.6: a `.wf` fan-out whose branches ask the agent (a step, then
+/// a tool) runs them at once under `wfc run`, though the CLI wraps the
+/// agent to apply recorded answers: with the `auto` agent and with a
+/// script, with and without a run directory. Concurrency is read from
+/// the tools' own clocks: every branch's tool started before any ended
+/// (one after another, each would start after the last ended). A durable
+/// run replays.
+#[test]
+fn wf_branches_that_ask_the_agent_run_at_once_under_wfc_run() {
+    let script = format!("script:{}", fixture("../parallel_steps.json").display());
+    for (agent, name) in [("auto", "auto"), (script.as_str(), "script")] {
+        for durable in [false, true] {
+            let dir = scratch(&format!("wf_par_steps_{name}_{durable}"));
+            let times = dir.join("times.txt");
+            let run_dir = dir.join("run");
+            let events = dir.join("events.jsonl");
+            let set = format!("out={}", times.display());
+            let file = fixture("../parallel_steps.wf");
+            let mut args = vec![
+                "run",
+                file.to_str().unwrap(),
+                "--agent",
+                agent,
+                "--tools",
+                "run",
+                "--set",
+                &set,
+                "--format",
+                "json",
+                "--progress",
+                "never",
+                "--events",
+                events.to_str().unwrap(),
+            ];
+            if durable {
+                args.extend(["--run-dir", run_dir.to_str().unwrap()]);
+            }
+            let out = wfc(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{name} {durable}: {stderr}");
+            let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(s["at"]["node"], "done", "{s}");
+            for b in ["a", "b", "c", "d"] {
+                assert_eq!(s["blackboard"][format!("{b}.ready")], true, "{s}");
+            }
+            let spans = tool_spans(&times);
+            assert_eq!(spans.len(), 4, "{spans:?}");
+            let last_start = spans.iter().map(|s| s.1).max().unwrap();
+            let first_end = spans.iter().map(|s| s.2).min().unwrap();
+            assert!(
+                last_start < first_end,
+                "{name} {durable}: the branches did not all run at once: {spans:?}"
+            );
+            let events: Vec<Value> = std::fs::read_to_string(&events)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let started = named(&events, "ParallelStarted");
+            assert_eq!(started[0]["data"]["concurrency"], 4, "{}", started[0]);
+            if durable {
+                let replay = wfc(&["replay", run_dir.to_str().unwrap()]);
+                let said = String::from_utf8_lossy(&replay.stdout);
+                assert_eq!(replay.status.code(), Some(0), "{said}");
+            }
+        }
+    }
 }
