@@ -608,12 +608,15 @@ fn a_retry_target_back_to_a_completed_effect_reuses_it() {
 
 /// `a1`…`aN` each complete an effect under key `kI`; `b1`…`bN` come later
 /// with the same keys, so they must never run their command (`B` lines).
+/// Each tool takes 10 ms, so that the kills of
+/// `no_recorded_effect_runs_again_across_random_kills` land inside the run
+/// however fast the machine.
 fn twin_chain(dir: &Path, n: usize) -> PathBuf {
     let mut text = String::from("workflow Twins {\n");
     for p in ["a", "b"] {
         for i in 1..=n {
             text.push_str(&format!(
-                "  tool {p}{i} {{\n    command = \"echo {p}{i} >> \\\"\\$WFC_TEST_LEDGER\\\"; echo {i}\"\n    idempotence_key = \"k{i}\"\n    writes {p}{i}.stdout: string\n  }}\n"
+                "  tool {p}{i} {{\n    command = \"sleep 0.01; echo {p}{i} >> \\\"\\$WFC_TEST_LEDGER\\\"; echo {i}\"\n    idempotence_key = \"k{i}\"\n    writes {p}{i}.stdout: string\n  }}\n"
             ));
         }
     }
