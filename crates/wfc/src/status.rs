@@ -262,7 +262,8 @@ fn human(state: &Value) -> String {
         out.push_str(&format!(
             "unsettled: node `{node}` (at_most_once) started at step {} and may or may not have taken effect\n\
              hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not\n",
-            e["step"]
+            // Numbered from 1, as `wfc run` does; the JSON keeps the index.
+            e["step"].as_u64().map_or_else(|| "?".into(), |s| (s + 1).to_string())
         ));
         return out;
     }

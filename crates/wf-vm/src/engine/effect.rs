@@ -261,7 +261,12 @@ impl<'p> Engine<'p> {
         self.status = RunStatus::Suspended {
             reason: format!(
                 "node `{}` of workflow `{}` is at_most_once and was started at step {} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
-                p.node, p.workflow, p.step, p.node, p.node
+                p.node,
+                p.workflow,
+                // Human text numbers steps from 1 (docs/runtime.md, "Step numbers").
+                p.step + 1,
+                p.node,
+                p.node
             ),
         };
         true
