@@ -200,6 +200,14 @@ fn killed_payment(name: &str) -> (PathBuf, String) {
             && stdout.contains(&format!("--resume {run_dir} --assume-done pay")),
         "{out:?}"
     );
+    // Human text counts steps from 1; the JSON keeps the log's index.
+    let out = wfc(&dir, false, &["status", &run_dir, "--format", "json"]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        status["unsettled_effect"],
+        serde_json::json!({"workflow": "Pay", "node": "pay", "step": 1}),
+        "{out:?}"
+    );
     // Suspending again records nothing: the ledger is untouched.
     assert_eq!(ledger(&dir), "paid\n");
     (dir, run_dir)
