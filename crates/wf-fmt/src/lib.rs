@@ -95,7 +95,7 @@ pub fn format(text: &str, options: &Options) -> Result<String, FormatError> {
 /// Formats `.wf` source text even when it has syntax errors: statements and
 /// items that parsed are formatted, and every statement (or, when the error
 /// is not inside one, every item) containing a syntax error is kept
-/// verbatim. A file without errors gets exactly [`format`]'s output.
+/// verbatim. A file without errors gets exactly [`format()`]'s output.
 pub fn format_forced(text: &str, options: &Options) -> Result<String, FormatError> {
     let parsed = wf_syntax::parse(text, FileId(0));
     let mut errors: Vec<Span> = syntax_errors(&parsed)

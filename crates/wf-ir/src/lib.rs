@@ -12,9 +12,11 @@
 mod backoff;
 mod json;
 mod load;
+mod status;
 mod types;
 
 pub use backoff::backoff_preset;
 pub use json::{schema_json, to_json};
 pub use load::{LoadError, LoadErrorKind, REGEX_SIZE_LIMIT, compile_pattern, load, verify};
+pub use status::{PEER_STATUSES, peer_status};
 pub use types::*;

@@ -4,8 +4,8 @@
 //!
 //! - [`corpus`]: finding the shared corpus, read in place.
 //! - [`panics`]: caught panics kept quiet on one thread only.
-//! - [`lsp`] (feature `lsp`): the language server in-process and a client.
-//! - [`vm`] (feature `vm`): IR programs built by hand, engine runs.
+//! - `lsp` (feature `lsp`): the language server in-process and a client.
+//! - `vm` (feature `vm`): IR programs built by hand, engine runs.
 
 pub mod corpus;
 #[cfg(feature = "lsp")]

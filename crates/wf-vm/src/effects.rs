@@ -4,7 +4,7 @@
 //! Effects are recorded as their own lines in the run's write-ahead log
 //! (`log.jsonl`), between the step records: `{"effect": "started", …}`,
 //! `{"effect": "done", …}` and `{"effect": "compensated", …}`. The log
-//! stays the single source of truth: the in-memory index ([`Effects`]) is
+//! stays the single source of truth: the in-memory index (`Effects`) is
 //! rebuilt from those lines when a run is resumed. `docs/runtime.md`
 //! ("Effects that happen once") describes the semantics.
 

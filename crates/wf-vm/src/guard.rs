@@ -195,6 +195,9 @@ pub(crate) struct GuardEnv<'a> {
     /// The label the outcome prefers.
     pub label: Option<&'a str>,
     pub regexes: &'a Regexes,
+    /// Whether `outcome=V` reads a peer engine's spelling of a status as
+    /// the status ([`wf_ir::PEER_STATUSES`]): Attractor pipelines only.
+    pub peer_statuses: bool,
 }
 
 fn truth(v: &V<'_>, what: &str) -> Result<bool, String> {
@@ -252,8 +255,11 @@ pub(crate) fn eval(code: &[Insn], env: &GuardEnv<'_>) -> Result<bool, String> {
                 stack.push(V::Bool(!truth(&v, "the operand of `!`")?));
             }
             Insn::Cmp(op) => {
-                let b = stack.pop().ok_or_else(underflow)?;
-                let a = stack.pop().ok_or_else(underflow)?;
+                let mut b = stack.pop().ok_or_else(underflow)?;
+                let mut a = stack.pop().ok_or_else(underflow)?;
+                if env.peer_statuses && matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                    fold_peer_status(&code[pc.saturating_sub(2)..pc], &mut a, &mut b);
+                }
                 stack.push(V::Bool(compare(*op, &a, &b)));
             }
             Insn::In => {
@@ -308,6 +314,25 @@ pub(crate) fn eval(code: &[Insn], env: &GuardEnv<'_>) -> Result<bool, String> {
             "guard bytecode leaves {} values instead of one",
             stack.len()
         )),
+    }
+}
+
+/// `outcome=succeeded` as `outcome=success`: when the two instructions
+/// before a `==`/`!=` load the outcome and push a string constant (the
+/// front end's code for `outcome=V` and `V=outcome`), the constant is
+/// read through [`wf_ir::peer_status`]. Only the constant changes, so a
+/// comparison whose other side is not the outcome (a jump landed there
+/// with a boolean) is as false as before.
+fn fold_peer_status<'a>(before: &[Insn], a: &mut V<'a>, b: &mut V<'a>) {
+    let constant = match before {
+        [Insn::LoadOutcome, Insn::Push(Const::Str(_))] => b,
+        [Insn::Push(Const::Str(_)), Insn::LoadOutcome] => a,
+        _ => return,
+    };
+    if let V::Str(text, _) = constant
+        && let Some(status) = wf_ir::peer_status(text)
+    {
+        *constant = V::Str(status, None);
     }
 }
 

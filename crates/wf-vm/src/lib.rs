@@ -47,7 +47,8 @@
 //! let program = dir.program()?;
 //! let replay = Engine::replay(&program, &dir)?;
 //! if let Some(d) = &replay.divergence {
-//!     println!("step {}: {}", d.step, d.what);
+//!     // `step` is the log's index, from 0; people count from 1.
+//!     println!("step {}: {}", d.step + 1, d.what);
 //! }
 //! # Ok(()) }
 //! ```

@@ -92,9 +92,12 @@ fn report(replay: &Replay, args: &ReplayArgs) -> u8 {
         Some(l) => format!(" (log.jsonl line {l})"),
         None => String::new(),
     };
+    // Numbered from 1 as `wfc run` numbers steps (the `N` steps before it
+    // replayed identically); the log's `step` is the index from 0.
     eprintln!(
         "error: the replay{against} diverges at step {}{line}: {}",
-        d.step, d.what
+        d.step + 1,
+        d.what
     );
     eprintln!(
         "  recorded: {}",

@@ -264,7 +264,13 @@ fn human(state: &Value) -> String {
         let when = if node.contains('/') {
             "in a parallel branch".to_owned()
         } else {
-            format!("at step {}", e["step"])
+            // Numbered from 1, as `wfc run` does; the JSON keeps the index.
+            format!(
+                "at step {}",
+                e["step"]
+                    .as_u64()
+                    .map_or_else(|| "?".into(), |s| (s + 1).to_string())
+            )
         };
         out.push_str(&format!(
             "unsettled: node `{node}` (at_most_once) started {when} and may or may not have taken effect\n\

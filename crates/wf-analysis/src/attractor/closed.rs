@@ -8,9 +8,10 @@
 //! - WF0862: a loop whose every way out needs an `outcome` no handler
 //!   returns. wfc's handlers end with `success`, `partial_success`,
 //!   `retry`, `fail` or `skipped`, and a `retry` runs the stage again (it
-//!   becomes `fail` when the retries are spent), so `outcome=succeeded`
-//!   (fabro's spelling), a custom outcome (`outcome=done`) or
-//!   `outcome=retry` never holds when edges are chosen. When such edges
+//!   becomes `fail` when the retries are spent), so a custom outcome
+//!   (`outcome=done`) or `outcome=retry` never holds when edges are
+//!   chosen. fabro's `succeeded` and `failed` do: the runtime reads them
+//!   as `success` and `fail` (`wf_ir::PEER_STATUSES`). When such edges
 //!   are a loop's only ways to an exit, a run goes round until
 //!   `max_visits`.
 
@@ -74,10 +75,9 @@ fn dead_outcome(expr: &Expr) -> Option<(&str, wf_diagnostics::FileSpan)> {
     match expr {
         Expr::Binary(l, BinOp::And, r, _) => dead_outcome(l).or_else(|| dead_outcome(r)),
         Expr::Binary(l, BinOp::Eq, r, span) => match (&**l, &**r) {
-            (Expr::Name(n, _), Expr::Literal(Value::String(v), _))
-                if n == "outcome" && (v == "retry" || !STATUSES.contains(&v.as_str())) =>
-            {
-                Some((v.as_str(), *span))
+            (Expr::Name(n, _), Expr::Literal(Value::String(v), _)) if n == "outcome" => {
+                let status = wf_ir::peer_status(v).unwrap_or(v);
+                (status == "retry" || !STATUSES.contains(&status)).then_some((v.as_str(), *span))
             }
             _ => None,
         },
@@ -192,11 +192,7 @@ fn closed_loops(workflow: &Workflow, facts: &GraphFacts) -> Vec<Diagnostic> {
                 "no handler returns `{value}` (they return success, partial_success, retry, fail and skipped)"
             )
         };
-        let fix = match value {
-            "succeeded" => "write `outcome=success` (fabro's `succeeded`)".to_string(),
-            "failed" => "write `outcome=fail` (fabro's `failed`)".to_string(),
-            _ => "route on a status, or on a context key the stage writes (`context.verdict=done`, set through `status.json`'s `context_updates`)".to_string(),
-        };
+        let fix = "route on a status, or on a context key the stage writes (`context.verdict=done`, set through `status.json`'s `context_updates`)";
         out.push(
             Diagnostic::new(
                 &codes::ATTRACTOR_CLOSED_LOOP,

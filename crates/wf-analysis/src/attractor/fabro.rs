@@ -13,7 +13,7 @@ use wf_diagnostics::{Diagnostic, codes};
 use wf_model::{BinOp, Edge, Expr, Node, Value, Workflow};
 
 use super::rules::{handler, text};
-use super::typos::{PEER_STATUSES, STATUSES};
+use super::typos::STATUSES;
 
 /// Every diagnostic of these rules for `workflow`.
 pub fn check(workflow: &Workflow) -> Vec<Diagnostic> {
@@ -46,13 +46,11 @@ enum Tri {
     Unknown,
 }
 
-/// The status a value names, peers' spellings folded in.
-fn status(value: &str) -> String {
-    match value.trim().to_lowercase().as_str() {
-        "succeeded" => "success".into(),
-        "failed" => "fail".into(),
-        v => v.to_string(),
-    }
+/// The status a value names, peers' spellings folded in exactly as the
+/// runtime folds them (`wf_ir::peer_status`: `succeeded` is `success`;
+/// case matters, `FAIL` is no status, and WF0805 says so).
+fn status(value: &str) -> &str {
+    wf_ir::peer_status(value).unwrap_or(value)
 }
 
 /// What `expr` is when the node's outcome is `outcome`, whatever the
@@ -202,7 +200,7 @@ fn asked_outcomes(node: &Node) -> Vec<String> {
                 .collect();
             let custom = !value.is_empty()
                 && !STATUSES.contains(&value.as_str())
-                && !PEER_STATUSES.contains(&value.as_str());
+                && wf_ir::peer_status(&value).is_none();
             if custom && !found.contains(&value) {
                 found.push(value);
             }

@@ -3,8 +3,8 @@
 //!
 //! Every rule of section 7.2 is visible under its rule id: the rules that
 //! an existing check already implements keep that check's code, and
-//! [`adapt`] adds the note `attractor rule: <id>` and gives it the seed's
-//! severity; the others have `WF08xx` codes of their own ([`rules`]). The
+//! `adapt` adds the note `attractor rule: <id>` and gives it the seed's
+//! severity; the others have `WF08xx` codes of their own (`rules`). The
 //! checks of `.wf` that do not apply to Attractor's run-time semantics are
 //! dropped here for `.dot` workflows. `docs/attractor.md` has the table of
 //! rules, codes and severities, and the decisions behind them.
@@ -71,7 +71,7 @@ pub fn annotate(d: &mut Diagnostic) {
 }
 
 /// Runs the Attractor rules over a `.dot` workflow and adapts the
-/// diagnostics `out` already holds for it (see [`adapt`]). Of the other
+/// diagnostics `out` already holds for it (see `adapt`). Of the other
 /// formats, only the models of the steps are judged (WF0816: `wfc run
 /// --agent llm` calls the same providers for a `.wf` step).
 pub fn check_workflow(workflow: &Workflow, facts: &GraphFacts, out: &mut Vec<Diagnostic>) {

@@ -17,8 +17,11 @@ use wf_model::{BinOp, Expr, Value, Workflow};
 /// The statuses of spec section 5.2, as conditions see them.
 pub(super) const STATUSES: &[&str] = &["success", "partial_success", "retry", "fail", "skipped"];
 /// Status spellings of peer engines (fabro writes `succeeded` and `failed`),
-/// accepted as they are.
-pub(super) const PEER_STATUSES: &[&str] = &["succeeded", "failed"];
+/// which the runtime reads as `success` and `fail` in `outcome=V`
+/// ([`wf_ir::PEER_STATUSES`], the one list both use).
+pub(super) fn peer_statuses() -> impl Iterator<Item = &'static str> {
+    wf_ir::PEER_STATUSES.iter().map(|(peer, _)| *peer)
+}
 
 /// The keys the engine itself writes into the context (`docs/attractor.md`,
 /// "Context"), besides `graph.*`, one per graph attribute.
@@ -134,14 +137,15 @@ impl<'w> Prose<'w> {
 /// WF0805 when `value` is not a status but a near miss of one: equal but
 /// for case, or at most two edits away (one for short values).
 fn outcome_typo(value: &str, at: FileSpan, prose: &Prose<'_>) -> Option<Diagnostic> {
-    if STATUSES.contains(&value) || PEER_STATUSES.contains(&value) {
+    if STATUSES.contains(&value) || wf_ir::peer_status(value).is_some() {
         return None;
     }
     let lower = value.to_lowercase();
     let (status, _) = STATUSES
         .iter()
-        .chain(PEER_STATUSES)
-        .map(|s| (*s, strsim::osa_distance(&lower, s)))
+        .copied()
+        .chain(peer_statuses())
+        .map(|s| (s, strsim::osa_distance(&lower, s)))
         .filter(|(s, d)| *d <= if s.len() < 6 { 1 } else { 2 })
         .min_by_key(|(_, d)| *d)?;
     if prose.mentions(value) {

@@ -4,7 +4,7 @@
 //! understands, with its type and range; [`check_workflow`] checks one
 //! workflow's attributes against it. Attributes the schema does not know
 //! form the opaque spec and are never reported, unless they are a near miss
-//! of a known name ([`spelling`], WF0515). The check is a pure
+//! of a known name (`spelling`, WF0515). The check is a pure
 //! function of one [`Workflow`] and runs in O(nodes + edges + size of the
 //! attribute values): schema look-ups scan a constant table, node names are
 //! indexed once when some attribute names a node, and the adjacency is

@@ -4,12 +4,12 @@
 //! - WF0301 a required read not written on every path from the entry,
 //!   WF0302 a callee's `needs` not available at the call, WF0303 a `gives`
 //!   key missing on some path to a terminal: a forward must-analysis with
-//!   bit sets over the DAG ([`flow`]), each error with a witness path
-//!   ([`witness`]);
+//!   bit sets over the DAG (`flow`), each error with a witness path
+//!   (`witness`);
 //! - WF0304 return-map completeness, from each callee's "guaranteed at
 //!   completion" keys (the same analysis, at its terminals);
-//! - WF0305 guard and interpolation keys nothing writes ([`unwritten`]);
-//! - WF0306 type mismatches and WF0307 unknown type names ([`types`]);
+//! - WF0305 guard and interpolation keys nothing writes (`unwritten`);
+//! - WF0306 type mismatches and WF0307 unknown type names (`types`);
 //! - WF0308 recursion that can never complete ([`recursion`]).
 //!
 //! Writes to reserved keys (`_…`, `internal.…`) are WF0106 in the names
@@ -17,7 +17,7 @@
 //! again here.
 //!
 //! Complexity: per workflow O((N + E) · K / 64) for the must-analysis (K
-//! tracked keys, see [`flow`]), plus O(N + E) per distinct missing key for
+//! tracked keys, see `flow`), plus O(N + E) per distinct missing key for
 //! witness paths (budgeted), plus linear passes for the rest; program-wide,
 //! the recursion fixpoint is linear for bounded call fan-out.
 //!
@@ -105,7 +105,7 @@ pub struct FlowFacts {
 /// `callee_needs(v)` are the `needs` keys of the workflow the call node `v`
 /// invokes, when it is known; `requested` the keys callers' return maps
 /// take from `workflow` (sorted, deduplicated). O((N + E) · K / 64) plus
-/// O(N + E) per distinct missing key (budgeted, see [`witness`]).
+/// O(N + E) per distinct missing key (budgeted, see `witness`).
 pub fn flow_facts<'a>(
     workflow: &Workflow,
     facts: &GraphFacts,

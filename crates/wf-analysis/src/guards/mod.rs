@@ -26,7 +26,7 @@
 //! A `status` is a string restricted to the status names: statuses compare
 //! with strings by name, so `outcome == "success"` is the same test as
 //! `outcome == success` (both are accepted; the quoted form is what the
-//! Attractor `.dot` dialect writes). The typing rules ([`typeck`]): `==`
+//! Attractor `.dot` dialect writes). The typing rules (`typeck`): `==`
 //! and `!=` need comparable operands (equal types, two numbers, a string
 //! and a status, or `null` with anything); `<`, `<=`, `>`, `>=` need
 //! numbers or durations; `x in xs` needs a list on the right (substrings
@@ -39,16 +39,16 @@
 //! or a bare name that is neither a status nor a declared key, is WF0403
 //! with a did-you-mean.
 //!
-//! Satisfiability ([`logic`], [`conflicts`]) abstracts each boolean part as
+//! Satisfiability (`logic`, `conflicts`) abstracts each boolean part as
 //! the sets of statuses for which it may be true and may be false, folds
 //! constants, and reads `&&` chains clause by clause for contradictions on
 //! one key (equalities, exclusions, list membership, numeric bounds,
 //! `exists`): WF0405 when a guard can never hold, WF0407 (info) when one
 //! that reads something always holds (`when true` alone is a deliberate
 //! way to prefer an edge and is not reported). Guards with a syntax error
-//! or a type error are not analysed further. Coverage ([`coverage`]) uses
+//! or a type error are not analysed further. Coverage (`coverage`) uses
 //! the same status sets per edge, against the statuses each node kind can
-//! end with ([`status::possible_statuses`]): WF0406.
+//! end with (`status::possible_statuses`): WF0406.
 //!
 //! # Cost
 //!

@@ -16,7 +16,7 @@ pub fn expr_text(expr: &Expr) -> Option<String> {
     quote(expr, false)
 }
 
-/// Source text of `expr` as [`expr_text`] writes it, but never giving up:
+/// Source text of `expr` as `expr_text` writes it, but never giving up:
 /// a part that failed to parse, or nesting deeper than the guard language
 /// allows, is written `…`, and values with no guard literal (names, lists,
 /// maps, non-finite floats) are written as attribute values are. For

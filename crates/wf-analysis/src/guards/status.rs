@@ -2,7 +2,7 @@
 
 use wf_model::NodeKind;
 
-/// The status names, in the order of their bits in a [`Mask`].
+/// The status names, in the order of their bits in a `Mask`.
 pub const STATUS_NAMES: [&str; 5] = ["success", "partial_success", "retry", "fail", "skipped"];
 
 /// A set of statuses: bit `i` stands for `STATUS_NAMES[i]`.

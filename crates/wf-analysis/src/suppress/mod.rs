@@ -199,7 +199,7 @@ const DOT_SYNTAX: [&Code; 4] = [
 ];
 
 /// Whether `d` reports text its front end could not read: a `.wf` syntax
-/// error, or a DOT one (see [`DOT_SYNTAX`]). Such errors cannot be
+/// error, or a DOT one (see `DOT_SYNTAX`). Such errors cannot be
 /// suppressed: a file that does not parse is not understood.
 pub fn is_syntax_error(d: &Diagnostic) -> bool {
     d.severity == Severity::Error

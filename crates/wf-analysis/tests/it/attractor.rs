@@ -871,18 +871,20 @@ fn tool_hooks_ignored() {
 }
 
 /// Issue 17 item 7: a loop whose only way out needs an outcome no handler
-/// returns (fabro's `succeeded`, a custom outcome, `retry`) is reported
-/// at that edge; a loop another edge leaves, and an edge back into the
-/// loop, are not.
+/// returns (a custom outcome, `retry`) is reported at that edge; a loop
+/// another edge leaves, and an edge back into the loop, are not.
 #[test]
 fn a_loop_left_only_on_an_outcome_no_handler_returns_is_reported() {
     let closed = pipeline(
-        "  start -> a -> gate\n  gate [shape=diamond]\n  gate -> exit [condition=\"outcome=succeeded\"]\n  gate -> a",
+        "  start -> a -> gate\n  gate [shape=diamond]\n  gate -> exit [condition=\"outcome=process\"]\n  gate -> a",
     );
     let d = fires(&closed, "WF0862", Severity::Warning, None);
     assert!(d.message.contains("`gate -> exit`"), "{d:#?}");
     assert!(
-        d.help.as_deref().unwrap_or("").contains("outcome=success"),
+        d.help
+            .as_deref()
+            .unwrap_or("")
+            .contains("context.verdict=done"),
         "{d:#?}"
     );
     for custom in ["done", "retry"] {
@@ -905,4 +907,29 @@ fn a_manager_without_a_child_pipeline_is_reported() {
     fires(&src, "WF0861", Severity::Warning, None);
     let named = "digraph G {\n  graph [stack.child_dotfile=\"c.dot\"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  m [shape=house]\n  start -> m -> exit\n}\n";
     assert!(!check(named).iter().any(|d| d.code.code == "WF0861"));
+}
+
+/// fabro's `outcome=succeeded` and `outcome=failed` are taken by the
+/// runtime (read as `success` and `fail`, `wf_ir::PEER_STATUSES`), so a
+/// loop left on them is no closed loop and no rule calls them unhandled;
+/// the same loop on a case variant (`FAIL`), which the runtime does not
+/// fold, is.
+#[test]
+fn peer_outcome_spellings_leave_a_loop_as_the_runtime_takes_them() {
+    for peer in ["succeeded", "failed"] {
+        let src = pipeline(&format!(
+            "  start -> a -> gate\n  gate [shape=diamond]\n  gate -> exit [condition=\"outcome={peer}\"]\n  gate -> a"
+        ));
+        let found = check(&src);
+        assert!(
+            !found
+                .iter()
+                .any(|d| ["WF0862", "WF0805", "WF0811"].contains(&d.code.code)),
+            "{peer}: {found:#?}"
+        );
+    }
+    let upper = pipeline(
+        "  start -> a -> gate\n  gate [shape=diamond]\n  gate -> exit [condition=\"outcome=FAIL\"]\n  gate -> a",
+    );
+    fires(&upper, "WF0862", Severity::Warning, None);
 }

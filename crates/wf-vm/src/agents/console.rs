@@ -135,7 +135,8 @@ impl<R: LineSource, W: io::Write> ConsoleAgent<R, W> {
         };
         self.say(&format!(
             "\n[step {}] {id} ({kind}){}{attempt}",
-            cx.step,
+            // From 1, as `wfc run`'s progress lines number it.
+            cx.step + 1,
             label.unwrap_or_default()
         ));
         if let Some(Value::String(prompt)) = cx.spec().get("prompt") {

@@ -3,7 +3,7 @@
 //! The child is the `.dot` file `stack.child_dotfile` (fabro:
 //! `stack.child_workflow`) names (the node's attribute, else the graph's),
 //! relative to the parent pipeline's directory, confined like an import
-//! (see [`confine`]): `wfc check` checks the same rules, and they hold
+//! (see `confine` below): `wfc check` checks the same rules, and they hold
 //! here again because the IR may come from elsewhere. It is loaded by the
 //! [`ChildLoader`](super::parallel::ChildLoader) the CLI provides and runs
 //! in its own engine with the same backend, interviewer and tool runner

@@ -284,7 +284,8 @@ impl<'p> Engine<'p> {
         // (engine/fan_effect.rs); its step is the branch's, not the run's.
         let when = match p.node.contains('/') {
             true => "in a parallel branch".to_owned(),
-            false => format!("at step {}", p.step),
+            // Human text numbers steps from 1 (docs/runtime.md, "Step numbers").
+            false => format!("at step {}", p.step + 1),
         };
         self.status = RunStatus::Suspended {
             reason: format!(

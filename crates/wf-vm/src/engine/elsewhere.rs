@@ -85,7 +85,9 @@ impl std::fmt::Display for ForkError {
                 write!(
                     f,
                     "its log does not replay: at step {}{line} it diverges: {}",
-                    d.step, d.what
+                    // From 1, as `wfc replay` says it.
+                    d.step + 1,
+                    d.what
                 )
             }
         }

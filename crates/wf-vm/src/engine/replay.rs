@@ -34,7 +34,8 @@ pub struct Replay {
 /// The first place where the replay and the log (or the snapshot) differ.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Divergence {
-    /// The step.
+    /// The step, as the log numbers it (from 0; `wfc replay` prints it
+    /// from 1, as human output counts steps).
     pub step: u64,
     /// The log's line that records the step (`None`: the snapshot differs,
     /// or the log stops before it).

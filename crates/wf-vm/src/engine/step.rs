@@ -450,6 +450,7 @@ impl<'p> Engine<'p> {
             outcome,
             label,
             regexes: &self.regexes,
+            peer_statuses: workflow.dialect == wf_ir::Dialect::Attractor,
         };
         let mut error = None;
         self.valid_guarded = false;

@@ -14,10 +14,25 @@ fn program(strings: &[&str]) -> IrProgram {
 }
 
 /// Strings: 0 `n`, 1 `name`, 2 `tags`, 3 `^a.c$`, 4 `abc`, 5 `x`, 6 `fail`,
-/// 7 `missing`, 8 `b`.
+/// 7 `missing`, 8 `b`, 9 `failed`, 10 `succeeded`.
 fn run(code: Vec<Insn>) -> Result<bool, String> {
+    run_as(code, false)
+}
+
+/// [`run`], with `peer_statuses` as an Attractor pipeline sets it.
+fn run_as(code: Vec<Insn>, peer_statuses: bool) -> Result<bool, String> {
     let p = program(&[
-        "n", "name", "tags", "^a.c$", "abc", "x", "fail", "missing", "b",
+        "n",
+        "name",
+        "tags",
+        "^a.c$",
+        "abc",
+        "x",
+        "fail",
+        "missing",
+        "b",
+        "failed",
+        "succeeded",
     ]);
     let mut f = Frame::new(WorkflowIdx(0), NodeIdx(0));
     let mut visible = Visible::default();
@@ -45,6 +60,7 @@ fn run(code: Vec<Insn>) -> Result<bool, String> {
             outcome: "fail",
             label: None,
             regexes: &regexes,
+            peer_statuses,
         },
     )
 }
@@ -231,5 +247,41 @@ fn type_errors_show_values_as_the_language_writes_them() {
     assert_eq!(
         err(vec![Push(Const::Float(1.5))]),
         "the guard's result is not a boolean: 1.5"
+    );
+}
+
+/// An Attractor pipeline's `outcome=failed` (fabro's spelling) holds when
+/// the outcome is `fail`, on either side and with `!=`; only the outcome
+/// is read so, and only in Attractor pipelines.
+#[test]
+fn peer_status_spellings_match_the_outcome_in_attractor_pipelines() {
+    use Insn::*;
+    let eq = |code: Vec<Insn>| (run_as(code.clone(), true), run_as(code, false));
+    assert_eq!(
+        eq(vec![LoadOutcome, Push(s(9)), Cmp(CmpOp::Eq)]),
+        (Ok(true), Ok(false))
+    );
+    assert_eq!(
+        eq(vec![Push(s(9)), LoadOutcome, Cmp(CmpOp::Eq)]),
+        (Ok(true), Ok(false))
+    );
+    assert_eq!(
+        eq(vec![LoadOutcome, Push(s(9)), Cmp(CmpOp::Ne)]),
+        (Ok(false), Ok(true))
+    );
+    // `succeeded` is `success`, not the outcome `fail`.
+    assert_eq!(
+        eq(vec![LoadOutcome, Push(s(10)), Cmp(CmpOp::Eq)]),
+        (Ok(false), Ok(false))
+    );
+    // A context key holding `fail` is compared as written.
+    assert_eq!(
+        eq(vec![Push(s(6)), Push(s(9)), Cmp(CmpOp::Eq)]),
+        (Ok(false), Ok(false))
+    );
+    // The spec's own spelling holds either way.
+    assert_eq!(
+        eq(vec![LoadOutcome, Push(s(6)), Cmp(CmpOp::Eq)]),
+        (Ok(true), Ok(true))
     );
 }

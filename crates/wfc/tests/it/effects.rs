@@ -186,7 +186,7 @@ fn killed_payment(name: &str) -> (PathBuf, String) {
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("node `pay` of workflow `Pay` is at_most_once and was started at step 1"),
+        stdout.contains("node `pay` of workflow `Pay` is at_most_once and was started at step 2"),
         "{stdout}"
     );
     assert!(
@@ -196,8 +196,16 @@ fn killed_payment(name: &str) -> (PathBuf, String) {
     let out = wfc(&dir, false, &["status", &run_dir]);
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("unsettled: node `pay` (at_most_once) started at step 1")
+        stdout.contains("unsettled: node `pay` (at_most_once) started at step 2")
             && stdout.contains(&format!("--resume {run_dir} --assume-done pay")),
+        "{out:?}"
+    );
+    // Human text counts steps from 1; the JSON keeps the log's index.
+    let out = wfc(&dir, false, &["status", &run_dir, "--format", "json"]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        status["unsettled_effect"],
+        serde_json::json!({"workflow": "Pay", "node": "pay", "step": 1}),
         "{out:?}"
     );
     // Suspending again records nothing: the ledger is untouched.

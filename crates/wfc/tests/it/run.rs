@@ -1448,7 +1448,7 @@ fn replay_names_the_first_divergence() {
     assert_eq!(out, "");
     assert_eq!(
         err,
-        "error: the replay diverges at step 1 (log.jsonl line 2): event 3 of the step\n  \
+        "error: the replay diverges at step 2 (log.jsonl line 2): event 3 of the step\n  \
          recorded: {\"depth\":1,\"event\":\"blackboard:write\",\"node\":\"plan\",\"step\":1,\"workflow\":\"Approve\",\"writes\":[{\"key\":\"plan\",\"value\":\"<plan>\"}]}\n  \
          replayed: {\"depth\":1,\"event\":\"blackboard:write\",\"node\":\"plan\",\"step\":1,\"workflow\":\"Approve\",\"writes\":[{\"key\":\"plan\",\"value\":\"forged\"}]}\n\
          note: the 1 step before it replayed identically\n"
@@ -1464,7 +1464,7 @@ fn replay_names_the_first_divergence() {
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.starts_with(
-            "error: the replay diverges at step 4: the state `snapshot.json` holds after 5 steps, at `frames[0].entries[0].value`\n  recorded: \"other\"\n  replayed: \"<plan>\"\n"
+            "error: the replay diverges at step 5: the state `snapshot.json` holds after 5 steps, at `frames[0].entries[0].value`\n  recorded: \"other\"\n  replayed: \"<plan>\"\n"
         ),
         "{err}"
     );
@@ -1515,7 +1515,7 @@ fn replay_against_a_changed_workflow_names_where_it_parts() {
     let (code, out, err) = replay(&[d, "--against", changed.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(
-        err.contains("diverges at step 1 (log.jsonl line 2): event 2 of the step"),
+        err.contains("diverges at step 2 (log.jsonl line 2): event 2 of the step"),
         "{err}"
     );
     assert!(

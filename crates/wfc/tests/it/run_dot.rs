@@ -1797,7 +1797,7 @@ fn a_dry_run_names_the_condition_that_keeps_a_loop_closed() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         summary(&out)["reason"],
-        "node `implement` of workflow `dry_run_stuck` failed: dry run: no exit can be reached from `implement` (the loop `implement → gate → implement`): every way out needs what no stage can report: edge `gate->exit` needs `outcome=succeeded`, an outcome no handler returns (they return success, partial_success, retry, fail, skipped); no edge condition matched the failure and the node has no retry_target"
+        "node `implement` of workflow `dry_run_stuck` failed: dry run: no exit can be reached from `implement` (the loop `implement → gate → implement`): every way out needs what no stage can report: edge `gate->exit` needs `outcome=done`, an outcome no handler returns (they return success, partial_success, retry, fail, skipped); no edge condition matched the failure and the node has no retry_target"
     );
 }
 
@@ -1822,4 +1822,32 @@ fn a_dry_run_does_not_aim_for_a_gate_without_choices() {
     assert_eq!(out.status.code(), Some(0), "{s}");
     assert_eq!(s["blackboard"]["context.ok"], "yes", "{s}");
     assert_eq!(completed(&run_dir).last().map(String::as_str), Some("done"));
+}
+
+/// fabro's `outcome=succeeded`/`outcome=failed` route as written: the
+/// engine reads them as `success` and `fail` (before, neither held, and
+/// every visit took the edge back to `implement` until `max_visits`);
+/// `wfc check` does not warn about them.
+#[test]
+fn peer_outcome_spellings_route_as_written() {
+    let out = wfc(&["check", &fixture("peer_outcomes.dot")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // Only the loop's information (WF0201): no warning.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.ends_with("checked 1 file: 1 info\n"), "{stdout}");
+    let (out, run_dir, _) = run("peer_auto", "peer_outcomes.dot", "auto", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "implement", "verify", "exit"]
+    );
+    let agent = script("verify_fails_once.json");
+    let (out, run_dir, _) = run("peer_script", "peer_outcomes.dot", &agent, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", summary(&out));
+    assert_eq!(
+        completed(&run_dir),
+        ["start", "implement", "verify", "fix", "verify", "exit"]
+    );
 }

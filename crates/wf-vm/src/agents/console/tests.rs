@@ -35,7 +35,7 @@ fn human_choices_are_numbered_with_their_keys() {
     assert_eq!(chose(&decision), Some("ask->stop"));
     assert_eq!(
         shown,
-        "\n[step 7] ask (human): Ship it?\n  | Ship?\n  1. [A] Approve  -> done\n  2. [R] Reject  -> stop\nChoose 1-2, a key (A, R) or `suspend`: "
+        "\n[step 8] ask (human): Ship it?\n  | Ship?\n  1. [A] Approve  -> done\n  2. [R] Reject  -> stop\nChoose 1-2, a key (A, R) or `suspend`: "
     );
 }
 

@@ -56,7 +56,10 @@ impl Clause {
     /// value), as the engine's guard would say.
     pub fn check(&self, v: Option<&Value>) -> bool {
         match self.contains {
-            None => compare_values(self.op, v, &self.value),
+            None => match self.status() {
+                Some(status) => compare_values(self.op, v, &Value::String(status.into())),
+                None => compare_values(self.op, v, &self.value),
+            },
             Some(want) => {
                 let found = match (v, &self.value) {
                     (Some(Value::String(s)), Value::String(t)) => s.contains(t.as_str()),
@@ -64,6 +67,16 @@ impl Clause {
                 };
                 found == want
             }
+        }
+    }
+
+    /// The status an `outcome=V`/`outcome!=V` clause compares with, when
+    /// `V` is a peer engine's spelling of one (`succeeded`): the engine's
+    /// guard reads it so ([`wf_ir::peer_status`]).
+    fn status(&self) -> Option<&'static str> {
+        match (&self.subject, self.op, &self.value) {
+            (Subject::Outcome, CmpOp::Eq | CmpOp::Ne, Value::String(v)) => wf_ir::peer_status(v),
+            _ => None,
         }
     }
 
@@ -338,7 +351,9 @@ pub(super) fn possible(
 pub(super) fn why_not(c: &Clause, statuses: &[&str], node: &str) -> String {
     match (&c.subject, c.subject.bare()) {
         (Subject::Outcome, _) | (_, Some("outcome"))
-            if c.op == CmpOp::Eq && !c.value.as_str().is_some_and(|v| STATUSES.contains(&v)) =>
+            if c.op == CmpOp::Eq
+                && c.status().is_none()
+                && !c.value.as_str().is_some_and(|v| STATUSES.contains(&v)) =>
         {
             format!(
                 "`{}`, an outcome no handler returns (they return {})",
@@ -422,13 +437,44 @@ mod tests {
         let c = Clause {
             subject: Subject::Outcome,
             op: CmpOp::Eq,
-            value: Value::from("succeeded"),
+            value: Value::from("done"),
             contains: None,
         };
         let mut r = report();
         assert!(satisfy(std::slice::from_ref(&c), &HERE, &mut r, &|_| None).is_err());
         assert!(!possible(&c, STATUSES, true, false, "a", &|_| None));
         assert!(why_not(&c, STATUSES, "a").contains("no handler returns"));
+    }
+
+    /// fabro's `succeeded` and `failed` are `success` and `fail`, as the
+    /// engine's guard reads them; a context key is compared as written.
+    #[test]
+    fn peer_outcome_spellings_hold_as_the_engine_reads_them() {
+        let clause = |subject: Subject, op: CmpOp, v: &str| Clause {
+            subject,
+            op,
+            value: Value::from(v),
+            contains: None,
+        };
+        let succeeded = clause(Subject::Outcome, CmpOp::Eq, "succeeded");
+        let mut r = report();
+        assert!(satisfy(std::slice::from_ref(&succeeded), &HERE, &mut r, &|_| None).is_ok());
+        assert!(possible(
+            &succeeded,
+            &["success"],
+            true,
+            false,
+            "a",
+            &|_| None
+        ));
+        assert!(!possible(&succeeded, &["fail"], true, false, "a", &|_| {
+            None
+        }));
+        let not_failed = clause(Subject::Outcome, CmpOp::Ne, "failed");
+        assert!(not_failed.check(Some(&Value::from("success"))));
+        assert!(!not_failed.check(Some(&Value::from("fail"))));
+        let key = clause(key("verdict"), CmpOp::Eq, "succeeded");
+        assert!(!key.check(Some(&Value::from("success"))));
     }
 
     #[test]

@@ -6,7 +6,9 @@ use std::time::Duration;
 /// Evaluates an Attractor condition (seed section 10) with `lookup`
 /// resolving keys (`outcome`, `preferred_label`, `context.x` then `x`):
 /// `&&`-joined clauses of `key=value`, `key!=value` or a bare key
-/// (true when not empty); a missing key is the empty string.
+/// (true when not empty); a missing key is the empty string. As in edge
+/// conditions, `outcome=V` reads a peer's spelling of a status as the
+/// status (`outcome=succeeded` is `outcome=success`, [`wf_ir::PEER_STATUSES`]).
 pub fn evaluate_condition(condition: &str, lookup: &dyn Fn(&str) -> Option<String>) -> bool {
     let resolve = |key: &str| {
         let key = key.trim();
@@ -14,12 +16,16 @@ pub fn evaluate_condition(condition: &str, lookup: &dyn Fn(&str) -> Option<Strin
             .or_else(|| key.strip_prefix("context.").and_then(lookup))
             .unwrap_or_default()
     };
-    let unquote = |v: &str| {
+    let value = |k: &str, v: &str| {
         let v = v.trim();
-        v.strip_prefix('"')
+        let v = v
+            .strip_prefix('"')
             .and_then(|s| s.strip_suffix('"'))
-            .unwrap_or(v)
-            .to_owned()
+            .unwrap_or(v);
+        match k.trim() {
+            "outcome" => wf_ir::peer_status(v).unwrap_or(v).to_owned(),
+            _ => v.to_owned(),
+        }
     };
     condition
         .split("&&")
@@ -27,9 +33,9 @@ pub fn evaluate_condition(condition: &str, lookup: &dyn Fn(&str) -> Option<Strin
         .filter(|c| !c.is_empty())
         .all(|clause| {
             if let Some((k, v)) = clause.split_once("!=") {
-                resolve(k) != unquote(v)
+                resolve(k) != value(k, v)
             } else if let Some((k, v)) = clause.split_once('=') {
-                resolve(k) == unquote(v)
+                resolve(k) == value(k, v)
             } else {
                 !resolve(clause).is_empty()
             }
@@ -80,6 +86,20 @@ mod tests {
         assert!(!evaluate_condition("missing", &ctx));
         assert!(!evaluate_condition("outcome=\"fail\"", &ctx));
         assert!(evaluate_condition("", &ctx));
+    }
+
+    /// fabro's `succeeded`/`failed` are the statuses for `outcome` only.
+    #[test]
+    fn peer_outcome_spellings_are_the_statuses() {
+        let ctx = |k: &str| match k {
+            "outcome" | "verdict" => Some("success".to_owned()),
+            _ => None,
+        };
+        assert!(evaluate_condition("outcome=succeeded", &ctx));
+        assert!(evaluate_condition("outcome=\"succeeded\"", &ctx));
+        assert!(evaluate_condition("outcome!=failed", &ctx));
+        assert!(!evaluate_condition("outcome=failed", &ctx));
+        assert!(!evaluate_condition("verdict=succeeded", &ctx));
     }
 
     #[test]
