@@ -38,8 +38,14 @@
 //! with a run directory, suspends the run: the child is kept where it
 //! waits and restored there on resume ([`wait`]). Elsewhere a suspended
 //! child fails the node.
+//!
+//! In a run with a run directory the child has a folder of its own for
+//! the manager's step ([`journal`]): the fan-outs in it journal there, so
+//! a child run again after a kill does not run their finished branches
+//! again, and its keyed effects are recorded there.
 
 mod condition;
+pub mod journal;
 pub mod steer;
 pub mod wait;
 
@@ -217,7 +223,14 @@ impl Handler for ManagerLoop {
             .files
             .filter(|_| may_wait)
             .and_then(|f| wait::load(f, &node, cx.decision.step));
-        let inherited = super::nested::Inherited::of(cx.decision);
+        // The child's own folder, for the parent step it started at: the
+        // journals of its fan-outs and its effect records ([`journal`]).
+        let started = waited
+            .as_ref()
+            .and_then(|w| w.started_step)
+            .unwrap_or(cx.decision.step);
+        let own = journal::folder(&self.kit, cx.files, &node, started);
+        let inherited = super::nested::Inherited::of(cx.decision).in_branch_dir(own.clone());
         let made = match &waited {
             Some(w) => inherited.restore(&program, &w.snapshot),
             None => inherited.engine(&program, root),
@@ -258,6 +271,7 @@ impl Handler for ManagerLoop {
             root: self.kit.root.clone().or_else(|| self.kit.base_dir.clone()),
             depth: self.kit.depth + 1,
             scope: scope.clone(),
+            journal: own,
             ..self.kit.clone()
         };
         let backend = cx
@@ -300,6 +314,7 @@ impl Handler for ManagerLoop {
                     // The cycle it waits in goes on when it is restored.
                     cycles: cycles - 1,
                     resume_step: cx.decision.step + 1,
+                    started_step: Some(started),
                 };
                 let mut reason = format!(
                     "waiting for an answer to question `{}` in {}",

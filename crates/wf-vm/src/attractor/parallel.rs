@@ -69,6 +69,25 @@ pub struct Kit {
     /// Where a root fan-out that suspends leaves the questions its
     /// branches wait on (`None`: such branches fail instead of waiting).
     pub waiting: Option<crate::question::WaitingQuestions>,
+    /// In a parallel branch or a child pipeline of a durable run, its own
+    /// folder, where the fan-outs and child pipelines nested in it keep
+    /// their journals, laid out as the run directory keeps the root's
+    /// (`{node}/branches/step-M/`, `{node}/child-journals/step-M/`);
+    /// `None` for the root pipeline, and where nothing is journaled.
+    pub journal: Option<PathBuf>,
+}
+
+impl Kit {
+    /// The folder the fan-outs and child pipelines of this pipeline
+    /// journal in: the run directory (its current pass) for the root
+    /// pipeline, the branch's or child's own folder when nested
+    /// ([`Kit::journal`]); `None` without a run directory.
+    pub(crate) fn journal_root(&self, files: Option<&super::RunFiles>) -> Option<PathBuf> {
+        match self.depth {
+            0 => files.map(super::RunFiles::log_dir),
+            _ => self.journal.clone(),
+        }
+    }
 }
 
 /// Registers `wait.human`, `parallel`, `parallel.fan_in` and
@@ -159,12 +178,12 @@ impl Handler for Parallel {
             kit: &kit,
             fan_out: d.node_idx,
             inherited: &inherited,
-            // Only the root pipeline's fan-outs: a nested one runs in a
-            // branch, whose steps are counted from 0 in every branch and
-            // which runs again whole when it did not finish.
-            journal: &match self.kit.depth {
-                0 => journal::Journal::at(cx.files, cx.node_id, d.step),
-                _ => journal::Journal::default(),
+            // A nested fan-out journals in the folder of the branch or
+            // child it runs in, at that engine's step: the branch run
+            // again after a kill takes the same steps to it.
+            journal: &match self.kit.journal_root(cx.files) {
+                Some(root) => journal::Journal::under(&root, cx.node_id, d.step),
+                None => journal::Journal::default(),
             },
         };
         let plan = concurrent::plan(&shared, cx.backend.as_deref(), &targets, &policy);

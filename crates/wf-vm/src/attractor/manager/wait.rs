@@ -27,6 +27,10 @@ pub struct ChildWaiting {
     /// the suspension): only it restores the child, so a later visit of
     /// the node starts a child of its own.
     pub resume_step: u64,
+    /// The parent's step the child started at (its own folder's,
+    /// `super::journal`); `None` in files of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_step: Option<u64>,
 }
 
 fn path(files: &RunFiles, node: &str) -> PathBuf {

@@ -12,6 +12,8 @@
 //! no route, a limit) is a failed branch, not a failed pipeline; the join
 //! policy decides.
 
+use std::path::Path;
+
 use serde_json::{Map, Value};
 use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
@@ -185,6 +187,8 @@ pub fn run_branch_from(
         Kit {
             depth: env.kit.depth + 1,
             scope: scope.clone(),
+            // Its nested fan-outs journal in its own folder.
+            journal: env.inherited.branch_dir().map(Path::to_path_buf),
             ..env.kit.clone()
         },
     );

@@ -12,7 +12,12 @@
 //! and a `loop_restart` another stage directory: neither reads this one.
 //!
 //! A branch that was running when the run died has no result and runs
-//! again from its first node.
+//! again from its first node. Its own folder, `step-{N}/{index}/`, keeps
+//! the journals of the fan-outs nested in it, laid out as the run
+//! directory keeps the root's (`{node}/branches/step-{M}/`, `M` the
+//! branch engine's step; a child pipeline's folder likewise, see
+//! `manager.rs`): the branch run again takes the same steps to its nested
+//! fan-out, which then runs only the inner branches that had not finished.
 //!
 //! A fan-out that suspends because an agent error suspended one of its
 //! branches (a backend outage in a durable run) is asked again at a later
@@ -44,6 +49,16 @@ impl Journal {
                 redirected(&branches, step).unwrap_or_else(|| branches.join(format!("step-{step}")))
             }),
         }
+    }
+
+    /// The journal of the parallel node `node` run at `step` of the
+    /// pipeline whose fan-outs journal in `root` (the run directory, or a
+    /// branch's or child pipeline's own folder): `{root}/{node}/branches/`.
+    pub(crate) fn under(root: &Path, node: &str, step: u64) -> Self {
+        let branches = root
+            .join(crate::attractor::safe_name(node))
+            .join("branches");
+        Self::in_dir_at(&branches, step)
     }
 
     /// Notes, durably, that the fan-out suspended and will be asked again
