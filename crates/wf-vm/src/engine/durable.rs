@@ -145,6 +145,8 @@ impl<'p> Engine<'p> {
         if done {
             self.stop_clock();
         }
+        // Before the step that suspends is logged (ask.rs).
+        self.record_questions();
         let Some(log) = &mut self.out.log else { return };
         if let Err(e) = log.commit(self.step - 1, &self.out.clock.run) {
             let reason = format!("could not append to the run log: {e}");
