@@ -266,12 +266,19 @@ impl Handler for ManagerLoop {
             self.kit.tools.as_ref(),
             files.clone(),
         ));
+        // Where the fan-outs in the child leave the questions they wait
+        // on: the run's list, else one of the child's own.
+        let child_asked = match &self.kit.waiting {
+            Some(w) => Some(w.clone()),
+            None => may_wait.then(Default::default),
+        };
         let kit = Kit {
             base_dir: path.parent().map(PathBuf::from),
             root: self.kit.root.clone().or_else(|| self.kit.base_dir.clone()),
             depth: self.kit.depth + 1,
             scope: scope.clone(),
             journal: own,
+            waiting: child_asked.clone(),
             ..self.kit.clone()
         };
         let backend = cx
@@ -302,28 +309,26 @@ impl Handler for ManagerLoop {
                 && may_wait
                 && child.failures().last().is_none_or(|f| f.reason != *reason)
                 && let Some(files) = cx.files
-                && let Some(mut q) = crate::question::pending(&program, &mut child)
+                && let Some((questions, own)) =
+                    wait::questions(&program, &mut child, &scope, child_asked.as_ref(), &node)
             {
-                // A gate nobody answered: the child waits, kept where it
-                // stands, and the run suspends.
-                q.id = format!("{scope}{}", q.id);
-                q.place = format!("the child pipeline of manager node `{node}`");
+                // A gate nobody answered, in the child or nested in it:
+                // the child waits, kept where it stands, and the run
+                // suspends.
                 let waiting = wait::ChildWaiting {
-                    question: q.clone(),
+                    question: questions[0].clone(),
                     snapshot: child.snapshot(),
                     // The cycle it waits in goes on when it is restored.
                     cycles: cycles - 1,
                     resume_step: cx.decision.step + 1,
                     started_step: Some(started),
                 };
-                let mut reason = format!(
-                    "waiting for an answer to question `{}` in {}",
-                    q.id, q.place
-                );
+                let mut reason = wait::reason(&questions);
                 match wait::save(files, &node, &waiting) {
                     Ok(()) => {
-                        if let Some(w) = &self.kit.waiting {
-                            w.borrow_mut().push(q);
+                        // Those of a nested fan-out are in the list already.
+                        if let (Some(w), true) = (&self.kit.waiting, own) {
+                            w.borrow_mut().extend(questions);
                         }
                     }
                     Err(e) => reason.push_str(&format!(

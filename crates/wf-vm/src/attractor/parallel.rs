@@ -16,6 +16,7 @@
 //! one). See [`branch`] for how a branch runs and [`policy`] for the join
 //! and error policies.
 
+mod asked;
 pub mod branch;
 pub mod concurrent;
 pub mod journal;
@@ -186,6 +187,7 @@ impl Handler for Parallel {
                 None => journal::Journal::default(),
             },
         };
+        let asked_before = asked::mark(&kit);
         let plan = concurrent::plan(&shared, cx.backend.as_deref(), &targets, &policy);
         let mut started_data = json!({"branch_count": targets.len(),
             "join_policy": policy.join.name(), "error_policy": policy.error.name(),
@@ -211,11 +213,9 @@ impl Handler for Parallel {
         let suspended = runs
             .iter()
             .find_map(|r| Some((r.result.id.clone(), r.suspended.clone()?)));
-        // The questions of the branches that wait at a gate.
-        let waiting: Vec<crate::question::PendingQuestion> = runs
-            .iter()
-            .filter_map(|r| Some(r.waiting.as_ref()?.question.clone()))
-            .collect();
+        // The questions of the branches that wait at a gate (theirs, or
+        // nested in them).
+        let waiting = asked::collect(&kit, asked_before, &runs);
         let mut results: Vec<BranchResult> = Vec::with_capacity(runs.len());
         // Each started branch's events, in edge order (deterministic
         // whatever order concurrent branches finished in).

@@ -190,6 +190,18 @@ impl Journal {
         std::fs::File::open(dir)?.sync_all()
     }
 
+    /// Where branch `index` waited when the fan-out last suspended, if it
+    /// did and its question is in the branch's `scope` (`fan#1/a/`: at a
+    /// gate of the branch, or nested deeper in it); a file that does not
+    /// parse or names another branch is ignored (the branch runs from its
+    /// start).
+    pub fn load_waiting_under(&self, index: usize, scope: &str) -> Option<Waiting> {
+        let text = std::fs::read(self.waiting_path(index)?).ok()?;
+        let v: Value = serde_json::from_slice(&text).ok()?;
+        let w: Waiting = serde_json::from_value(v.get("waiting")?.clone()).ok()?;
+        w.question.id.starts_with(scope).then_some(w)
+    }
+
     /// Where branch `index` (starting at `id`) waited when the fan-out
     /// last suspended, if it did; a file that does not parse or names
     /// another branch is ignored (the branch runs from its start).
