@@ -1,7 +1,8 @@
 //! Kill -9 at random moments (issue 17, "Tests"): real `wfc run`
 //! processes on the fixtures of `tests/run/kill_storm/` (a `.wf` fan-out of
 //! keyed effectful tools, an Attractor `parallel` fan-out with its fan-in,
-//! a fan-out nested in a branch, a chain of `at_most_once` effects) are
+//! a fan-out nested in a branch, Attractor fan-outs nested in a branch and
+//! in a child pipeline, a chain of `at_most_once` effects) are
 //! killed with SIGKILL at moments drawn across the run's duration (one in
 //! eight while the process starts), then resumed, killed again, … until a
 //! process completes the run; then a new run starts. Every run must:
@@ -51,7 +52,7 @@ fn seed(offset: u64) -> u64 {
         .wrapping_add(offset)
 }
 
-/// 135 kills in all across the four storms (the tests run at once).
+/// 165 kills in all across the five storms (the tests run at once).
 #[test]
 fn a_wf_fan_out_of_keyed_effects_survives_random_kills() {
     let t = storm("wf_fan", "fan_effects.wf", 40, seed(1));
