@@ -267,10 +267,11 @@ impl Handler for ManagerLoop {
             files.clone(),
         ));
         // Where the fan-outs in the child leave the questions they wait
-        // on: the run's list, else one of the child's own.
+        // on: the run's list, else one of the child's own; none when the
+        // child cannot wait (their gates then fail their branches).
         let child_asked = match &self.kit.waiting {
-            Some(w) => Some(w.clone()),
-            None => may_wait.then(Default::default),
+            Some(w) if may_wait => Some(w.clone()),
+            _ => may_wait.then(Default::default),
         };
         let kit = Kit {
             base_dir: path.parent().map(PathBuf::from),

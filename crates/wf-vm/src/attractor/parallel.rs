@@ -67,8 +67,11 @@ pub struct Kit {
     /// question ids: empty for the root pipeline, `fan#1/a/` in the branch
     /// starting at `a` of the parallel node `fan` on its first visit.
     pub scope: String,
-    /// Where a root fan-out that suspends leaves the questions its
-    /// branches wait on (`None`: such branches fail instead of waiting).
+    /// Where the fan-outs and child pipelines of this pipeline leave the
+    /// questions their branches and children wait on: for the branch,
+    /// fan-out or manager above them, and at the root for the engine to
+    /// record (`Engine::set_waiting_questions`). `None` in a nested
+    /// pipeline: its gates fail their branches instead of waiting.
     pub waiting: Option<crate::question::WaitingQuestions>,
     /// In a parallel branch or a child pipeline of a durable run, its own
     /// folder, where the fan-outs and child pipelines nested in it keep

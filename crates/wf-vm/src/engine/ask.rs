@@ -20,14 +20,15 @@ impl Engine<'_> {
     /// a child pipeline, `attractor::parallel::Kit::waiting`): when a step
     /// suspends the run, the engine records them through its store with
     /// the question of the node it stands at, before it logs the step.
-    /// The list keeps them for the embedder (its hints) until the run
-    /// goes on.
+    /// The list keeps them for the embedder (its hints) until the next
+    /// step starts.
     pub fn set_waiting_questions(&mut self, questions: WaitingQuestions) {
         self.out.questions = Some(questions);
     }
 
-    /// A suspended run goes on: the questions of its suspension are
-    /// answered or asked again.
+    /// A step starts: the list holds only what its handlers leave (a
+    /// question left by a nested handler whose branch or child did not
+    /// wait is not the run's).
     pub(super) fn forget_waiting_questions(&mut self) {
         if let Some(q) = &self.out.questions {
             q.borrow_mut().clear();

@@ -542,8 +542,8 @@ impl<'p> Engine<'p> {
         }
         if matches!(self.status, RunStatus::Suspended { .. }) {
             self.status = RunStatus::Running;
-            self.forget_waiting_questions();
         }
+        self.forget_waiting_questions();
         if let Err(f) = self.do_step(step::Source::Live(agent)) {
             // Only replayed inputs can mismatch; a live step cannot.
             self.fail_run(FailureKind::Internal, f.message);

@@ -921,3 +921,27 @@ fn a_gate_in_a_child_pipelines_fan_out_waits_and_takes_its_answer() {
     live.as_object_mut().unwrap().remove("stack.child.steps");
     assert_eq!(resumed, live);
 }
+
+/// Issue 17.2: below a manager node in a branch a gate does not wait
+/// (docs/runtime.md, "Gates in parallel branches"): the gate in the
+/// child's fan-out fails its branch, the join policy decides (the child
+/// completes on its other branch), the run completes without suspending
+/// and records no question.
+#[test]
+fn a_gate_below_a_manager_in_a_branch_fails_its_branch_and_the_run_does_not_wait() {
+    let dir = scratch("manager_in_branch");
+    let d = dir.to_str().unwrap();
+    let dot = "tests/run/answer/manager_in_branch.dot";
+    let run = wfc(&["run", dot, "--interviewer", "console", "--run-dir", d])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    assert!(!dir.join("questions.jsonl").exists());
+    let status = std::fs::read_to_string(dir.join("boss/child/fan/status.json")).unwrap();
+    let status: Value = serde_json::from_str(&status).unwrap();
+    let p = &status["context_updates"]["parallel.results"][0];
+    assert_eq!(p["outcome"], "fail", "{p}");
+    let why = p["failure_reason"].as_str().unwrap();
+    assert!(why.ends_with("branches cannot suspend"), "{why}");
+}

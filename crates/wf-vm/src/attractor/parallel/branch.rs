@@ -157,8 +157,14 @@ pub fn run_branch_from(
     let mut suspended = None;
     let mut waiting = None;
     // Only a journaled fan-out (a run with a run directory) keeps a
-    // branch that waits; elsewhere the gate fails the branch.
-    let may_wait = env.kit.journal_root(env.files).is_some();
+    // branch that waits: the pipeline's own, or a nested one whose
+    // enclosing branches and child wait too (they pass the list down,
+    // `Kit::waiting`); elsewhere the gate fails the branch.
+    let may_wait = env.files.is_some()
+        && match env.kit.depth {
+            0 => true,
+            _ => env.kit.journal.is_some() && env.kit.waiting.is_some(),
+        };
     let scope = format!("{}{id}/", env.kit.scope);
     // Where the fan-outs and child pipelines nested in the branch leave
     // the questions they wait on: the run's list, else one of its own.
