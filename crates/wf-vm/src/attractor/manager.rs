@@ -34,10 +34,10 @@
 //! this needs a run directory. `stack.child_autostart=false` is refused
 //! (there is no other way to start the child).
 //!
-//! A gate in the child with no answer, in a root manager node of a run
-//! with a run directory, suspends the run: the child is kept where it
-//! waits and restored there on resume ([`wait`]). Elsewhere a suspended
-//! child fails the node.
+//! A gate in the child with no answer (or in a fan-out of the child), in
+//! a root manager node of a run with a run directory, suspends the run:
+//! the child is kept where it waits and restored there on resume
+//! ([`wait`]). Elsewhere a suspended child fails the node.
 //!
 //! In a run with a run directory the child has a folder of its own for
 //! the manager's step ([`journal`]): the fan-outs in it journal there, so

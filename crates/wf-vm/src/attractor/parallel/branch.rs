@@ -120,10 +120,11 @@ pub fn run_branch(
     (result, events, suspended)
 }
 
-/// [`run_branch`], from where the branch waited at a gate when `from` is
-/// given (a resumed fan-out), and with what it waits on when it stops at
-/// a gate nobody answered in a root fan-out of a run with a run directory
-/// (docs/runtime.md, "Gates in parallel branches").
+/// [`run_branch`], from where the branch waited when `from` is given (a
+/// resumed fan-out), and with what it waits on when it stops at a gate
+/// nobody answered, or at a fan-out or manager nested in it that waits,
+/// in a journaled fan-out (docs/runtime.md, "Gates in parallel
+/// branches").
 pub fn run_branch_from(
     env: BranchEnv<'_>,
     start: NodeIdx,

@@ -145,8 +145,9 @@ impl Journal {
 }
 
 /// A branch that waits at a gate (docs/runtime.md, "Gates in parallel
-/// branches"): the question, the branch's engine as it stood at the gate,
-/// and the branch's events so far. The resumed fan-out restores the
+/// branches"), or at a fan-out or manager nested in it that waits: the
+/// (first) question, the branch's engine as it stood there, and the
+/// branch's events so far. The resumed fan-out restores the
 /// branch from it and asks the gate again, where the recorded answer is
 /// given: the nodes before the gate do not run again.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
