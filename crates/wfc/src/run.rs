@@ -452,7 +452,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         None => Vec::new(),
     };
     // The questions the gates of parallel branches wait on, once the run
-    // suspends (recorded in the run's store below).
+    // suspends (the engine records them in the run's store).
     let waiting: wf_vm::question::WaitingQuestions = Default::default();
     let mut agent = if pipeline {
         let human = attractor::Humans {
@@ -478,7 +478,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     .map_err(|e| format!("error: {e}"))?;
 
     // `held` keeps the run directory's lock until the process ends.
-    let (mut engine, mut held) = match dir {
+    let (mut engine, held) = match dir {
         Some(dir) => (
             Engine::resume(&program, dir.clone(), config)
                 .map_err(|e| format!("error: cannot resume: {e}"))?,
@@ -518,6 +518,9 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
     };
     if !sinks.is_empty() {
         engine.set_event_sink(Box::new(Tee(sinks)));
+    }
+    if run_dir.is_some() {
+        engine.set_waiting_questions(waiting.clone());
     }
     if pipeline {
         engine.set_tool_runner(attractor::tool_runner(
@@ -567,14 +570,8 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
         );
     }
     let llm_totals = llm.map(|setup| setup.totals());
-    if let (Some(store), false) = (held.as_mut(), questions.is_empty())
-        && let Err(e) = wf_vm::question::record(store, steps, &questions)
-    {
-        eprintln!(
-            "warning: the questions the run waits on could not be recorded ({e}): `wfc run --resume` asks them again"
-        );
-    }
-    // And those the engine recorded itself (a `.wf` fan-out's branches).
+    // The engine recorded them before it logged the suspension (a kill
+    // cannot come between); and those of a `.wf` fan-out's branches.
     if let Some(store) = held.as_ref()
         && matches!(report.status, RunStatus::Suspended { .. })
     {

@@ -34,12 +34,18 @@
 //! this needs a run directory. `stack.child_autostart=false` is refused
 //! (there is no other way to start the child).
 //!
-//! A gate in the child with no answer, in a root manager node of a run
-//! with a run directory, suspends the run: the child is kept where it
-//! waits and restored there on resume ([`wait`]). Elsewhere a suspended
-//! child fails the node.
+//! A gate in the child with no answer (or in a fan-out of the child), in
+//! a root manager node of a run with a run directory, suspends the run:
+//! the child is kept where it waits and restored there on resume
+//! ([`wait`]). Elsewhere a suspended child fails the node.
+//!
+//! In a run with a run directory the child has a folder of its own for
+//! the manager's step ([`journal`]): the fan-outs in it journal there, so
+//! a child run again after a kill does not run their finished branches
+//! again, and its keyed effects are recorded there.
 
 mod condition;
+pub mod journal;
 pub mod steer;
 pub mod wait;
 
@@ -217,7 +223,14 @@ impl Handler for ManagerLoop {
             .files
             .filter(|_| may_wait)
             .and_then(|f| wait::load(f, &node, cx.decision.step));
-        let inherited = super::nested::Inherited::of(cx.decision);
+        // The child's own folder, for the parent step it started at: the
+        // journals of its fan-outs and its effect records ([`journal`]).
+        let started = waited
+            .as_ref()
+            .and_then(|w| w.started_step)
+            .unwrap_or(cx.decision.step);
+        let own = journal::folder(&self.kit, cx.files, &node, started);
+        let inherited = super::nested::Inherited::of(cx.decision).in_branch_dir(own.clone());
         let made = match &waited {
             Some(w) => inherited.restore(&program, &w.snapshot),
             None => inherited.engine(&program, root),
@@ -253,11 +266,20 @@ impl Handler for ManagerLoop {
             self.kit.tools.as_ref(),
             files.clone(),
         ));
+        // Where the fan-outs in the child leave the questions they wait
+        // on: the run's list, else one of the child's own; none when the
+        // child cannot wait (their gates then fail their branches).
+        let child_asked = match &self.kit.waiting {
+            Some(w) if may_wait => Some(w.clone()),
+            _ => may_wait.then(Default::default),
+        };
         let kit = Kit {
             base_dir: path.parent().map(PathBuf::from),
             root: self.kit.root.clone().or_else(|| self.kit.base_dir.clone()),
             depth: self.kit.depth + 1,
             scope: scope.clone(),
+            journal: own,
+            waiting: child_asked.clone(),
             ..self.kit.clone()
         };
         let backend = cx
@@ -288,27 +310,26 @@ impl Handler for ManagerLoop {
                 && may_wait
                 && child.failures().last().is_none_or(|f| f.reason != *reason)
                 && let Some(files) = cx.files
-                && let Some(mut q) = crate::question::pending(&program, &mut child)
+                && let Some((questions, own)) =
+                    wait::questions(&program, &mut child, &scope, child_asked.as_ref(), &node)
             {
-                // A gate nobody answered: the child waits, kept where it
-                // stands, and the run suspends.
-                q.id = format!("{scope}{}", q.id);
-                q.place = format!("the child pipeline of manager node `{node}`");
+                // A gate nobody answered, in the child or nested in it:
+                // the child waits, kept where it stands, and the run
+                // suspends.
                 let waiting = wait::ChildWaiting {
-                    question: q.clone(),
+                    question: questions[0].clone(),
                     snapshot: child.snapshot(),
                     // The cycle it waits in goes on when it is restored.
                     cycles: cycles - 1,
                     resume_step: cx.decision.step + 1,
+                    started_step: Some(started),
                 };
-                let mut reason = format!(
-                    "waiting for an answer to question `{}` in {}",
-                    q.id, q.place
-                );
+                let mut reason = wait::reason(&questions);
                 match wait::save(files, &node, &waiting) {
                     Ok(()) => {
-                        if let Some(w) = &self.kit.waiting {
-                            w.borrow_mut().push(q);
+                        // Those of a nested fan-out are in the list already.
+                        if let (Some(w), true) = (&self.kit.waiting, own) {
+                            w.borrow_mut().extend(questions);
                         }
                     }
                     Err(e) => reason.push_str(&format!(

@@ -76,7 +76,8 @@ pub fn tool_runner(tools: Option<&SharedTools>, files: Option<RunFiles>) -> Box<
 pub struct Inherited {
     config: EngineConfig,
     cap: RunLimits,
-    /// A durable fan-out's branch: its own folder (engine/fan_durable.rs).
+    /// A durable fan-out's branch, or a child pipeline: its own folder
+    /// (engine/fan_durable.rs).
     branch_dir: Option<std::path::PathBuf>,
 }
 
@@ -119,7 +120,12 @@ impl Inherited {
         program: &'p IrProgram,
         snap: &crate::engine::Snapshot,
     ) -> Result<Engine<'p>, EngineError> {
-        Engine::restore(program, snap, self.config.clone())
+        let mut engine = Engine::restore(program, snap, self.config.clone())?;
+        // A snapshot holds no effect records: the folder's are read back.
+        if let Some(dir) = &self.branch_dir {
+            engine.attach_branch_dir(dir.clone());
+        }
+        Ok(engine)
     }
 
     /// An engine at the entry of `wf`: the workflow's own limits apply
@@ -150,5 +156,11 @@ impl Inherited {
             branch_dir: dir,
             ..self.clone()
         }
+    }
+
+    /// The own folder of the branch or child pipeline this is for, if it
+    /// has one ([`Inherited::in_branch_dir`]).
+    pub(crate) fn branch_dir(&self) -> Option<&std::path::Path> {
+        self.branch_dir.as_deref()
     }
 }

@@ -16,6 +16,7 @@
 //! one). See [`branch`] for how a branch runs and [`policy`] for the join
 //! and error policies.
 
+mod asked;
 pub mod branch;
 pub mod concurrent;
 pub mod journal;
@@ -66,9 +67,31 @@ pub struct Kit {
     /// question ids: empty for the root pipeline, `fan#1/a/` in the branch
     /// starting at `a` of the parallel node `fan` on its first visit.
     pub scope: String,
-    /// Where a root fan-out that suspends leaves the questions its
-    /// branches wait on (`None`: such branches fail instead of waiting).
+    /// Where the fan-outs and child pipelines of this pipeline leave the
+    /// questions their branches and children wait on: for the branch,
+    /// fan-out or manager above them, and at the root for the engine to
+    /// record (`Engine::set_waiting_questions`). `None` in a nested
+    /// pipeline: its gates fail their branches instead of waiting.
     pub waiting: Option<crate::question::WaitingQuestions>,
+    /// In a parallel branch or a child pipeline of a durable run, its own
+    /// folder, where the fan-outs and child pipelines nested in it keep
+    /// their journals, laid out as the run directory keeps the root's
+    /// (`{node}/branches/step-M/`, `{node}/child-journals/step-M/`);
+    /// `None` for the root pipeline, and where nothing is journaled.
+    pub journal: Option<PathBuf>,
+}
+
+impl Kit {
+    /// The folder the fan-outs and child pipelines of this pipeline
+    /// journal in: the run directory (its current pass) for the root
+    /// pipeline, the branch's or child's own folder when nested
+    /// ([`Kit::journal`]); `None` without a run directory.
+    pub(crate) fn journal_root(&self, files: Option<&super::RunFiles>) -> Option<PathBuf> {
+        match self.depth {
+            0 => files.map(super::RunFiles::log_dir),
+            _ => self.journal.clone(),
+        }
+    }
 }
 
 /// Registers `wait.human`, `parallel`, `parallel.fan_in` and
@@ -159,14 +182,15 @@ impl Handler for Parallel {
             kit: &kit,
             fan_out: d.node_idx,
             inherited: &inherited,
-            // Only the root pipeline's fan-outs: a nested one runs in a
-            // branch, whose steps are counted from 0 in every branch and
-            // which runs again whole when it did not finish.
-            journal: &match self.kit.depth {
-                0 => journal::Journal::at(cx.files, cx.node_id, d.step),
-                _ => journal::Journal::default(),
+            // A nested fan-out journals in the folder of the branch or
+            // child it runs in, at that engine's step: the branch run
+            // again after a kill takes the same steps to it.
+            journal: &match self.kit.journal_root(cx.files) {
+                Some(root) => journal::Journal::under(&root, cx.node_id, d.step),
+                None => journal::Journal::default(),
             },
         };
+        let asked_before = asked::mark(&kit);
         let plan = concurrent::plan(&shared, cx.backend.as_deref(), &targets, &policy);
         let mut started_data = json!({"branch_count": targets.len(),
             "join_policy": policy.join.name(), "error_policy": policy.error.name(),
@@ -192,11 +216,9 @@ impl Handler for Parallel {
         let suspended = runs
             .iter()
             .find_map(|r| Some((r.result.id.clone(), r.suspended.clone()?)));
-        // The questions of the branches that wait at a gate.
-        let waiting: Vec<crate::question::PendingQuestion> = runs
-            .iter()
-            .filter_map(|r| Some(r.waiting.as_ref()?.question.clone()))
-            .collect();
+        // The questions of the branches that wait at a gate (theirs, or
+        // nested in them).
+        let waiting = asked::collect(&kit, asked_before, &runs);
         let mut results: Vec<BranchResult> = Vec::with_capacity(runs.len());
         // Each started branch's events, in edge order (deterministic
         // whatever order concurrent branches finished in).

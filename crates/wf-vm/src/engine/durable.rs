@@ -145,6 +145,8 @@ impl<'p> Engine<'p> {
         if done {
             self.stop_clock();
         }
+        // Before the step that suspends is logged (ask.rs).
+        self.record_questions();
         let Some(log) = &mut self.out.log else { return };
         // The record takes its events' time; whatever is recorded next
         // (a step, a cancellation) reads the clock again.

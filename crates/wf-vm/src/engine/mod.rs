@@ -2,6 +2,7 @@
 //! and `docs/runtime.md` for the semantics).
 
 mod apply;
+mod ask;
 mod budget;
 mod complete;
 mod durable;
@@ -192,6 +193,8 @@ pub(crate) struct Outputs<'p> {
     pub clock: StampClock,
     /// A `.dot` run's seed 9.6 lifecycle events (lifecycle.rs).
     pub lifecycle: Option<lifecycle::Lifecycle>,
+    /// Where handlers leave the questions nested engines wait on (ask.rs).
+    pub questions: Option<crate::question::WaitingQuestions>,
 }
 
 impl Outputs<'_> {
@@ -386,6 +389,7 @@ impl<'p> Engine<'p> {
                 sink: None,
                 log: None,
                 replaying: false,
+                questions: None,
                 clock: StampClock::new(crate::stamp::new_run_id()),
                 lifecycle: (root_wf.dialect == wf_ir::Dialect::Attractor).then(|| {
                     lifecycle::Lifecycle::new(
@@ -540,6 +544,7 @@ impl<'p> Engine<'p> {
         if matches!(self.status, RunStatus::Suspended { .. }) {
             self.status = RunStatus::Running;
         }
+        self.forget_waiting_questions();
         if let Err(f) = self.do_step(step::Source::Live(agent)) {
             // Only replayed inputs can mismatch; a live step cannot.
             self.fail_run(FailureKind::Internal, f.message);

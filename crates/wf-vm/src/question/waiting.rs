@@ -4,9 +4,12 @@
 //!
 //! A run that suspends records every question it waits on with
 //! [`record`] (the question of the node it stands at, and those of the
-//! gates its parallel branches wait at), each noting the step the run
-//! suspended at; `wfc status` and `wfc answer` read them back with
-//! [`current`]. `wfc answer` records an answer with
+//! gates its parallel branches wait at), each noting the step count the
+//! run has once suspended: the engine does, before it logs the step that
+//! suspends (engine/ask.rs), so a kill cannot leave a suspended run
+//! without its questions; `wfc status` and `wfc answer` read back those
+//! of the step count the log has with [`current`] (one recorded for a
+//! step the kill kept from the log is not). `wfc answer` records an answer with
 //! [`RunStore::record_answer`], and the resumed run takes the answers
 //! recorded since with [`answers`].
 
@@ -19,9 +22,10 @@ use super::{AnswerRecord, PendingQuestion};
 use crate::persist::PersistError;
 use crate::store::RunStore;
 
-/// Where the gates of a run's parallel branches leave the questions they
-/// wait on when their fan-out suspends (the CLI records them with
-/// [`record`] once the run has suspended).
+/// Where the gates of a run's parallel branches and child pipelines
+/// leave the questions they wait on when their fan-out or manager
+/// suspends (the engine records them with [`record`] before it logs the
+/// suspension: `Engine::set_waiting_questions`).
 pub type WaitingQuestions = Rc<RefCell<Vec<PendingQuestion>>>;
 
 /// The member of a recorded question naming the step the run suspended at.

@@ -1040,6 +1040,9 @@ fn answers_are_read_through_the_store_and_scoped_ones_stay_in_their_branch() {
     drop(engine);
     drop(dir);
 
+    // A run directory of an older version: the engine recorded no
+    // question (it now records them as the run suspends).
+    std::fs::remove_file(path.join("questions.jsonl")).unwrap();
     let dir = RunDir::open(&path).unwrap();
     let yes = AnswerRecord::new(&q, &["Yes".to_owned()], None).unwrap();
     let mut scoped = yes.clone();
@@ -1203,4 +1206,167 @@ fn a_step_and_its_events_share_one_time_read_after_the_decision() {
         records[0]
     );
     let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A run directory through which the process "dies" between recording
+/// the questions of a suspension and logging the step that suspends:
+/// once a question was recorded, appending a step fails (nothing is
+/// written), as the log stands after a kill at that moment.
+#[derive(Debug)]
+struct DiesAfterAsking {
+    inner: RunDir,
+    asked: bool,
+}
+
+impl wf_vm::RunStore for DiesAfterAsking {
+    fn append(&mut self, step: u64, record: &[u8]) -> Result<(), PersistError> {
+        if self.asked {
+            return Err(PersistError::Io {
+                path: self.inner.log_path(),
+                what: "append to",
+                error: std::io::Error::other("killed"),
+            });
+        }
+        self.inner.append(step, record)
+    }
+    fn sync(&mut self) -> Result<(), PersistError> {
+        self.inner.sync()
+    }
+    fn write_snapshot(&mut self, snap: &wf_vm::Snapshot) -> Result<(), PersistError> {
+        RunStore::write_snapshot(&mut self.inner, snap)
+    }
+    fn write_start(&mut self, snap: &wf_vm::Snapshot) -> Result<(), PersistError> {
+        RunStore::write_start(&mut self.inner, snap)
+    }
+    fn record_effect(
+        &mut self,
+        record: &wf_vm::effects::EffectRecord,
+        sync: bool,
+    ) -> Result<(), PersistError> {
+        self.inner.record_effect(record, sync)
+    }
+    fn effects(&self) -> Result<Vec<wf_vm::effects::EffectRecord>, PersistError> {
+        self.inner.effects()
+    }
+    fn record_question(&mut self, id: &str, q: &serde_json::Value) -> Result<(), PersistError> {
+        self.asked = true;
+        self.inner.record_question(id, q)
+    }
+    fn record_answer(&mut self, id: &str, a: &serde_json::Value) -> Result<(), PersistError> {
+        self.inner.record_answer(id, a)
+    }
+    fn questions(&self) -> Result<Vec<wf_vm::QuestionRecord>, PersistError> {
+        self.inner.questions()
+    }
+    fn take_lock(
+        &mut self,
+        h: &str,
+        ttl: std::time::Duration,
+    ) -> Result<wf_vm::Lease, PersistError> {
+        self.inner.take_lock(h, ttl)
+    }
+    fn renew_lock(&mut self, ttl: std::time::Duration) -> Result<wf_vm::Lease, PersistError> {
+        self.inner.renew_lock(ttl)
+    }
+    fn release_lock(&mut self) -> Result<(), PersistError> {
+        self.inner.release_lock()
+    }
+    fn lock_holder(&self) -> Result<Option<String>, PersistError> {
+        self.inner.lock_holder()
+    }
+    fn program(&self) -> Result<IrProgram, PersistError> {
+        RunStore::program(&self.inner)
+    }
+    fn read_snapshot(&self) -> Result<wf_vm::Snapshot, PersistError> {
+        RunStore::read_snapshot(&self.inner)
+    }
+    fn read_start(&self) -> Result<Option<wf_vm::Snapshot>, PersistError> {
+        RunStore::read_start(&self.inner)
+    }
+    fn read_log_from(&self, from: u64) -> Result<Vec<(usize, wf_vm::LogRecord)>, PersistError> {
+        self.inner.read_log_from(from)
+    }
+    fn corrupt(&self, part: wf_vm::StorePart, pos: Option<usize>, m: String) -> PersistError {
+        self.inner.corrupt(part, pos, m)
+    }
+}
+
+use wf_vm::RunStore;
+
+/// The ids of the questions a run directory lists for the step count its
+/// log has (what `wfc status` and `wfc answer` read).
+fn listed(path: &std::path::Path) -> (u64, Vec<String>) {
+    let program = program();
+    let dir = RunDir::open_read_only(path).unwrap();
+    let engine = Engine::inspect(&program, &dir, EngineConfig::default()).unwrap();
+    let steps = engine.steps();
+    let ids = wf_vm::question::current(&dir, steps)
+        .unwrap()
+        .into_iter()
+        .map(|(q, _)| q.id)
+        .collect();
+    (steps, ids)
+}
+
+/// The questions of a suspension are recorded by the engine before the
+/// step that suspends is logged (issue 17.2): a process killed right
+/// after that step (here: the engine dropped, nothing else written) leaves
+/// a run that lists its question. Before, the CLI recorded them after the
+/// run returned, and such a run listed none.
+#[test]
+fn a_suspended_run_lists_its_question_once_the_suspension_is_logged() {
+    let program = program();
+    let path = temp_dir("asked_then_killed");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(dir).unwrap();
+    let report = engine.run(&mut script(true));
+    assert!(matches!(report.status, RunStatus::Suspended { .. }));
+    let steps = engine.steps();
+    drop(engine);
+    assert_eq!(listed(&path), (steps, vec!["ask#1".to_owned()]));
+}
+
+/// Killed between the two writes: the question is recorded, the step that
+/// suspends is not. The question names a step the log never got, so the
+/// run lists none (it is not suspended: the resumed run asks the node
+/// again); resumed, the run suspends again and lists the question once.
+#[test]
+fn a_question_recorded_for_a_step_the_kill_kept_from_the_log_is_ignored() {
+    let program = program();
+    let path = temp_dir("killed_between");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let store = DiesAfterAsking {
+        inner: dir,
+        asked: false,
+    };
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    engine.persist_to(store).unwrap();
+    let report = engine.run(&mut script(true));
+    let logged = engine.steps() - 1;
+    drop(engine);
+    assert!(
+        failed_reason(&report.status).contains("could not append to the run log"),
+        "{report:?}"
+    );
+    let q = RunDir::open_read_only(&path).unwrap();
+    assert_eq!(q.questions().unwrap().len(), 1, "the question was recorded");
+    assert_eq!(listed(&path), (logged, vec![]));
+    // Resumed: the node asks again, the run suspends and lists it.
+    let mut engine = Engine::resume(
+        &program,
+        RunDir::open(&path).unwrap(),
+        EngineConfig::default(),
+    )
+    .unwrap();
+    let mut agent = script(true);
+    let report = engine.run(&mut agent);
+    assert!(
+        matches!(report.status, RunStatus::Suspended { .. }),
+        "{report:?}"
+    );
+    let steps = engine.steps();
+    drop(engine);
+    assert_eq!(steps, logged + 1);
+    assert_eq!(listed(&path), (steps, vec!["ask#1".to_owned()]));
 }

@@ -192,6 +192,8 @@ fn install_r2(
             custom: human.custom,
             scope: String::new(),
             waiting: human.waiting,
+            // The root pipeline's fan-outs journal in the run directory.
+            journal: None,
         },
     );
     Ok(())

@@ -862,3 +862,143 @@ fn answers_reach_their_branches_when_the_branches_run_at_once() {
     let out = wfc(&["replay", d]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// How often the log's events, at any depth (branch events hold their
+/// branch's, nested fan-outs theirs), enter node `node`.
+fn entered_anywhere(dir: &Path, node: &str) -> usize {
+    fn walk(v: &Value, node: &str) -> usize {
+        match v {
+            Value::Object(m) => {
+                let here = usize::from(
+                    m.get("event") == Some(&"node:enter".into())
+                        && m.get("node") == Some(&node.into()),
+                );
+                here + m.values().map(|v| walk(v, node)).sum::<usize>()
+            }
+            Value::Array(a) => a.iter().map(|v| walk(v, node)).sum(),
+            _ => 0,
+        }
+    }
+    log_lines(dir)
+        .iter()
+        .map(|l| walk(&l["events"], node))
+        .sum()
+}
+
+/// Runs `dot` durably until its one nested gate waits, checks `wfc
+/// status` lists `question`, answers `R`, resumes to the end and replays;
+/// then runs it at the console answering `R`. Returns the run directory
+/// and both final blackboards.
+fn nested_gate(name: &str, dot: &str, question: &str) -> (PathBuf, Value, Value) {
+    let dir = scratch(name);
+    let d = dir.to_str().unwrap();
+    let run = wfc(&["run", dot, "--interviewer", "console", "--run-dir", d])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{err}");
+    let status = wfc(&["status", d]).output().unwrap();
+    let listed = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        listed.contains(&format!("question `{question}` (choice)")),
+        "{listed}"
+    );
+    let answer = wfc(&["answer", d, "R"]).output().unwrap();
+    assert_eq!(answer.status.code(), Some(0), "{answer:?}");
+    let done = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+    ])
+    .stdin(Stdio::null())
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{err}");
+    let replay = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(replay.status.code(), Some(0), "{replay:?}");
+    let mut live = wfc(&["run", dot, "--interviewer", "console", "--format", "json"]);
+    let mut child = live
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"R\n").unwrap();
+    let live = child.wait_with_output().unwrap();
+    assert_eq!(live.status.code(), Some(0));
+    (dir, blackboard(&done), blackboard(&live))
+}
+
+/// Issue 17.2: a gate in a fan-out nested in a branch waits. The run
+/// suspends on `outer#1/x/inner#1/p/review#1`; answered, the resumed run
+/// restores the branch `x` at its fan-out and the inner branch `p` at its
+/// gate, which takes the answer: `x` and `p` ran once, and the run ends
+/// as one answered at the console. Before, the gate failed its branch
+/// ("branches cannot suspend").
+#[test]
+fn a_gate_in_a_fan_out_nested_in_a_branch_waits_and_takes_its_answer() {
+    let q = "outer#1/x/inner#1/p/review#1";
+    let (dir, resumed, live) = nested_gate("nested_gate", "tests/run/answer/nested.dot", q);
+    assert_eq!(resumed, live);
+    let x = &resumed["parallel.results"][0];
+    assert_eq!(x["id"], "x");
+    let p = &x["context_updates"]["parallel.results"][0];
+    assert_eq!(
+        p["context_updates"]["human.gate.label"], "[R] Reject",
+        "{p}"
+    );
+    assert_eq!(entered_anywhere(&dir, "x"), 1);
+    assert_eq!(entered_anywhere(&dir, "p"), 1);
+}
+
+/// Issue 17.2: a gate in a fan-out of a child pipeline waits. The run
+/// suspends on `boss#1/child/fan#1/p/review#1`; answered, the resumed
+/// run restores the child at its fan-out and the branch at its gate,
+/// which takes the answer. The run ends as one answered at the console,
+/// but for `stack.child.steps`, which counts the child's suspension.
+#[test]
+fn a_gate_in_a_child_pipelines_fan_out_waits_and_takes_its_answer() {
+    let q = "boss#1/child/fan#1/p/review#1";
+    let (dir, mut resumed, mut live) =
+        nested_gate("child_fan_gate", "tests/run/answer/manager_fan.dot", q);
+    // The child's gate took the answer (its exchange in the child's run
+    // directory); the child's first stage ran once.
+    let interview = dir.join("boss/child/review/interview.json");
+    let exchange: Value =
+        serde_json::from_str(&std::fs::read_to_string(interview).unwrap()).unwrap();
+    assert_eq!(exchange["answer"]["selected_option"]["label"], "[R] Reject");
+    assert_eq!(resumed["stack.child.steps"], 6);
+    assert_eq!(live["stack.child.steps"], 5);
+    resumed.as_object_mut().unwrap().remove("stack.child.steps");
+    live.as_object_mut().unwrap().remove("stack.child.steps");
+    assert_eq!(resumed, live);
+}
+
+/// Issue 17.2: below a manager node in a branch a gate does not wait
+/// (docs/runtime.md, "Gates in parallel branches"): the gate in the
+/// child's fan-out fails its branch, the join policy decides (the child
+/// completes on its other branch), the run completes without suspending
+/// and records no question.
+#[test]
+fn a_gate_below_a_manager_in_a_branch_fails_its_branch_and_the_run_does_not_wait() {
+    let dir = scratch("manager_in_branch");
+    let d = dir.to_str().unwrap();
+    let dot = "tests/run/answer/manager_in_branch.dot";
+    let run = wfc(&["run", dot, "--interviewer", "console", "--run-dir", d])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    assert!(!dir.join("questions.jsonl").exists());
+    let status = std::fs::read_to_string(dir.join("boss/child/fan/status.json")).unwrap();
+    let status: Value = serde_json::from_str(&status).unwrap();
+    let p = &status["context_updates"]["parallel.results"][0];
+    assert_eq!(p["outcome"], "fail", "{p}");
+    let why = p["failure_reason"].as_str().unwrap();
+    assert!(why.ends_with("branches cannot suspend"), "{why}");
+}

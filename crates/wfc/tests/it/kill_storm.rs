@@ -1,7 +1,8 @@
 //! Kill -9 at random moments (issue 17, "Tests"): real `wfc run`
 //! processes on the fixtures of `tests/run/kill_storm/` (a `.wf` fan-out of
 //! keyed effectful tools, an Attractor `parallel` fan-out with its fan-in,
-//! a fan-out nested in a branch, a chain of `at_most_once` effects) are
+//! a fan-out nested in a branch, Attractor fan-outs nested in a branch and
+//! in a child pipeline, a chain of `at_most_once` effects) are
 //! killed with SIGKILL at moments drawn across the run's duration (one in
 //! eight while the process starts), then resumed, killed again, … until a
 //! process completes the run; then a new run starts. Every run must:
@@ -51,7 +52,7 @@ fn seed(offset: u64) -> u64 {
         .wrapping_add(offset)
 }
 
-/// 135 kills in all across the four storms (the tests run at once).
+/// 165 kills in all across the five storms (the tests run at once).
 #[test]
 fn a_wf_fan_out_of_keyed_effects_survives_random_kills() {
     let t = storm("wf_fan", "fan_effects.wf", 40, seed(1));
@@ -258,4 +259,63 @@ fn a_kill_in_an_attractor_branch_does_not_repeat_its_keyed_stage() {
     assert!(recorded.is_file(), "{}", recorded.display());
     let (code, err) = wfc_with(&ledger_file, &["replay", run]);
     assert_eq!(code, Some(0), "{err}");
+}
+
+/// Random kills over Attractor fan-outs nested in a branch and in a child
+/// pipeline supervised from a branch (issue 17.6): each ends as the
+/// uninterrupted run did, no keyed effect recorded done (in any nested
+/// folder) runs again, and the log replays.
+#[test]
+fn attractor_fan_outs_nested_in_branches_and_children_survive_random_kills() {
+    let t = storm("dot_nested", "nested.dot", 30, seed(5));
+    assert!(t.runs >= 2, "{t:?}");
+}
+
+/// Runs `fixture` until one of its tools kills wfc, resumes it, and
+/// returns the ledger; checks the resumed run completes and replays.
+fn killed_once_then_resumed(name: &str, fixture_file: &str) -> (std::path::PathBuf, String) {
+    let dir = scratch(name);
+    let (run_dir, ledger_file) = (dir.join("run"), dir.join("ledger"));
+    let file = fixture(fixture_file);
+    let run = run_dir.to_str().unwrap();
+    let args = [
+        "run",
+        file.to_str().unwrap(),
+        "--allow-tools",
+        "--run-dir",
+        run,
+    ];
+    let (code, err) = wfc_with(&ledger_file, &args);
+    assert_eq!(code, None, "`i2` kills the first process: {err}");
+    let (code, err) = wfc_with(&ledger_file, &["run", "--resume", run, "--allow-tools"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = wfc_with(&ledger_file, &["replay", run]);
+    assert_eq!(code, Some(0), "{err}");
+    (run_dir, std::fs::read_to_string(&ledger_file).unwrap())
+}
+
+/// A kill inside an Attractor fan-out nested in a branch: resumed, the
+/// branch runs again, but its keyed `x` is reused and the inner branch
+/// that had finished (`i1`) is found in the nested fan-out's journal, in
+/// the branch's own folder. Before, a nested fan-out kept no journal and
+/// `i1` ran twice.
+#[test]
+fn a_kill_in_a_dot_fan_out_nested_in_a_branch_reruns_only_unfinished_inner_branches() {
+    let (run_dir, ledger) = killed_once_then_resumed("nested_branch", "nested_branch_kill.dot");
+    assert_eq!(ledger, "x\ni1\ni2\ny\n");
+    let inner = run_dir.join("outer/branches/step-1/0/inner/branches/step-1");
+    assert!(inner.join("0.json").is_file(), "{}", inner.display());
+}
+
+/// A kill inside a fan-out of a child pipeline: the manager runs its
+/// child again from its start, but the child's keyed `c` and finished
+/// inner branch `i1` are in the child's own folder, and do not run again.
+/// Before, the child's fan-out kept no journal and `i1` ran twice.
+#[test]
+fn a_kill_in_a_child_pipelines_fan_out_reruns_only_unfinished_inner_branches() {
+    let (run_dir, ledger) = killed_once_then_resumed("nested_child", "nested_child_kill.dot");
+    assert_eq!(ledger, "c\ni1\ni2\n");
+    let own = run_dir.join("boss/child-journals/step-1");
+    assert!(own.join("effects.jsonl").is_file(), "{}", own.display());
+    assert!(own.join("fan/branches/step-2/0.json").is_file());
 }

@@ -12,6 +12,8 @@
 //! no route, a limit) is a failed branch, not a failed pipeline; the join
 //! policy decides.
 
+use std::path::Path;
+
 use serde_json::{Map, Value};
 use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
@@ -118,10 +120,11 @@ pub fn run_branch(
     (result, events, suspended)
 }
 
-/// [`run_branch`], from where the branch waited at a gate when `from` is
-/// given (a resumed fan-out), and with what it waits on when it stops at
-/// a gate nobody answered in a root fan-out of a run with a run directory
-/// (docs/runtime.md, "Gates in parallel branches").
+/// [`run_branch`], from where the branch waited when `from` is given (a
+/// resumed fan-out), and with what it waits on when it stops at a gate
+/// nobody answered, or at a fan-out or manager nested in it that waits,
+/// in a journaled fan-out (docs/runtime.md, "Gates in parallel
+/// branches").
 pub fn run_branch_from(
     env: BranchEnv<'_>,
     start: NodeIdx,
@@ -154,10 +157,22 @@ pub fn run_branch_from(
     let trace = TraceSink::default();
     let mut suspended = None;
     let mut waiting = None;
-    // Only a root fan-out of a run with a run directory keeps a branch
-    // that waits (its journal); elsewhere the gate fails the branch.
-    let may_wait = env.kit.depth == 0 && env.files.is_some();
+    // Only a journaled fan-out (a run with a run directory) keeps a
+    // branch that waits: the pipeline's own, or a nested one whose
+    // enclosing branches and child wait too (they pass the list down,
+    // `Kit::waiting`); elsewhere the gate fails the branch.
+    let may_wait = env.files.is_some()
+        && match env.kit.depth {
+            0 => true,
+            _ => env.kit.journal.is_some() && env.kit.waiting.is_some(),
+        };
     let scope = format!("{}{id}/", env.kit.scope);
+    // Where the fan-outs and child pipelines nested in the branch leave
+    // the questions they wait on: the run's list, else one of its own.
+    let asked = match &env.kit.waiting {
+        Some(w) => Some(w.clone()),
+        None => may_wait.then(Default::default),
+    };
     engine.set_event_sink(Box::new(trace.clone()));
     match from {
         // The restored engine holds the context it had at the gate.
@@ -185,6 +200,9 @@ pub fn run_branch_from(
         Kit {
             depth: env.kit.depth + 1,
             scope: scope.clone(),
+            // Its nested fan-outs journal in its own folder.
+            journal: env.inherited.branch_dir().map(Path::to_path_buf),
+            waiting: asked.clone(),
             ..env.kit.clone()
         },
     );
@@ -245,6 +263,22 @@ pub fn run_branch_from(
                         events: Vec::new(),
                     });
                     break;
+                } else if may_wait && let Some(first) = nested_question(asked.as_ref(), &scope) {
+                    // A fan-out or child pipeline nested in the branch
+                    // suspended for the questions it left: the branch
+                    // waits where it stands, and asks the node again on
+                    // resume (which restores what waits below it).
+                    result.failure_reason = Some(format!(
+                        "waiting for an answer to question `{}` (nested in the branch)",
+                        first.id
+                    ));
+                    result.outcome = Status::Fail;
+                    waiting = Some(Waiting {
+                        question: first,
+                        snapshot: engine.snapshot(),
+                        events: Vec::new(),
+                    });
+                    break;
                 }
                 result.outcome = Status::Fail;
                 result.failure_reason = Some(format!(
@@ -288,6 +322,16 @@ pub fn run_branch_from(
         w.set_events(&events.events);
     }
     (result, events, suspended, waiting)
+}
+
+/// The first question the handlers nested in the branch whose questions
+/// are scoped `scope` left in `asked`, when they left one.
+pub(crate) fn nested_question(
+    asked: Option<&crate::question::WaitingQuestions>,
+    scope: &str,
+) -> Option<crate::question::PendingQuestion> {
+    let asked = asked?.borrow();
+    asked.iter().find(|q| q.id.starts_with(scope)).cloned()
 }
 
 impl Engine<'_> {

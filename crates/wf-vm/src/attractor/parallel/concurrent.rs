@@ -147,7 +147,7 @@ pub fn run_one(
         inherited: &inherited,
     };
     let t = Instant::now();
-    let from = journal.load_waiting(index, id);
+    let from = journal.load_waiting_under(index, &format!("{}{id}/", kit.scope));
     let (mut result, events, suspended, waiting) = run_branch_from(env, target, from);
     let duration_ms = t.elapsed().as_millis() as u64;
     if suspended.is_some() {

@@ -12,7 +12,12 @@
 //! and a `loop_restart` another stage directory: neither reads this one.
 //!
 //! A branch that was running when the run died has no result and runs
-//! again from its first node.
+//! again from its first node. Its own folder, `step-{N}/{index}/`, keeps
+//! the journals of the fan-outs nested in it, laid out as the run
+//! directory keeps the root's (`{node}/branches/step-{M}/`, `M` the
+//! branch engine's step; a child pipeline's folder likewise, see
+//! `manager.rs`): the branch run again takes the same steps to its nested
+//! fan-out, which then runs only the inner branches that had not finished.
 //!
 //! A fan-out that suspends because an agent error suspended one of its
 //! branches (a backend outage in a durable run) is asked again at a later
@@ -44,6 +49,16 @@ impl Journal {
                 redirected(&branches, step).unwrap_or_else(|| branches.join(format!("step-{step}")))
             }),
         }
+    }
+
+    /// The journal of the parallel node `node` run at `step` of the
+    /// pipeline whose fan-outs journal in `root` (the run directory, or a
+    /// branch's or child pipeline's own folder): `{root}/{node}/branches/`.
+    pub(crate) fn under(root: &Path, node: &str, step: u64) -> Self {
+        let branches = root
+            .join(crate::attractor::safe_name(node))
+            .join("branches");
+        Self::in_dir_at(&branches, step)
     }
 
     /// Notes, durably, that the fan-out suspended and will be asked again
@@ -130,8 +145,9 @@ impl Journal {
 }
 
 /// A branch that waits at a gate (docs/runtime.md, "Gates in parallel
-/// branches"): the question, the branch's engine as it stood at the gate,
-/// and the branch's events so far. The resumed fan-out restores the
+/// branches"), or at a fan-out or manager nested in it that waits: the
+/// (first) question, the branch's engine as it stood there, and the
+/// branch's events so far. The resumed fan-out restores the
 /// branch from it and asks the gate again, where the recorded answer is
 /// given: the nodes before the gate do not run again.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -173,6 +189,18 @@ impl Journal {
                          "index": index, "waiting": waiting});
         RunFiles::new(dir).write_json(&path, &doc)?;
         std::fs::File::open(dir)?.sync_all()
+    }
+
+    /// Where branch `index` waited when the fan-out last suspended, if it
+    /// did and its question is in the branch's `scope` (`fan#1/a/`: at a
+    /// gate of the branch, or nested deeper in it); a file that does not
+    /// parse or names another branch is ignored (the branch runs from its
+    /// start).
+    pub fn load_waiting_under(&self, index: usize, scope: &str) -> Option<Waiting> {
+        let text = std::fs::read(self.waiting_path(index)?).ok()?;
+        let v: Value = serde_json::from_slice(&text).ok()?;
+        let w: Waiting = serde_json::from_value(v.get("waiting")?.clone()).ok()?;
+        w.question.id.starts_with(scope).then_some(w)
     }
 
     /// Where branch `index` (starting at `id`) waited when the fan-out
