@@ -40,7 +40,7 @@ use crate::contract;
 use crate::event::{Event, EventSink};
 use crate::failure::{FailureKind, RunFailure};
 use crate::guard::Regexes;
-use crate::persist::{PersistError, RunLog};
+use crate::persist::{EventText, PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
 use crate::stamp::StampClock;
@@ -191,6 +191,8 @@ pub(crate) struct Outputs<'p> {
     pub clock: StampClock,
     /// A `.dot` run's seed 9.6 lifecycle events (lifecycle.rs).
     pub lifecycle: Option<lifecycle::Lifecycle>,
+    /// The buffer events are serialised into.
+    pub text: EventText,
 }
 
 impl Outputs<'_> {
@@ -240,12 +242,9 @@ impl Outputs<'_> {
         if duration.is_some() {
             stamp.duration_ms = duration;
         }
-        if let Some(s) = &mut self.sink {
-            s.emit_stamped(event, &stamp);
-        }
-        if let Some(l) = &mut self.log {
-            l.add_event(event, &stamp);
-        }
+        // Serialised once for a JSON sink and the log (persist/event_text.rs).
+        let (sink, log) = (self.sink.as_deref_mut(), self.log.as_mut());
+        self.text.send(event, &stamp, sink, log);
         stamp.duration_ms
     }
 }
@@ -392,6 +391,7 @@ impl<'p> Engine<'p> {
                         root_wf.nodes.iter().map(|n| program.str(n.id)),
                     )
                 }),
+                text: EventText::default(),
             },
             tools: None,
             sleeper: Box::new(std::thread::sleep),
