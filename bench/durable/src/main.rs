@@ -45,7 +45,7 @@ fn main() {
     }
     let t1 = Instant::now();
     let c1 = cpu();
-    let mut steps = 0;
+    let mut steps;
     let mut lap = Instant::now();
     let mut laps = Vec::new();
     let mut cpu_lap = c1;
@@ -69,6 +69,9 @@ fn main() {
     let snap = std::fs::metadata(dir.join("snapshot.json"))
         .map(|m| m.len())
         .unwrap_or(0);
+    let log = std::fs::metadata(dir.join("log.jsonl"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     let prog = std::fs::metadata(dir.join("program.json"))
         .map(|m| m.len())
         .unwrap_or(0);
@@ -81,7 +84,7 @@ fn main() {
         .map(|c| format!("{:.2}", c * 1e6 / chunk as f64))
         .collect();
     println!(
-        "{mode} n={n} steps={steps} setup={:.3}s run={:.3}s total={:.3}s per_step={:.3}us steps/s={:.0} laps_us=[{}] cpu_laps_us=[{}] snapshot={}B program={}B cpu_run={:.3}s cpu_per_step={:.3}us cpu_total={:.3}s",
+        "{mode} n={n} steps={steps} setup={:.3}s run={:.3}s total={:.3}s per_step={:.3}us steps/s={:.0} laps_us=[{}] cpu_laps_us=[{}] snapshot={}B program={}B log={}B cpu_run={:.3}s cpu_per_step={:.3}us cpu_total={:.3}s",
         (t1 - t0).as_secs_f64(),
         (t2 - t1).as_secs_f64(),
         (t2 - t0).as_secs_f64(),
@@ -91,6 +94,7 @@ fn main() {
         cpu_per.join(","),
         snap,
         prog,
+        log,
         c2 - c1,
         (c2 - c1) * 1e6 / steps as f64,
         c2
