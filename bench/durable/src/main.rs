@@ -3,7 +3,7 @@
 //! directory (`dir N`), with the default snapshot cadence. Prints the
 //! set-up time (building the program; with a run directory, writing
 //! `program.json` and the first snapshot), the run's wall and CPU time
-//! per step, the wall time per step of each tenth of the run (the last
+//! per step, the wall and CPU time per step of each tenth of the run (the last
 //! one includes the final snapshot), and the run directory's sizes.
 //! `KEEP=1` keeps the run directory and prints its path.
 use serde_json::json;
@@ -29,6 +29,12 @@ fn main() {
     let program = wf_test_support::vm::linear(n, args.get(3).is_some_and(|a| a == "writes"));
     let mut config = EngineConfig::default();
     config.limits.max_steps = u64::MAX / 2;
+    // `SNAPSHOTS=off`: no periodic snapshot (the first and the final one
+    // remain), to tell the snapshots' share of the cost from the records'.
+    if std::env::var("SNAPSHOTS").is_ok_and(|v| v == "off") {
+        config.snapshot_interval = std::time::Duration::ZERO;
+        config.snapshot_log_bytes = 0;
+    }
     let t0 = Instant::now();
     let mut e = Engine::new(&program, WorkflowIdx(0), config).unwrap();
     let dir = std::env::temp_dir().join(format!("store-bench-{}", std::process::id()));
@@ -39,15 +45,20 @@ fn main() {
     }
     let t1 = Instant::now();
     let c1 = cpu();
-    let mut steps = 0;
+    let mut steps;
     let mut lap = Instant::now();
     let mut laps = Vec::new();
+    let mut cpu_lap = c1;
+    let mut cpu_laps = Vec::new();
     let chunk = (n as u64 / 10).max(1);
     loop {
         let r = e.run_for(&mut AutoAgent, chunk);
         let now = Instant::now();
         laps.push(now - lap);
         lap = now;
+        let c = cpu();
+        cpu_laps.push(c - cpu_lap);
+        cpu_lap = c;
         steps = e.steps();
         if r.is_final() {
             break;
@@ -58,6 +69,9 @@ fn main() {
     let snap = std::fs::metadata(dir.join("snapshot.json"))
         .map(|m| m.len())
         .unwrap_or(0);
+    let log = std::fs::metadata(dir.join("log.jsonl"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     let prog = std::fs::metadata(dir.join("program.json"))
         .map(|m| m.len())
         .unwrap_or(0);
@@ -65,16 +79,22 @@ fn main() {
         .iter()
         .map(|d| format!("{:.2}", d.as_secs_f64() * 1e6 / chunk as f64))
         .collect();
+    let cpu_per: Vec<String> = cpu_laps
+        .iter()
+        .map(|c| format!("{:.2}", c * 1e6 / chunk as f64))
+        .collect();
     println!(
-        "{mode} n={n} steps={steps} setup={:.3}s run={:.3}s total={:.3}s per_step={:.3}us steps/s={:.0} laps_us=[{}] snapshot={}B program={}B cpu_run={:.3}s cpu_per_step={:.3}us cpu_total={:.3}s",
+        "{mode} n={n} steps={steps} setup={:.3}s run={:.3}s total={:.3}s per_step={:.3}us steps/s={:.0} laps_us=[{}] cpu_laps_us=[{}] snapshot={}B program={}B log={}B cpu_run={:.3}s cpu_per_step={:.3}us cpu_total={:.3}s",
         (t1 - t0).as_secs_f64(),
         (t2 - t1).as_secs_f64(),
         (t2 - t0).as_secs_f64(),
         (t2 - t1).as_secs_f64() * 1e6 / steps as f64,
         steps as f64 / (t2 - t1).as_secs_f64(),
         per.join(","),
+        cpu_per.join(","),
         snap,
         prog,
+        log,
         c2 - c1,
         (c2 - c1) * 1e6 / steps as f64,
         c2

@@ -96,7 +96,7 @@ pub struct EngineConfig {
     pub snapshot_every: u64,
     /// With a run directory: write a snapshot once the run has been running
     /// this long since the last one (zero = no time trigger), and at least
-    /// four times as long as the last snapshot took (docs/runtime.md,
+    /// nine times as long as the last snapshot took (docs/runtime.md,
     /// "Snapshot cadence").
     pub snapshot_interval: Duration,
     /// With a run directory: write a snapshot once this many bytes were

@@ -7,7 +7,10 @@
 //!   workflow, the agent, …; opaque to the engine);
 //! - `log.jsonl` — one record per step, appended and handed to the OS
 //!   (one `write`) before the next step starts: `{"step": N, "input": …,
-//!   "events": […]}`; its cost per step does not depend on the state's size;
+//!   "events": […], "run": …, "ts": …, "duration_ms": …}`, whose events
+//!   inherit the record's run id and time (read back with them,
+//!   [`LogRecord::parse`]); its cost per step does not depend on the
+//!   state's size;
 //!   effect lines (`{"effect": …}`, [`crate::effects`]) sit between the
 //!   step records and are skipped by the step readers;
 //! - `snapshot.json` — the full state (a [`Snapshot`]), replaced atomically
@@ -33,6 +36,7 @@
 
 mod answers;
 mod cadence;
+mod event_text;
 mod events;
 mod lock;
 mod record;
@@ -54,9 +58,10 @@ use wf_ir::IrProgram;
 use crate::engine::{Snapshot, StepInput};
 use crate::store::RunStore;
 
-use crate::event::Event;
 use crate::stamp::Stamp;
 pub(crate) use cadence::Cadence;
+pub(crate) use event_text::EventText;
+pub(crate) use record::{RunJson, write_stamped};
 
 /// A run directory could not be used.
 #[derive(Debug)]
@@ -207,6 +212,37 @@ pub struct LogRecord {
     /// included), in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+}
+
+impl LogRecord {
+    /// Parses one record of a log. Its events get the record's `run` and
+    /// `ts` where they have none ([`LogRecord::inherit_stamps`]).
+    pub fn parse(bytes: &[u8]) -> Result<LogRecord, serde_json::Error> {
+        let mut record: LogRecord = serde_json::from_slice(bytes)?;
+        record.inherit_stamps();
+        Ok(record)
+    }
+
+    /// Gives each event the record's run id and time where it has none of
+    /// its own: in the log an event leaves out what it shares with its
+    /// record (docs/runtime.md, "How the log carries run ids and times").
+    /// Events of older logs, which carry their own (or, before run ids,
+    /// none, like their record), are left as they are.
+    pub fn inherit_stamps(&mut self) {
+        let Some(run) = &self.run else { return };
+        for event in &mut self.events {
+            if let Value::Object(fields) = event {
+                if !fields.contains_key("run") {
+                    fields.insert("run".into(), Value::from(run.as_str()));
+                }
+                if let Some(ts) = &self.ts
+                    && !fields.contains_key("ts")
+                {
+                    fields.insert("ts".into(), Value::from(ts.as_str()));
+                }
+            }
+        }
+    }
 }
 
 /// A run directory (see the module docs). It holds the directory's lock
@@ -481,33 +517,41 @@ impl RunDir {
                 answers::parse(line, &path, i + 1)?;
                 continue;
             }
-            let rec: LogRecord =
-                serde_json::from_slice(line).map_err(|e| PersistError::Corrupt {
-                    path: path.clone(),
-                    line: Some(i + 1),
-                    message: e.to_string(),
-                })?;
+            let rec = LogRecord::parse(line).map_err(|e| PersistError::Corrupt {
+                path: path.clone(),
+                line: Some(i + 1),
+                message: e.to_string(),
+            })?;
             out.push((i + 1, rec));
         }
         Ok(out)
     }
 
-    /// The events of every step in the log, as the engine wrote them, one
-    /// JSON object per line: what an `--events` file of the run holds up
-    /// to its last committed step (byte for byte: the text is copied, not
-    /// serialised again).
+    /// The events of every step in the log, as the engine sent them to
+    /// its sinks, one JSON object per line: what an `--events` file of the
+    /// run holds up to its last committed step (byte for byte: the text is
+    /// copied, not serialised again, with the run id and time each event
+    /// shares with its record put back, `events::expand_event`).
     pub fn logged_events(&self) -> Result<Vec<u8>, PersistError> {
         let path = self.file(LOG);
         // Parses (and checks) every record, and cuts a torn last line.
-        self.read_log()?;
+        let records = self.read_log()?;
         let (bytes, complete) = read_lines_file(&path)?;
         let mut out = Vec::with_capacity(complete);
-        for line in bytes[..complete].split(|&b| b == b'\n') {
-            if crate::effects::is_effect_line(line) {
+        let mut records = records.iter().peekable();
+        let (mut run_json, mut ts) = (RunJson::default(), Vec::new());
+        for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+            // Only the step records have events (not effects, answers).
+            let Some((_, record)) = records.next_if(|(n, _)| *n == i + 1) else {
                 continue;
+            };
+            let run = record.run.as_deref().map(|r| run_json.of(r));
+            ts.clear();
+            if let Some(t) = &record.ts {
+                record::push_str(&mut ts, t);
             }
             for (start, end) in event_spans(line) {
-                out.extend_from_slice(&line[start..end]);
+                events::expand_event(&line[start..end], run, &ts, &mut out);
                 out.push(b'\n');
             }
         }
@@ -525,12 +569,27 @@ impl RunDir {
     }
 }
 
+/// An event of the record being built ([`RunLog::add_event`]).
+#[derive(Debug, Clone, Copy)]
+struct EventMark {
+    end: usize,
+    ts: (usize, usize),
+    duration_ms: Option<u64>,
+}
+
 /// The step log of a running engine: builds each step's record and
 /// appends it through the run's store.
 pub(crate) struct RunLog {
     store: Box<dyn RunStore>,
     input: Vec<u8>,
+    /// The step's events, each without its `run`, `ts` and duration nor
+    /// its closing brace (`record::event_body`), one after the other.
     events: Vec<u8>,
+    /// Where each of them ends in `events`, with its stamp's time (a
+    /// range of `times`) and duration.
+    marks: Vec<EventMark>,
+    /// The events' times, one after the other.
+    times: Vec<u8>,
     line: Vec<u8>,
     /// When the current step began (milliseconds since the epoch).
     begun_ms: u64,
@@ -546,6 +605,8 @@ impl RunLog {
             store,
             input: Vec::new(),
             events: Vec::new(),
+            marks: Vec::new(),
+            times: Vec::new(),
             line: Vec::new(),
             begun_ms: 0,
             parts: record::Parts::default(),
@@ -566,6 +627,8 @@ impl RunLog {
     pub fn begin(&mut self) {
         self.input.clear();
         self.events.clear();
+        self.marks.clear();
+        self.times.clear();
         self.begun_ms = crate::stamp::now_ms();
     }
 
@@ -574,40 +637,68 @@ impl RunLog {
         record::write_input(&mut self.input, input);
     }
 
-    pub fn add_event(&mut self, event: &Event<'_>, stamp: &Stamp<'_>) {
-        if !self.events.is_empty() {
-            self.events.push(b',');
-        }
-        record::write_stamped(&mut self.events, event, stamp, &mut self.parts.run);
+    /// Adds an event to the step's record: `body`, its own fields
+    /// ([`record::event_body`]); its stamp's run id is the record's (one
+    /// clock stamps a run's events and records), and its time and
+    /// duration are kept for [`RunLog::commit`].
+    pub fn add_event(&mut self, body: &[u8], stamp: &Stamp<'_>) {
+        self.events.extend_from_slice(body);
+        let start = self.times.len();
+        self.times.extend_from_slice(stamp.ts.as_bytes());
+        self.marks.push(EventMark {
+            end: self.events.len(),
+            ts: (start, self.times.len()),
+            duration_ms: stamp.duration_ms,
+        });
     }
 
     /// Appends the step's record (a run directory: with one `write`): its
     /// step, input and events, then the run id, the time and the step's
     /// duration. `at`: the time of the step's events, when it had any
     /// (the clock is read once per step); else the clock is read now.
+    /// An event carries a `ts` of its own only when its time is not the
+    /// record's, and never the run id: both are the record's
+    /// (docs/runtime.md, "How the log carries run ids and times").
     pub fn commit(&mut self, step: u64, run: &str, at: Option<u64>) -> Result<(), PersistError> {
-        self.line.clear();
-        self.line.extend_from_slice(b"{\"step\":");
-        record::push_u64(&mut self.line, step);
-        self.line.push(b',');
-        if self.input.len() >= 2 {
-            self.line
-                .extend_from_slice(&self.input[1..self.input.len() - 1]);
-        } else {
-            self.line.extend_from_slice(br#""input":"engine""#);
-        }
-        self.line.extend_from_slice(b",\"events\":[");
-        self.line.extend_from_slice(&self.events);
         let now = at.unwrap_or_else(crate::stamp::now_ms);
-        self.line.extend_from_slice(b"],\"run\":");
-        self.line.extend_from_slice(self.parts.run.of(run));
-        self.line.extend_from_slice(b",\"ts\":\"");
-        self.line
-            .extend_from_slice(self.parts.ts.of(now).as_bytes());
-        self.line.extend_from_slice(b"\",\"duration_ms\":");
-        let duration = now.saturating_sub(self.begun_ms);
-        record::push_u64(&mut self.line, duration);
-        self.line.push(b'}');
+        let ts = self.parts.ts.of(now);
+        let line = &mut self.line;
+        line.clear();
+        line.extend_from_slice(b"{\"step\":");
+        record::push_u64(line, step);
+        line.push(b',');
+        if self.input.len() >= 2 {
+            line.extend_from_slice(&self.input[1..self.input.len() - 1]);
+        } else {
+            line.extend_from_slice(br#""input":"engine""#);
+        }
+        line.extend_from_slice(b",\"events\":[");
+        let mut from = 0;
+        for (i, mark) in self.marks.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            line.extend_from_slice(&self.events[from..mark.end]);
+            from = mark.end;
+            let own = &self.times[mark.ts.0..mark.ts.1];
+            if own != ts.as_bytes() {
+                line.extend_from_slice(b",\"ts\":\"");
+                line.extend_from_slice(own);
+                line.push(b'"');
+            }
+            if let Some(d) = mark.duration_ms {
+                line.extend_from_slice(b",\"duration_ms\":");
+                record::push_u64(line, d);
+            }
+            line.push(b'}');
+        }
+        line.extend_from_slice(b"],\"run\":");
+        line.extend_from_slice(self.parts.run.of(run));
+        line.extend_from_slice(b",\"ts\":\"");
+        line.extend_from_slice(ts.as_bytes());
+        line.extend_from_slice(b"\",\"duration_ms\":");
+        record::push_u64(line, now.saturating_sub(self.begun_ms));
+        line.push(b'}');
         self.store.append(step, &self.line)?;
         self.cadence.logged(self.line.len() as u64 + 1);
         Ok(())

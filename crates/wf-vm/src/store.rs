@@ -234,6 +234,6 @@ pub(crate) fn parse_record(
     position: usize,
     bytes: &[u8],
 ) -> Result<LogRecord, PersistError> {
-    serde_json::from_slice(bytes)
+    LogRecord::parse(bytes)
         .map_err(|e| store.corrupt(StorePart::Log, Some(position), e.to_string()))
 }

@@ -160,6 +160,10 @@ impl<'p> Engine<'p> {
             return;
         }
         if done || log.cadence.due(self.step, &self.config) {
+            // A snapshot's cost, which spaces the next one, counts from
+            // here: syncing the log written since the last one is part of
+            // it, and so is freeing the snapshot (a long chain's visits).
+            let started = Instant::now();
             if let Err(e) = log.store().sync() {
                 let reason = format!("could not sync the run log: {e}");
                 self.out.log = None;
@@ -171,10 +175,10 @@ impl<'p> Engine<'p> {
                 }
                 return;
             }
-            let started = Instant::now();
             let snap = self.snapshot();
             let log = self.out.log.as_mut().expect("checked above");
             let result = log.store().write_snapshot(&snap);
+            drop(snap);
             log.cadence.written(started);
             if let Err(e) = result {
                 self.out.log = None;

@@ -42,7 +42,7 @@ use crate::contract;
 use crate::event::{Event, EventSink};
 use crate::failure::{FailureKind, RunFailure};
 use crate::guard::Regexes;
-use crate::persist::{PersistError, RunLog};
+use crate::persist::{EventText, PersistError, RunLog};
 use crate::report::{FailureRecord, Report, RunStatus};
 use crate::select::normalize_label;
 use crate::stamp::StampClock;
@@ -195,6 +195,8 @@ pub(crate) struct Outputs<'p> {
     pub lifecycle: Option<lifecycle::Lifecycle>,
     /// Where handlers leave the questions nested engines wait on (ask.rs).
     pub questions: Option<crate::question::WaitingQuestions>,
+    /// The buffer events are serialised into.
+    pub text: EventText,
 }
 
 impl Outputs<'_> {
@@ -244,12 +246,9 @@ impl Outputs<'_> {
         if duration.is_some() {
             stamp.duration_ms = duration;
         }
-        if let Some(s) = &mut self.sink {
-            s.emit_stamped(event, &stamp);
-        }
-        if let Some(l) = &mut self.log {
-            l.add_event(event, &stamp);
-        }
+        // Serialised once for a JSON sink and the log (persist/event_text.rs).
+        let (sink, log) = (self.sink.as_deref_mut(), self.log.as_mut());
+        self.text.send(event, &stamp, sink, log);
         stamp.duration_ms
     }
 }
@@ -397,6 +396,7 @@ impl<'p> Engine<'p> {
                         root_wf.nodes.iter().map(|n| program.str(n.id)),
                     )
                 }),
+                text: EventText::default(),
             },
             tools: None,
             sleeper: Box::new(std::thread::sleep),

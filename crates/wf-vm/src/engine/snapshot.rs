@@ -194,7 +194,10 @@ impl<'p> Engine<'p> {
                     .then_some([f.pushed.0, f.pushed.1.as_millis() as u64]),
             })
             .collect();
-        let mut visits = Vec::new();
+        // Sized first: a long chain has a visit per node, and growing the
+        // list by doubling copied it about twice over.
+        let visited = self.visits.iter().filter(|&&c| c > 0).count();
+        let mut visits = Vec::with_capacity(visited);
         for (w, info) in self.info.iter().enumerate() {
             let wf = WorkflowIdx(w as u32);
             let n = self.program.workflows[w].nodes.len();

@@ -12,8 +12,13 @@ use std::time::{Duration, Instant};
 use crate::config::EngineConfig;
 
 /// The least running time between two snapshots, as a multiple of the
-/// time the last one took.
-pub(crate) const SPACING: u32 = 4;
+/// time the last one took. At 4, a long chain's snapshots (its visit
+/// counts: 49 MB at 1,000,000 steps) took a fifth of the run, and the
+/// cost per step rose by that fifth from 20,000 to 1,000,000 steps
+/// (docs/performance.md, "Durable runs", third round); at 9 they take at
+/// most a tenth, and a resume re-applies at most 9 snapshots' time of
+/// log.
+pub(crate) const SPACING: u32 = 9;
 
 /// Steps between two readings of the clock for the time trigger.
 const CLOCK_EVERY: u64 = 64;

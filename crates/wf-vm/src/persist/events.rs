@@ -1,5 +1,69 @@
 //! Finding the events of a log record as the engine wrote them (their
-//! bytes, for an `--events` file identical to the live stream).
+//! bytes, for an `--events` file identical to the live stream), and
+//! putting back the run id and time they share with their record.
+
+/// Appends `event` (one element of a record's `events`) as the engine's
+/// sinks received it: `{…own fields…,"run":R,"ts":T[,"duration_ms":D]}`.
+/// In the log, an event written since records carry the run id leaves it
+/// out, and its time unless it differs from the record's, so its text
+/// ends with its own fields, then `,"ts":"…"` when it has its own time
+/// and `,"duration_ms":N` when it has one (`RunLog::commit`): those two
+/// are recognised from the end, where no field of the event itself can
+/// look like them (inside a string a `"` is escaped). `run` and `ts`:
+/// the record's, as JSON strings; an event that has a `run` already (a
+/// log of an older wfc) or a record without one (older still: nothing
+/// had a run id) is copied as it is.
+pub(super) fn expand_event(event: &[u8], run: Option<&[u8]>, ts: &[u8], out: &mut Vec<u8>) {
+    let (Some(run), Some((&b'}', body))) = (run, event.split_last()) else {
+        out.extend_from_slice(event);
+        return;
+    };
+    let (body, duration) = split_number(body, b",\"duration_ms\":");
+    let (body, own_ts) = split_string(body, b",\"ts\":");
+    let stamped = body
+        .strip_suffix(run)
+        .is_some_and(|b| b.ends_with(b",\"run\":"));
+    if stamped {
+        out.extend_from_slice(event);
+        return;
+    }
+    out.extend_from_slice(body);
+    out.extend_from_slice(b",\"run\":");
+    out.extend_from_slice(run);
+    out.extend_from_slice(b",\"ts\":");
+    out.extend_from_slice(own_ts.unwrap_or(ts));
+    out.extend_from_slice(duration);
+    out.push(b'}');
+}
+
+/// `text` without a last member `key` + digits, and that member (empty
+/// when there is none).
+fn split_number<'a>(text: &'a [u8], key: &[u8]) -> (&'a [u8], &'a [u8]) {
+    let digits = text.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let at = text.len() - digits;
+    match text[..at].strip_suffix(key) {
+        Some(rest) if digits > 0 => (rest, &text[rest.len()..]),
+        _ => (text, &[]),
+    }
+}
+
+/// `text` without a last member `key` + a string without escapes, and
+/// that string (quoted).
+fn split_string<'a>(text: &'a [u8], key: &[u8]) -> (&'a [u8], Option<&'a [u8]>) {
+    let Some((&b'"', inner)) = text.split_last() else {
+        return (text, None);
+    };
+    let Some(open) = inner.iter().rposition(|&b| b == b'"') else {
+        return (text, None);
+    };
+    if inner[open + 1..].contains(&b'\\') {
+        return (text, None);
+    }
+    match text[..open].strip_suffix(key) {
+        Some(rest) => (rest, Some(&text[open..])),
+        None => (text, None),
+    }
+}
 
 /// The byte ranges of the elements of the `events` array of a log record
 /// (one line of valid JSON: its records were parsed before).
@@ -65,7 +129,58 @@ fn trim_end(line: &[u8], start: usize, mut end: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::event_spans;
+    use super::{event_spans, expand_event};
+
+    /// The run id and time go back in before a duration; an event's own
+    /// time is kept; fields of the event that look like a stamp from the
+    /// inside of a string or an object are not taken for one; events
+    /// already stamped, and records without a run id, are copied.
+    #[test]
+    fn expanded_events_get_the_record_stamp_where_they_have_none() {
+        let run: &[u8] = br#""r-1""#;
+        let ts: &[u8] = br#""2026-11-26T00:00:00.000Z""#;
+        let cases: [(&[u8], &[u8]); 7] = [
+            (
+                br#"{"event":"a","step":1}"#,
+                br#"{"event":"a","step":1,"run":"r-1","ts":"2026-11-26T00:00:00.000Z"}"#,
+            ),
+            (
+                br#"{"event":"a","duration_ms":12}"#,
+                br#"{"event":"a","run":"r-1","ts":"2026-11-26T00:00:00.000Z","duration_ms":12}"#,
+            ),
+            (
+                br#"{"event":"a","ts":"2026-11-26T00:00:09.000Z","duration_ms":0}"#,
+                br#"{"event":"a","run":"r-1","ts":"2026-11-26T00:00:09.000Z","duration_ms":0}"#,
+            ),
+            (
+                br#"{"event":"a","reason":"x\",\"ts\":\"y"}"#,
+                br#"{"event":"a","reason":"x\",\"ts\":\"y","run":"r-1","ts":"2026-11-26T00:00:00.000Z"}"#,
+            ),
+            (
+                br#"{"event":"a","data":{"duration_ms":3}}"#,
+                br#"{"event":"a","data":{"duration_ms":3},"run":"r-1","ts":"2026-11-26T00:00:00.000Z"}"#,
+            ),
+            (
+                br#"{"event":"a","reason":"duration_ms\":4"}"#,
+                br#"{"event":"a","reason":"duration_ms\":4","run":"r-1","ts":"2026-11-26T00:00:00.000Z"}"#,
+            ),
+            (
+                br#"{"event":"a","run":"r-1","ts":"2026-11-26T00:00:09.000Z","duration_ms":5}"#,
+                br#"{"event":"a","run":"r-1","ts":"2026-11-26T00:00:09.000Z","duration_ms":5}"#,
+            ),
+        ];
+        for (event, expected) in cases {
+            let mut out = Vec::new();
+            expand_event(event, Some(run), ts, &mut out);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(expected.to_vec()).unwrap()
+            );
+        }
+        let mut out = Vec::new();
+        expand_event(br#"{"event":"a"}"#, None, ts, &mut out);
+        assert_eq!(out, br#"{"event":"a"}"#);
+    }
 
     /// Only the top-level `events` member counts: not a key of that name
     /// in a written value, nor brackets and escaped quotes in strings.

@@ -7,8 +7,13 @@
 //! `edge:traverse`) and a decision with nothing but a status are written
 //! by hand too: serde_json escapes each key and value byte by byte, which
 //! was most of a record's cost. The bytes are those serde writes (tested
-//! below), so a log and an `--events` file hold the same text, and older
-//! readers read new records.
+//! below), so a log and an `--events` file hold the same text.
+//!
+//! Inside a log record an event leaves out the `run` and the `ts` it
+//! shares with its record (docs/runtime.md, "How the log carries run ids
+//! and times"): [`event_body`] is the event without them, and a reader
+//! puts them back ([`super::LogRecord::inherit_stamps`],
+//! `events::expand_event`).
 //!
 //! [`Stamped`]: crate::stamp::Stamped
 
@@ -19,7 +24,7 @@ use crate::stamp::{Stamp, TsText};
 
 /// The run id as a JSON string, encoded once per run.
 #[derive(Debug, Default)]
-pub(super) struct RunJson {
+pub(crate) struct RunJson {
     run: String,
     json: Vec<u8>,
 }
@@ -46,17 +51,18 @@ pub(super) struct Parts {
 }
 
 /// Appends `event` stamped with `stamp` to `out`: `{…event…,"run":…,
-/// "ts":…[,"duration_ms":…]}`.
-pub(super) fn write_stamped(
+/// "ts":…[,"duration_ms":…]}`. Returns the length of its body within
+/// `out` (the event's own fields, without the stamp and the closing
+/// brace: what a log record holds of it).
+pub(crate) fn write_stamped(
     out: &mut Vec<u8>,
     event: &Event<'_>,
     stamp: &Stamp<'_>,
     run: &mut RunJson,
-) {
-    write_event(out, event);
-    // An event is an object with at least its `event` tag: `{"event":…}`.
-    debug_assert_eq!(out.last(), Some(&b'}'));
-    out.pop();
+) -> usize {
+    let start = out.len();
+    event_body(out, event);
+    let body = out.len() - start;
     out.extend_from_slice(b",\"run\":");
     out.extend_from_slice(run.of(stamp.run));
     out.extend_from_slice(b",\"ts\":");
@@ -66,6 +72,16 @@ pub(super) fn write_stamped(
         push_u64(out, d);
     }
     out.push(b'}');
+    body
+}
+
+/// Appends `event`'s own fields as serde writes them, without the
+/// closing brace.
+pub(super) fn event_body(out: &mut Vec<u8>, event: &Event<'_>) {
+    write_event(out, event);
+    // An event is an object with at least its `event` tag: `{"event":…}`.
+    debug_assert_eq!(out.last(), Some(&b'}'));
+    out.pop();
 }
 
 /// Appends `event` as serde writes it. The variants are destructured
@@ -175,7 +191,7 @@ pub(super) fn write_input(out: &mut Vec<u8>, input: &StepInput) {
 
 /// Appends `s` as a JSON string: copied when nothing in it needs an
 /// escape (serde_json escapes `"`, `\` and control characters only).
-fn push_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn push_str(out: &mut Vec<u8>, s: &str) {
     if !needs_escape(s.as_bytes()) {
         out.reserve(s.len() + 2);
         out.push(b'"');
@@ -307,8 +323,10 @@ mod tests {
                     duration_ms,
                 };
                 let mut out = b"prefix".to_vec();
-                write_stamped(&mut out, event, &stamp, &mut run);
+                let body = write_stamped(&mut out, event, &stamp, &mut run);
                 let expected = serde_json::to_vec(&Stamped { event, stamp }).unwrap();
+                let own = serde_json::to_vec(event).unwrap();
+                assert_eq!(out[6..6 + body], own[..own.len() - 1]);
                 assert_eq!(
                     String::from_utf8(out[6..].to_vec()).unwrap(),
                     String::from_utf8(expected).unwrap()

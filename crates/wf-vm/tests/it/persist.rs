@@ -949,6 +949,20 @@ fn events_and_records_carry_the_run_id_a_time_and_durations() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // The log carries the run id and time once per record: its events
+    // inherit them (and carry a time only when theirs differs).
+    for r in &records {
+        for e in r["events"].as_array().unwrap() {
+            assert!(e.get("run").is_none(), "{e}");
+            assert_ne!(e.get("ts"), Some(&r["ts"]), "{e}");
+        }
+    }
+    let read = RunDir::open_read_only(&path).unwrap().read_log().unwrap();
+    let records: Vec<serde_json::Value> = read
+        .into_iter()
+        .map(|(_, r)| serde_json::to_value(r).unwrap())
+        .collect();
+    assert!(records.len() > 3);
     for r in &records {
         assert_eq!(r["run"], run.as_str(), "{r}");
         assert!(ts(r["ts"].as_str().unwrap()), "{r}");
@@ -1182,10 +1196,12 @@ fn a_step_and_its_events_share_one_time_read_after_the_decision() {
         RunStatus::Completed
     );
     drop(engine);
-    let text = std::fs::read_to_string(path.join("log.jsonl")).unwrap();
-    let records: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+    let records: Vec<serde_json::Value> = RunDir::open_read_only(&path)
+        .unwrap()
+        .read_log()
+        .unwrap()
+        .into_iter()
+        .map(|(_, r)| serde_json::to_value(r).unwrap())
         .collect();
     assert_eq!(records.len(), 3);
     for (i, r) in records.iter().enumerate() {
@@ -1369,4 +1385,89 @@ fn a_question_recorded_for_a_step_the_kill_kept_from_the_log_is_ignored() {
     drop(engine);
     assert_eq!(steps, logged + 1);
     assert_eq!(listed(&path), (steps, vec!["ask#1".to_owned()]));
+}
+
+/// The log carries the run id and the time once per record: its events
+/// leave them out (an event keeps a `ts` of its own only when it differs
+/// from its record's: the first step's `node:enter`, before a slow
+/// decision). Read back, every event has them again: the `--events` text
+/// rebuilt from the log is the streamed one byte for byte, and so it is
+/// from a log of the previous format, whose events carried their own.
+#[test]
+fn events_inherit_the_run_id_and_time_of_their_record() {
+    use std::time::Duration;
+    use wf_vm::agents::AutoAgent;
+    use wf_vm::{Decision, DecisionAgent, DecisionContext};
+
+    struct SlowFirst(bool);
+    impl DecisionAgent for SlowFirst {
+        fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, wf_vm::AgentError> {
+            if !std::mem::replace(&mut self.0, true) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            AutoAgent.decide(ctx)
+        }
+    }
+
+    let program = linear(4, true);
+    let path = temp_dir("inherit");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let mut engine = Engine::new(&program, WorkflowIdx(0), EngineConfig::default()).unwrap();
+    let run = engine.run_id().to_owned();
+    let out = Buffer::default();
+    engine.set_event_sink(Box::new(wf_vm::JsonLinesSink::new(out.clone())));
+    engine.persist_to(dir.clone()).unwrap();
+    let report = engine.run(&mut SlowFirst(false));
+    assert_eq!(report.status, RunStatus::Completed);
+    drop(engine);
+    let streamed = String::from_utf8(out.0.borrow().0.clone()).unwrap();
+
+    let log = std::fs::read_to_string(path.join("log.jsonl")).unwrap();
+    assert_eq!(log.matches(&run).count(), log.lines().count(), "{log}");
+    let first: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    let enter = &first["events"][0];
+    assert_eq!(enter["event"], "node:enter");
+    assert!(
+        enter["ts"].is_string() && enter["ts"] != first["ts"],
+        "{first}"
+    );
+    assert!(log.contains(r#""event":"blackboard:write""#));
+
+    let logged = String::from_utf8(dir.logged_events().unwrap()).unwrap();
+    assert_eq!(logged, streamed);
+    let streamed_values: Vec<serde_json::Value> = streamed
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let read: Vec<serde_json::Value> = dir
+        .read_log()
+        .unwrap()
+        .into_iter()
+        .flat_map(|(_, r)| r.events)
+        .collect();
+    assert_eq!(read, streamed_values);
+
+    // The previous format: each event with its own run id and time.
+    let mut lines = streamed.lines();
+    let old: String = log
+        .lines()
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            let n = r["events"].as_array().unwrap().len();
+            let events: Vec<&str> = lines.by_ref().take(n).collect();
+            let (head, tail) = l.split_once(r#""events":["#).unwrap();
+            let (_, tail) = tail.split_once(r#"],"run":"#).unwrap();
+            format!("{head}\"events\":[{}],\"run\":{tail}\n", events.join(","))
+        })
+        .collect();
+    assert!(old.matches(&run).count() > 3 * log.lines().count());
+    std::fs::write(path.join("log.jsonl"), &old).unwrap();
+    assert_eq!(
+        String::from_utf8(dir.logged_events().unwrap()).unwrap(),
+        streamed
+    );
+    drop(dir);
+    let dir = RunDir::open_read_only(&path).unwrap();
+    assert_eq!(Engine::replay(&program, &dir).unwrap().divergence, None);
+    let _ = std::fs::remove_dir_all(&path);
 }

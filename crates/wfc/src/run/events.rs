@@ -73,6 +73,19 @@ impl EventSink for EventFile {
         self.sink.emit_stamped(event, stamp);
     }
 
+    fn wants_json(&self) -> bool {
+        self.sink.wants_json()
+    }
+
+    fn emit_json(
+        &mut self,
+        event: &wf_vm::Event<'_>,
+        stamp: &wf_vm::stamp::Stamp<'_>,
+        json: &[u8],
+    ) {
+        self.sink.emit_json(event, stamp, json);
+    }
+
     fn failure(&self) -> Option<String> {
         self.sink.error().map(|e| {
             format!(

@@ -21,6 +21,21 @@ impl EventSink for Tee<'_> {
         }
     }
 
+    fn wants_json(&self) -> bool {
+        self.0.iter().any(|s| s.wants_json())
+    }
+
+    /// The engine's text of the event goes to the sinks that write JSON.
+    fn emit_json(&mut self, event: &Event<'_>, stamp: &wf_vm::stamp::Stamp<'_>, json: &[u8]) {
+        for sink in &mut self.0 {
+            if sink.wants_json() {
+                sink.emit_json(event, stamp, json);
+            } else {
+                sink.emit_stamped(event, stamp);
+            }
+        }
+    }
+
     fn failure(&self) -> Option<String> {
         self.0.iter().find_map(|s| s.failure())
     }

@@ -170,6 +170,17 @@ fn ctrl_c_during_a_tool_suspends_the_run_and_resume_completes_it() {
         .expect("an engine:interrupt event");
     assert_eq!(interrupt["signal"], "SIGINT");
     assert_eq!(interrupt["code"], "WF0931");
+    // In the log, events inherit the run id and time of their record.
+    assert!(interrupt.get("run").is_none());
+    let records = wf_vm::RunDir::open_read_only(&run)
+        .unwrap()
+        .read_log()
+        .unwrap();
+    let interrupt = records
+        .iter()
+        .flat_map(|(_, r)| &r.events)
+        .find(|e| e["event"] == "engine:interrupt")
+        .expect("an engine:interrupt event");
     assert!(interrupt["run"].is_string() && interrupt["ts"].is_string());
 
     let out = wfc(

@@ -1999,3 +1999,82 @@ fn a_resumed_script_run_does_not_repeat_answers() {
     assert_eq!(resumed["at"], uninterrupted["at"], "{resumed}");
     assert_eq!(resumed["blackboard"], uninterrupted["blackboard"]);
 }
+
+/// The log carries the run id and time once per record (docs/runtime.md,
+/// "How the log carries run ids and times"): its events leave them out,
+/// yet the event file of a resumed run (rebuilt from the log for the
+/// steps before the resume) has them on every event, the same id as
+/// `wfc status` names, and `wfc replay` verifies the run.
+#[test]
+fn every_event_of_a_resumed_event_file_has_the_run_id_and_a_time() {
+    let dir = scratch("inherited-stamps");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run_dir = dir.join("run");
+    let d = run_dir.to_str().unwrap();
+    let events = dir.join("events.jsonl");
+    let e = events.to_str().unwrap();
+    let out = wfc(&[
+        "run",
+        "tests/run/approve.wf",
+        "--agent",
+        "script:tests/run/suspend.json",
+        "--run-dir",
+        d,
+        "--events",
+        e,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let out = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        "script:tests/run/approve.json",
+        "--events",
+        e,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+
+    let status = wfc(&["status", d, "--format", "json"]).output().unwrap();
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let run = status["run_id"].as_str().unwrap().to_owned();
+    assert_eq!(run.len(), 36);
+    let log = std::fs::read_to_string(run_dir.join("log.jsonl")).unwrap();
+    let records: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &Value| r.get("step").is_some())
+        .collect();
+    assert!(records.len() > 2);
+    for r in &records {
+        assert_eq!(r["run"], run.as_str(), "{r}");
+        for ev in r["events"].as_array().unwrap() {
+            assert!(ev.get("run").is_none(), "{ev}");
+        }
+    }
+    let text = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let logged: usize = records
+        .iter()
+        .map(|r| r["events"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(lines.len(), logged, "{text}");
+    for ev in &lines {
+        assert_eq!(ev["run"], run.as_str(), "{ev}");
+        assert!(ev["ts"].as_str().is_some_and(|t| t.ends_with('Z')), "{ev}");
+    }
+    let replay = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+}
