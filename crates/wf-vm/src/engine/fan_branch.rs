@@ -239,7 +239,20 @@ pub(super) fn run_journaled(
         };
     }
     let from = journal.load_waiting(index, id);
-    let mut run = run_branch(env, start, agent, tools, from, journal.branch_dir(index));
+    // Its decisions go to the journal with its result (engine/fan_decided.rs).
+    let decided = super::fan_decided::Decided::default();
+    let mut noting = super::fan_decided::Noting {
+        inner: agent,
+        decided: decided.clone(),
+    };
+    let mut run = run_branch(
+        env,
+        start,
+        &mut noting,
+        tools,
+        from,
+        journal.branch_dir(index),
+    );
     if run.unsettled.is_some() {
         // Not journaled: it runs again once the node is settled.
     } else if let Some(w) = &run.waiting {
@@ -248,7 +261,12 @@ pub(super) fn run_journaled(
                 "where it waits could not be journaled ({e}): a resumed run runs it again from its start"
             ));
         }
-    } else if let Err(e) = journal.record(index, &run.result, run.duration_ms) {
+    } else if let Err(e) = journal.record_decided(
+        index,
+        &run.result,
+        run.duration_ms,
+        Some(super::fan_decided::to_json(&decided)),
+    ) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         run.result.notes = Some(note);
     }

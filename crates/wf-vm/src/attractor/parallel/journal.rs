@@ -112,6 +112,19 @@ impl Journal {
         result: &BranchResult,
         duration_ms: u64,
     ) -> std::io::Result<()> {
+        self.record_decided(index, result, duration_ms, None)
+    }
+
+    /// [`Journal::record`], with the `(workflow, node)` of each decision
+    /// the branch's agent gave (`decided`: a JSON list), which a resumed
+    /// `script:` agent skips (docs/agents.md, "Resumed scripts").
+    pub(crate) fn record_decided(
+        &self,
+        index: usize,
+        result: &BranchResult,
+        duration_ms: u64,
+        decided: Option<Value>,
+    ) -> std::io::Result<()> {
         let (Some(dir), Some(path)) = (&self.dir, self.path(index)) else {
             return Ok(());
         };
@@ -121,8 +134,11 @@ impl Journal {
             return Ok(());
         }
         std::fs::create_dir_all(dir)?;
-        let doc = json!({"format": "wfc-parallel-branch", "version": 1,
-                         "index": index, "duration_ms": duration_ms, "result": result});
+        let mut doc = json!({"format": "wfc-parallel-branch", "version": 1,
+                             "index": index, "duration_ms": duration_ms, "result": result});
+        if let Some(decided) = decided {
+            doc["decided"] = decided;
+        }
         RunFiles::new(dir).write_json(&path, &doc)?;
         // The rename itself must survive a crash too.
         std::fs::File::open(dir)?.sync_all()

@@ -1,0 +1,83 @@
+//! The decisions a `.wf` branch took, journaled with its result so that a
+//! resumed run knows which answers finished branches consumed: a branch
+//! engine has no run log (docs/agents.md, "Resumed scripts").
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext};
+
+/// The `(workflow, node)` of each decision an agent gave, in order.
+pub(super) type Decided = Arc<Mutex<Vec<(String, String)>>>;
+
+/// Wraps a branch's agent and notes each decision it gives (not its
+/// errors); its forks (a nested fan-out's branches) note into the same list,
+/// as a finished branch's nested branches finished too.
+pub(super) struct Noting<'a> {
+    pub(super) inner: &'a mut dyn DecisionAgent,
+    pub(super) decided: Decided,
+}
+
+/// A fork of [`Noting`]: owns its agent.
+struct NotingFork {
+    inner: Box<dyn DecisionAgent + Send>,
+    decided: Decided,
+}
+
+fn note(decided: &Decided, ctx: &DecisionContext<'_>) {
+    let entry = (
+        ctx.str(ctx.workflow.name).to_owned(),
+        ctx.str(ctx.node.id).to_owned(),
+    );
+    decided
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(entry);
+}
+
+impl DecisionAgent for Noting<'_> {
+    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        let d = self.inner.decide(ctx)?;
+        note(&self.decided, ctx);
+        Ok(d)
+    }
+
+    fn is_instant(&self) -> bool {
+        self.inner.is_instant()
+    }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        let inner = self.inner.fork()?;
+        Some(Box::new(NotingFork {
+            inner,
+            decided: Arc::clone(&self.decided),
+        }))
+    }
+}
+
+impl DecisionAgent for NotingFork {
+    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        let d = self.inner.decide(ctx)?;
+        note(&self.decided, ctx);
+        Ok(d)
+    }
+
+    fn is_instant(&self) -> bool {
+        self.inner.is_instant()
+    }
+
+    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
+        let inner = self.inner.fork()?;
+        Some(Box::new(NotingFork {
+            inner,
+            decided: Arc::clone(&self.decided),
+        }))
+    }
+}
+
+/// The decisions in a journal document's `decided` field.
+pub(super) fn to_json(decided: &Decided) -> serde_json::Value {
+    let list = decided.lock().unwrap_or_else(PoisonError::into_inner);
+    list.iter()
+        .map(|(w, n)| serde_json::json!({"workflow": w, "node": n}))
+        .collect()
+}

@@ -1,0 +1,219 @@
+//! A resumed `script:` agent gives the answers an uninterrupted run would
+//! (docs/agents.md, "Resumed scripts"): a run suspended, or killed with
+//! SIGKILL mid fan-out, then resumed, ends with the report and the
+//! per-node answers of the run never interrupted. Each case carries its
+//! expectation beside its fixture: `tests/run/script_resume/NAME.trace`
+//! (`UPDATE_TRACES=1` rewrites it), which both runs must match.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::Value;
+
+use crate::common::{repo_root, summary};
+
+const DIR: &str = "tests/run/script_resume";
+
+fn wfc(args: &[&str]) -> Command {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(repo_root())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("WFC_TEST_SLEEP");
+    cmd
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("wfc-script-resume")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+fn script(name: &str) -> String {
+    format!("script:{DIR}/{name}.json")
+}
+
+/// `wfc ARGS --format json`: the output and its summary.
+fn run_json(args: &[&str]) -> (Output, Value) {
+    let out = wfc(&[args, &["--format", "json"]].concat())
+        .output()
+        .unwrap();
+    let json = summary(&out);
+    (out, json)
+}
+
+/// What a run's answers came to: its status, where it ended, its
+/// blackboard, and the response each pipeline stage kept (`response.md`).
+fn trace(report: &Value, run_dir: &Path) -> String {
+    let mut out = format!(
+        "status: {}\nat: {}/{}\nblackboard: {}\n",
+        report["status"].as_str().unwrap_or("?"),
+        report["at"]["workflow"].as_str().unwrap_or("?"),
+        report["at"]["node"].as_str().unwrap_or("?"),
+        report["blackboard"]
+    );
+    let mut stages: Vec<_> = std::fs::read_dir(run_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("response.md").is_file())
+        .collect();
+    stages.sort();
+    for stage in stages {
+        let response = std::fs::read_to_string(stage.join("response.md")).unwrap();
+        let name = stage.file_name().unwrap().to_string_lossy().into_owned();
+        out.push_str(&format!("response {name}: {response:?}\n"));
+    }
+    out
+}
+
+/// Checks `got` against `DIR/NAME.trace` (`UPDATE_TRACES=1` rewrites it).
+fn expect_trace(name: &str, got: &str) {
+    let file = repo_root().join(DIR).join(format!("{name}.trace"));
+    if std::env::var_os("UPDATE_TRACES").is_some() {
+        std::fs::write(&file, got).unwrap();
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    assert_eq!(got, want, "{} differs", file.display());
+}
+
+/// `wfc replay DIR` verifies the run.
+fn replays(dir: &Path) {
+    let out = wfc(&["replay", dir.to_str().unwrap()]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("identical"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The run `args` (a fresh run) never interrupted, with the script
+/// `uninterrupted`: its trace.
+fn uninterrupted(name: &str, file: &str, agent: &str) -> String {
+    let dir = scratch(&format!("{name}-uninterrupted"));
+    let d = dir.to_str().unwrap();
+    let (out, report) = run_json(&[
+        "run",
+        file,
+        "--agent",
+        agent,
+        "--run-dir",
+        d,
+        "--allow-tools",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    trace(&report, &dir)
+}
+
+/// A pipeline whose script suspends at `implement`'s second visit: the
+/// resumed run starts the script where the log left it, so `plan` and
+/// `implement` get their second answers, not their first ones again
+/// (before, the script started over: the run suspended again, at the
+/// same place, for ever).
+#[test]
+fn a_resumed_pipeline_script_goes_on_where_its_log_left_it() {
+    let dir = scratch("smoke-suspend");
+    let d = dir.to_str().unwrap();
+    let agent = script("smoke_suspend");
+    let file = "tests/run/dot/smoke.dot";
+    let out = wfc(&["run", file, "--agent", &agent, "--run-dir", d])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "suspends at implement");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    let got = trace(&resumed, &dir);
+    expect_trace("smoke_suspend", &got);
+    let plain = "script:tests/run/dot/scripts/smoke.json";
+    assert_eq!(uninterrupted("smoke", file, plain), got);
+    replays(&dir);
+}
+
+/// A `.wf` fan-out run twice (two calls of `Round`), suspended between
+/// the rounds: the first round's branches took their answers inside
+/// their branches (journaled, not in the root log), so the second round
+/// gets the second answers (before: the first ones again).
+#[test]
+fn a_resumed_script_skips_the_answers_of_finished_branches() {
+    let dir = scratch("fan-suspend");
+    let d = dir.to_str().unwrap();
+    let agent = script("suspend");
+    let file = "tests/run/script_resume/fan_loop.wf";
+    let out = wfc(&[
+        "run",
+        file,
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+        "--allow-tools",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3), "suspends at review");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    let got = trace(&resumed, &dir);
+    expect_trace("fan_loop", &got);
+    assert_eq!(uninterrupted("fan", file, &script("uninterrupted")), got);
+    replays(&dir);
+}
+
+/// The first journaled branch result of the first fan-out, once written.
+fn first_branch_journal(dir: &Path) -> Option<PathBuf> {
+    let fan = dir.join("branches/Round/fan");
+    let step = std::fs::read_dir(fan).ok()?.flatten().next()?.path();
+    let a = step.join("0.json");
+    a.is_file().then_some(a)
+}
+
+/// Killed with SIGKILL in the first fan-out, once branch `a` finished
+/// (journaled) and while `b` sleeps after taking its answer: the resumed
+/// run takes `a`'s result from the journal (its answer used up) and runs
+/// `b` again, which gets the same answer as before (not skipped: the
+/// branch is redone). The end is the uninterrupted run's.
+#[test]
+fn a_kill_mid_fan_out_skips_only_the_answers_of_journaled_branches() {
+    let dir = scratch("fan-kill");
+    let d = dir.to_str().unwrap();
+    let agent = script("uninterrupted");
+    let file = "tests/run/script_resume/fan_loop.wf";
+    let mut child = wfc(&[
+        "run",
+        file,
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+        "--allow-tools",
+    ])
+    .env("WFC_TEST_SLEEP", "10")
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let t = Instant::now();
+    while first_branch_journal(&dir).is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "branch a never finished"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let journal = std::fs::read_to_string(first_branch_journal(&dir).unwrap()).unwrap();
+    assert!(journal.contains(r#""decided""#), "{journal}");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    let got = trace(&resumed, &dir);
+    expect_trace("fan_loop", &got);
+    replays(&dir);
+}
