@@ -239,9 +239,9 @@ pub(super) fn run_journaled(
         };
     }
     let from = journal.load_waiting(index, id);
-    // Its decisions go to the journal with its result (engine/fan_decided.rs).
-    let decided = super::fan_decided::Decided::default();
-    let mut noting = super::fan_decided::Noting {
+    // Its decisions go to the journal with its result (agents/noting.rs).
+    let decided = crate::agents::noting::Decided::default();
+    let mut noting = crate::agents::noting::Noting {
         inner: agent,
         decided: decided.clone(),
     };
@@ -265,7 +265,7 @@ pub(super) fn run_journaled(
         index,
         &run.result,
         run.duration_ms,
-        Some(super::fan_decided::to_json(&decided)),
+        Some(crate::agents::noting::to_json(&decided)),
     ) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         run.result.notes = Some(note);

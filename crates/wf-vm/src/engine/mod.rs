@@ -8,7 +8,6 @@ mod durable;
 mod effect;
 mod elsewhere;
 mod fan_branch;
-mod fan_decided;
 mod fan_durable;
 mod fan_effect;
 mod fan_out;

@@ -13,7 +13,7 @@ use wf_vm::{DecisionAgent, RunDir, StepInput};
 /// The script at `file`, past the answers the run in `dir` already took:
 /// one per agent decision its log records (a decision the engine made of a
 /// timeout, `failure` set, took none), and one per decision of each
-/// finished, journaled `.wf` branch ([`branch_decisions`]).
+/// finished, journaled branch of a fan-out ([`branch_decisions`]).
 pub fn resumed_script(
     file: &std::path::Path,
     dir: &RunDir,
@@ -37,13 +37,20 @@ pub fn resumed_script(
         })
         .collect();
     branch_decisions(&dir.path().join("branches"), &mut answered);
+    // A pipeline's fan-outs journal in their stage's folder.
+    for stage in sorted_dirs(dir.path()) {
+        for step in sorted_dirs(&stage.join("branches")) {
+            journal_decisions(&step, &mut answered);
+        }
+    }
     script.skip_answered(answered.iter().map(|(w, n)| (w.as_str(), n.as_str())));
     Ok(Box::new(script))
 }
 
-/// Adds the decisions of the finished branches journaled under
+/// Adds the decisions of the finished `.wf` branches journaled under
 /// `branches` (`{workflow}/{node}/step-N/INDEX.json`, their `decided`
-/// list): a journaled branch is never run again (its fan-out, run again,
+/// list; a pipeline's, `{stage}/branches/step-N/INDEX.json`, are read the
+/// same way): a journaled branch is never run again (its fan-out, run again,
 /// takes its result; a fan-out the log completed is not run again), so
 /// its answers are used up. A branch with no result (killed, or waiting)
 /// runs again from its start and is asked again: its answers are not

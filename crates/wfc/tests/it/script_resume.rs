@@ -166,9 +166,10 @@ fn a_resumed_script_skips_the_answers_of_finished_branches() {
     replays(&dir);
 }
 
-/// The first journaled branch result of the first fan-out, once written.
-fn first_branch_journal(dir: &Path) -> Option<PathBuf> {
-    let fan = dir.join("branches/Round/fan");
+/// The first journaled branch result of the first fan-out whose
+/// journals are in `dir/fan`, once written.
+fn first_branch_journal(dir: &Path, fan: &str) -> Option<PathBuf> {
+    let fan = dir.join(fan);
     let step = std::fs::read_dir(fan).ok()?.flatten().next()?.path();
     let a = step.join("0.json");
     a.is_file().then_some(a)
@@ -181,10 +182,34 @@ fn first_branch_journal(dir: &Path) -> Option<PathBuf> {
 /// branch is redone). The end is the uninterrupted run's.
 #[test]
 fn a_kill_mid_fan_out_skips_only_the_answers_of_journaled_branches() {
-    let dir = scratch("fan-kill");
+    let (dir, got) = killed_mid_fan_out("fan_loop.wf", "uninterrupted", "branches/Round/fan");
+    expect_trace("fan_loop", &got);
+    replays(&dir);
+}
+
+/// The same in a pipeline whose fan-out runs twice (`review` loops back):
+/// the second round's branches get the script's second answers.
+#[test]
+fn a_kill_mid_pipeline_fan_out_skips_only_the_answers_of_journaled_branches() {
+    let file = "tests/run/script_resume/fan_loop.dot";
+    let (dir, got) = killed_mid_fan_out("fan_loop.dot", "dot_uninterrupted", "fan/branches");
+    expect_trace("fan_loop_dot", &got);
+    assert_eq!(
+        uninterrupted("dot", file, &script("dot_uninterrupted")),
+        got
+    );
+    replays(&dir);
+}
+
+/// Runs `DIR/file` with the script `name`, kills it with SIGKILL once the
+/// first branch of the fan-out journaled in `fan` finished (while the
+/// second sleeps), resumes it: its run directory and trace.
+fn killed_mid_fan_out(file: &str, name: &str, fan: &str) -> (PathBuf, String) {
+    let dir = scratch(&format!("kill-{file}"));
     let d = dir.to_str().unwrap();
-    let agent = script("uninterrupted");
-    let file = "tests/run/script_resume/fan_loop.wf";
+    let agent = script(name);
+    let file = format!("{DIR}/{file}");
+    let file = file.as_str();
     let mut child = wfc(&[
         "run",
         file,
@@ -200,7 +225,7 @@ fn a_kill_mid_fan_out_skips_only_the_answers_of_journaled_branches() {
     .spawn()
     .unwrap();
     let t = Instant::now();
-    while first_branch_journal(&dir).is_none() {
+    while first_branch_journal(&dir, fan).is_none() {
         assert!(
             t.elapsed() < Duration::from_secs(20),
             "branch a never finished"
@@ -209,11 +234,10 @@ fn a_kill_mid_fan_out_skips_only_the_answers_of_journaled_branches() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let journal = std::fs::read_to_string(first_branch_journal(&dir).unwrap()).unwrap();
+    let journal = std::fs::read_to_string(first_branch_journal(&dir, fan).unwrap()).unwrap();
     assert!(journal.contains(r#""decided""#), "{journal}");
     let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent, "--allow-tools"]);
     assert_eq!(out.status.code(), Some(0), "{resumed}");
     let got = trace(&resumed, &dir);
-    expect_trace("fan_loop", &got);
-    replays(&dir);
+    (dir, got)
 }

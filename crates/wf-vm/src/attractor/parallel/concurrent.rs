@@ -136,11 +136,18 @@ pub fn run_one(
         fan_out,
         ..
     } = env;
+    // Its backend's decisions go to the journal with its result
+    // (agents/noting.rs).
+    let decided = crate::agents::noting::Decided::default();
+    let mut noting = backend.map(|inner| crate::agents::noting::Noting {
+        inner,
+        decided: decided.clone(),
+    });
     let env = BranchEnv {
         program,
         workflow,
         context,
-        backend: backend.map(|b| b as _),
+        backend: noting.as_mut().map(|b| b as _),
         files,
         kit,
         fan_out,
@@ -159,7 +166,12 @@ pub fn run_one(
             );
             result.notes = Some(note);
         }
-    } else if let Err(e) = journal.record(index, &result, duration_ms) {
+    } else if let Err(e) = journal.record_decided(
+        index,
+        &result,
+        duration_ms,
+        Some(crate::agents::noting::to_json(&decided)),
+    ) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         result.notes = Some(match result.notes.take() {
             Some(n) => format!("{n}; {note}"),

@@ -1,20 +1,21 @@
-//! The decisions a `.wf` branch took, journaled with its result so that a
-//! resumed run knows which answers finished branches consumed: a branch
-//! engine has no run log (docs/agents.md, "Resumed scripts").
+//! The decisions a fan-out's branch took (a `.wf` branch, an Attractor
+//! `parallel` branch), journaled with its result so that a resumed run
+//! knows which answers finished branches consumed: a branch has no run log
+//! (docs/agents.md, "Resumed scripts").
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext};
 
 /// The `(workflow, node)` of each decision an agent gave, in order.
-pub(super) type Decided = Arc<Mutex<Vec<(String, String)>>>;
+pub(crate) type Decided = Arc<Mutex<Vec<(String, String)>>>;
 
 /// Wraps a branch's agent and notes each decision it gives (not its
 /// errors); its forks (a nested fan-out's branches) note into the same list,
 /// as a finished branch's nested branches finished too.
-pub(super) struct Noting<'a> {
-    pub(super) inner: &'a mut dyn DecisionAgent,
-    pub(super) decided: Decided,
+pub(crate) struct Noting<'a> {
+    pub(crate) inner: &'a mut dyn DecisionAgent,
+    pub(crate) decided: Decided,
 }
 
 /// A fork of [`Noting`]: owns its agent.
@@ -75,7 +76,7 @@ impl DecisionAgent for NotingFork {
 }
 
 /// The decisions in a journal document's `decided` field.
-pub(super) fn to_json(decided: &Decided) -> serde_json::Value {
+pub(crate) fn to_json(decided: &Decided) -> serde_json::Value {
     let list = decided.lock().unwrap_or_else(PoisonError::into_inner);
     list.iter()
         .map(|(w, n)| serde_json::json!({"workflow": w, "node": n}))
