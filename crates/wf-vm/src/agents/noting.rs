@@ -76,9 +76,25 @@ impl DecisionAgent for NotingFork {
 }
 
 /// The decisions in a journal document's `decided` field.
-pub(crate) fn to_json(decided: &Decided) -> serde_json::Value {
+pub(crate) fn to_json(decided: &Decided) -> Vec<serde_json::Value> {
     let list = decided.lock().unwrap_or_else(PoisonError::into_inner);
     list.iter()
         .map(|(w, n)| serde_json::json!({"workflow": w, "node": n}))
         .collect()
+}
+
+/// A list holding the decisions a branch restored at its gate had taken
+/// before it (its journal's `decided`), so that its result counts them.
+pub(crate) fn seeded(from: Option<&crate::attractor::parallel::journal::Waiting>) -> Decided {
+    let list = from
+        .into_iter()
+        .flat_map(|w| &w.decided)
+        .filter_map(|d| {
+            Some((
+                d["workflow"].as_str()?.to_owned(),
+                d["node"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    Arc::new(Mutex::new(list))
 }

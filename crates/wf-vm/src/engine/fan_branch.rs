@@ -240,7 +240,7 @@ pub(super) fn run_journaled(
     }
     let from = journal.load_waiting(index, id);
     // Its decisions go to the journal with its result (agents/noting.rs).
-    let decided = crate::agents::noting::Decided::default();
+    let decided = crate::agents::noting::seeded(from.as_ref());
     let mut noting = crate::agents::noting::Noting {
         inner: agent,
         decided: decided.clone(),
@@ -255,7 +255,8 @@ pub(super) fn run_journaled(
     );
     if run.unsettled.is_some() {
         // Not journaled: it runs again once the node is settled.
-    } else if let Some(w) = &run.waiting {
+    } else if let Some(w) = &mut run.waiting {
+        w.decided = crate::agents::noting::to_json(&decided);
         if let Err(e) = journal.record_waiting(index, w) {
             run.result.notes = Some(format!(
                 "where it waits could not be journaled ({e}): a resumed run runs it again from its start"
@@ -265,7 +266,7 @@ pub(super) fn run_journaled(
         index,
         &run.result,
         run.duration_ms,
-        Some(crate::agents::noting::to_json(&decided)),
+        Some(crate::agents::noting::to_json(&decided).into()),
     ) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         run.result.notes = Some(note);

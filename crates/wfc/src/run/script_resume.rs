@@ -52,7 +52,8 @@ pub fn resumed_script(
 /// list; a pipeline's, `{stage}/branches/step-N/INDEX.json`, are read the
 /// same way): a journaled branch is never run again (its fan-out, run again,
 /// takes its result; a fan-out the log completed is not run again), so
-/// its answers are used up. A branch with no result (killed, or waiting)
+/// its answers are used up; so are those a branch waiting at a gate gave
+/// before it (it is restored there). A branch with no result (killed)
 /// runs again from its start and is asked again: its answers are not
 /// skipped, except those of the finished branches of fan-outs nested in
 /// it, journaled in its own folder `step-N/INDEX/branches/`, which the
@@ -67,36 +68,42 @@ fn branch_decisions(branches: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// One fan-out's journal (`step-N/`).
+/// One fan-out's journal (`step-N/`): per branch `INDEX`, its result
+/// `INDEX.json`, where it waits at a gate `INDEX.waiting.json`, its own
+/// folder `INDEX/`.
 fn journal_decisions(step: &Path, out: &mut Vec<(String, String)>) {
-    for branch in sorted_dirs(step) {
-        let result = branch.with_extension("json");
-        match std::fs::read(&result)
-            .ok()
-            .and_then(|t| serde_json::from_slice::<Value>(&t).ok())
-        {
-            // Finished: its decisions, nested ones included.
-            Some(doc) if doc.get("result").is_some() => decided(&doc, out),
-            // Runs again: only its nested fan-outs' finished branches stay.
-            _ => branch_decisions(&branch.join("branches"), out),
-        }
-    }
-    // A finished branch that kept no folder of its own (it had no effect
-    // records and no nested fan-out).
-    for entry in sorted_files(step) {
-        if entry.is_file() && !entry.with_extension("").is_dir() {
-            let doc = std::fs::read(&entry)
+    let mut indices: Vec<usize> = entries(step)
+        .iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let index = name.split('.').next()?;
+            index.parse().ok()
+        })
+        .collect();
+    indices.sort_unstable();
+    indices.dedup();
+    for index in indices {
+        let read = |name: String| {
+            std::fs::read(step.join(name))
                 .ok()
-                .and_then(|t| serde_json::from_slice::<Value>(&t).ok());
-            if let Some(doc) = doc.filter(|d| d.get("result").is_some()) {
-                decided(&doc, out);
-            }
+                .and_then(|t| serde_json::from_slice::<Value>(&t).ok())
+        };
+        if let Some(doc) = read(format!("{index}.json")).filter(|d| d.get("result").is_some()) {
+            // Finished: its decisions, nested ones included.
+            decided(&doc["decided"], out);
+        } else if let Some(doc) = read(format!("{index}.waiting.json")) {
+            // Restored at its gate: the decisions before it stay taken.
+            decided(&doc["waiting"]["decided"], out);
+        } else {
+            // Runs again: only its nested fan-outs' finished branches stay.
+            branch_decisions(&step.join(index.to_string()).join("branches"), out);
         }
     }
 }
 
-fn decided(doc: &Value, out: &mut Vec<(String, String)>) {
-    for d in doc["decided"].as_array().into_iter().flatten() {
+/// The entries of a `decided` list (`{"workflow", "node"}` objects).
+fn decided(list: &Value, out: &mut Vec<(String, String)>) {
+    for d in list.as_array().into_iter().flatten() {
         if let (Some(w), Some(n)) = (d["workflow"].as_str(), d["node"].as_str()) {
             out.push((w.to_owned(), n.to_owned()));
         }
@@ -106,20 +113,6 @@ fn decided(doc: &Value, out: &mut Vec<(String, String)>) {
 /// The sub-folders of `dir`, by name (none when it cannot be read).
 fn sorted_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = entries(dir).into_iter().filter(|p| p.is_dir()).collect();
-    v.sort();
-    v
-}
-
-/// The `INDEX.json` files of a journal folder, by name.
-fn sorted_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = entries(dir)
-        .into_iter()
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.strip_suffix(".json")
-                .is_some_and(|i| i.parse::<usize>().is_ok())
-        })
-        .collect();
     v.sort();
     v
 }

@@ -241,3 +241,27 @@ fn killed_mid_fan_out(file: &str, name: &str, fan: &str) -> (PathBuf, String) {
     let got = trace(&resumed, &dir);
     (dir, got)
 }
+
+/// A branch that waits at a gate the script suspends at: the resumed run
+/// restores it there, so the answer it took before the gate (journaled
+/// with where it waits) stays taken: the gate gets its next answer, and
+/// the second round the second answers (before: the gate suspended
+/// again, for ever).
+#[test]
+fn a_branch_restored_at_its_gate_keeps_the_answers_it_took() {
+    let dir = scratch("gate-suspend");
+    let d = dir.to_str().unwrap();
+    let agent = script("gate_suspend");
+    let file = "tests/run/script_resume/gate_loop.wf";
+    let out = wfc(&["run", file, "--agent", &agent, "--run-dir", d])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "branch a waits at its gate");
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    let got = trace(&resumed, &dir);
+    expect_trace("gate_loop", &got);
+    let plain = script("gate_uninterrupted");
+    assert_eq!(uninterrupted("gate", file, &plain), got);
+    replays(&dir);
+}

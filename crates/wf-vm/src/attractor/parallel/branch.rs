@@ -243,6 +243,7 @@ pub fn run_branch_from(
                         question: q,
                         snapshot: engine.snapshot(),
                         events: Vec::new(),
+                        decided: Vec::new(),
                     });
                     break;
                 }

@@ -138,7 +138,8 @@ pub fn run_one(
     } = env;
     // Its backend's decisions go to the journal with its result
     // (agents/noting.rs).
-    let decided = crate::agents::noting::Decided::default();
+    let from = journal.load_waiting(index, id);
+    let decided = crate::agents::noting::seeded(from.as_ref());
     let mut noting = backend.map(|inner| crate::agents::noting::Noting {
         inner,
         decided: decided.clone(),
@@ -154,12 +155,12 @@ pub fn run_one(
         inherited: &inherited,
     };
     let t = Instant::now();
-    let from = journal.load_waiting(index, id);
-    let (mut result, events, suspended, waiting) = run_branch_from(env, target, from);
+    let (mut result, events, suspended, mut waiting) = run_branch_from(env, target, from);
     let duration_ms = t.elapsed().as_millis() as u64;
     if suspended.is_some() {
         // Not journaled: the resumed run runs it again.
-    } else if let Some(w) = &waiting {
+    } else if let Some(w) = &mut waiting {
+        w.decided = crate::agents::noting::to_json(&decided);
         if let Err(e) = journal.record_waiting(index, w) {
             let note = format!(
                 "where it waits could not be journaled ({e}): a resumed run runs it again from its start"
@@ -170,7 +171,7 @@ pub fn run_one(
         index,
         &result,
         duration_ms,
-        Some(crate::agents::noting::to_json(&decided)),
+        Some(crate::agents::noting::to_json(&decided).into()),
     ) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         result.notes = Some(match result.notes.take() {

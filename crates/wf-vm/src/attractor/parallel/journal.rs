@@ -158,6 +158,11 @@ pub struct Waiting {
     pub snapshot: crate::engine::Snapshot,
     /// The branch's events up to the gate.
     pub events: Vec<Value>,
+    /// The `(workflow, node)` of each decision the branch's agent gave up
+    /// to the gate (`{"workflow", "node"}` objects): not asked again, so a
+    /// resumed `script:` agent skips them (agents/noting.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decided: Vec<Value>,
 }
 
 impl Waiting {
