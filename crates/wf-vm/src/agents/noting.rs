@@ -3,16 +3,32 @@
 //! knows which answers finished branches consumed: a branch has no run log
 //! (docs/agents.md, "Resumed scripts").
 
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext};
 
-/// The `(workflow, node)` of each decision an agent gave, in order.
+/// The `(workflow, node)` of each answer a `script:` agent gave from its
+/// queues, in order.
 pub(crate) type Decided = Arc<Mutex<Vec<(String, String)>>>;
 
-/// Wraps a branch's agent and notes each decision it gives (not its
-/// errors); its forks (a nested fan-out's branches) note into the same list,
-/// as a finished branch's nested branches finished too.
+thread_local! {
+    /// Set by a `script:` agent when it gives an answer from a queue, so
+    /// the [`Noting`] wrapping it (through other wrappers, such as the
+    /// answers `wfc answer` recorded, which use no script answer) on the
+    /// same thread notes exactly the answers the script used.
+    static SCRIPTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Called by the `script:` agent when it gives a queued answer.
+pub(crate) fn scripted() {
+    SCRIPTED.with(|s| s.set(true));
+}
+
+/// Wraps a branch's agent and notes each answer a `script:` agent inside
+/// it gave from its queues (not its fallback's, not answers recorded by
+/// `wfc answer`); its forks (a nested fan-out's branches) note into the
+/// same list, as a finished branch's nested branches finished too.
 pub(crate) struct Noting<'a> {
     pub(crate) inner: &'a mut dyn DecisionAgent,
     pub(crate) decided: Decided,
@@ -37,8 +53,11 @@ fn note(decided: &Decided, ctx: &DecisionContext<'_>) {
 
 impl DecisionAgent for Noting<'_> {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        SCRIPTED.with(|s| s.set(false));
         let d = self.inner.decide(ctx)?;
-        note(&self.decided, ctx);
+        if SCRIPTED.with(|s| s.replace(false)) {
+            note(&self.decided, ctx);
+        }
         Ok(d)
     }
 
@@ -57,8 +76,11 @@ impl DecisionAgent for Noting<'_> {
 
 impl DecisionAgent for NotingFork {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
+        SCRIPTED.with(|s| s.set(false));
         let d = self.inner.decide(ctx)?;
-        note(&self.decided, ctx);
+        if SCRIPTED.with(|s| s.replace(false)) {
+            note(&self.decided, ctx);
+        }
         Ok(d)
     }
 
