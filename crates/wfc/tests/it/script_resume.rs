@@ -265,3 +265,66 @@ fn a_branch_restored_at_its_gate_keeps_the_answers_it_took() {
     assert_eq!(uninterrupted("gate", file, &plain), got);
     replays(&dir);
 }
+
+/// Random kills (SIGKILL at seeded moments, `KILL_STORM_SEED` to vary
+/// them) of the two-round `.wf` fan-out and of each process resuming it:
+/// however the kills fall, the run ends with the uninterrupted run's
+/// answers, and it replays.
+#[test]
+fn random_kills_of_a_scripted_fan_out_never_change_its_answers() {
+    let seed = std::env::var("KILL_STORM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5c21_97u64);
+    let mut rng = seed;
+    let mut next = move |bound: u64| {
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (rng >> 33) % bound
+    };
+    let agent = script("uninterrupted");
+    let file = "tests/run/script_resume/fan_loop.wf";
+    let mut kills = 0;
+    for round in 0..6 {
+        let dir = scratch(&format!("storm-{round}"));
+        let d = dir.to_str().unwrap();
+        // Up to three kills, then a resume left to finish.
+        for attempt in 0..4 {
+            let fresh = !dir.join("log.jsonl").exists();
+            let args: Vec<&str> = match fresh {
+                true => vec!["run", file, "--agent", &agent, "--run-dir", d],
+                false => vec!["run", "--resume", d, "--agent", &agent],
+            };
+            if fresh {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            let mut cmd = wfc(&[&args[..], &["--allow-tools"]].concat());
+            cmd.env("WFC_TEST_SLEEP", "0.05")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if attempt == 3 {
+                let status = cmd.status().unwrap();
+                assert_eq!(status.code(), Some(0), "round {round} (seed {seed})");
+                break;
+            }
+            let mut child = cmd.spawn().unwrap();
+            std::thread::sleep(Duration::from_millis(next(120)));
+            if child.try_wait().unwrap().is_none() {
+                child.kill().unwrap();
+                kills += 1;
+            }
+            child.wait().unwrap();
+        }
+        let (out, report) = run_json(&["run", "--resume", d, "--agent", &agent]);
+        assert_eq!(out.status.code(), Some(0), "round {round}: {report}");
+        let got = trace(&report, &dir);
+        assert_eq!(
+            got,
+            std::fs::read_to_string(repo_root().join(DIR).join("fan_loop.trace")).unwrap(),
+            "round {round} (seed {seed})"
+        );
+        replays(&dir);
+    }
+    assert!(kills >= 6, "{kills} kills landed");
+}
