@@ -275,7 +275,7 @@ fn random_kills_of_a_scripted_fan_out_never_change_its_answers() {
     let seed = std::env::var("KILL_STORM_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5c21_97u64);
+        .unwrap_or(0x005c_2197_u64);
     let mut rng = seed;
     let mut next = move |bound: u64| {
         rng = rng
