@@ -463,7 +463,7 @@ fn execute(args: &RunArgs) -> Result<u8, String> {
             custom: attractor::custom_handlers(&args.handlers, &options)?,
             waiting: run_dir.map(|_| waiting.clone()),
         };
-        attractor::agent(&spec, &options, files.clone(), resumed, human)
+        attractor::agent(&spec, &options, files.clone(), dir.as_ref(), human)
     } else {
         // A resumed script goes on after the answers its log took; either
         // way `wfc answer`'s answers come first.

@@ -11,6 +11,7 @@
 mod auto;
 pub mod console;
 pub mod exec;
+pub(crate) mod noting;
 mod rules;
 mod script;
 

@@ -160,6 +160,9 @@ impl DecisionAgent for ScriptAgent {
         let mut queues = self.queues();
         for key in [qualified.as_str(), node_id(ctx)] {
             if let Some(d) = queues.get_mut(key).and_then(VecDeque::pop_front) {
+                // A wrapped branch journals it (docs/agents.md, "Resumed
+                // scripts").
+                super::noting::scripted();
                 return Ok(d);
             }
         }

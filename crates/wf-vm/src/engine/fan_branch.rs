@@ -239,16 +239,35 @@ pub(super) fn run_journaled(
         };
     }
     let from = journal.load_waiting(index, id);
-    let mut run = run_branch(env, start, agent, tools, from, journal.branch_dir(index));
+    // Its decisions go to the journal with its result (agents/noting.rs).
+    let decided = crate::agents::noting::seeded(from.as_ref());
+    let mut noting = crate::agents::noting::Noting {
+        inner: agent,
+        decided: decided.clone(),
+    };
+    let mut run = run_branch(
+        env,
+        start,
+        &mut noting,
+        tools,
+        from,
+        journal.branch_dir(index),
+    );
     if run.unsettled.is_some() {
         // Not journaled: it runs again once the node is settled.
-    } else if let Some(w) = &run.waiting {
+    } else if let Some(w) = &mut run.waiting {
+        w.decided = crate::agents::noting::to_json(&decided);
         if let Err(e) = journal.record_waiting(index, w) {
             run.result.notes = Some(format!(
                 "where it waits could not be journaled ({e}): a resumed run runs it again from its start"
             ));
         }
-    } else if let Err(e) = journal.record(index, &run.result, run.duration_ms) {
+    } else if let Err(e) = journal.record_decided(
+        index,
+        &run.result,
+        run.duration_ms,
+        Some(crate::agents::noting::to_json(&decided).into()),
+    ) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         run.result.notes = Some(note);
     }

@@ -22,6 +22,7 @@ pub(super) fn waiting(env: &Env<'_>, id: &str, engine: &mut Engine<'_>) -> Optio
         question: q,
         snapshot: engine.snapshot(),
         events: Vec::new(),
+        decided: Vec::new(),
     })
 }
 

@@ -39,17 +39,23 @@ pub fn seed(engine: &mut Engine<'_>, program: &IrProgram, root: WorkflowIdx) -> 
 }
 
 /// The agent of a pipeline run: the handler adapter, with the agent the
-/// user named as the backend (`auto`: none, the responses are simulated).
+/// user named as the backend (`auto`: none, the responses are simulated);
+/// `resumed`: the run directory of a resumed run.
 pub fn agent(
     spec: &AgentSpec,
     options: &AgentOptions,
     files: Option<RunFiles>,
-    resumed: bool,
+    resumed: Option<&wf_vm::RunDir>,
     human: Humans<'_>,
 ) -> Result<Box<dyn DecisionAgent>, String> {
-    let backend = match spec {
-        AgentSpec::Auto => None,
-        other => Some(agent::build(
+    let backend = match (spec, resumed) {
+        (AgentSpec::Auto, _) => None,
+        // A resumed script goes on after the answers its log took, as for
+        // `.wf` (docs/agents.md, "Resumed scripts").
+        (AgentSpec::Script(file), Some(dir)) => {
+            Some(super::script_resume::resumed_script(file, dir)?)
+        }
+        (other, _) => Some(agent::build(
             other,
             &AgentOptions {
                 timeout: options.timeout,
@@ -59,7 +65,7 @@ pub fn agent(
         )?),
     };
     let mut adapter = AttractorAgent::new(backend, files);
-    if resumed {
+    if resumed.is_some() {
         adapter = adapter.resumed();
     }
     // R2: interviewer install

@@ -1,13 +1,19 @@
 //! The `script:` agent of a resumed run: its position in each node's
-//! answer list is derived from the run's log (the single source of truth),
-//! so a resumed scripted run gives the answers an uninterrupted run would.
+//! answer list is derived from the run's records (the log the single
+//! source of truth, the branch journals for the fan-outs' branches), so a
+//! resumed scripted run gives the answers an uninterrupted run would
+//! (docs/agents.md, "Resumed scripts").
 
+use std::path::Path;
+
+use serde_json::Value;
 use wf_vm::agents::ScriptAgent;
 use wf_vm::{DecisionAgent, RunDir, StepInput};
 
 /// The script at `file`, past the answers the run in `dir` already took:
 /// one per agent decision its log records (a decision the engine made of a
-/// timeout, `failure` set, took none).
+/// timeout, `failure` set, took none), and one per decision of each
+/// finished, journaled branch of a fan-out ([`branch_decisions`]).
 pub fn resumed_script(
     file: &std::path::Path,
     dir: &RunDir,
@@ -16,7 +22,7 @@ pub fn resumed_script(
     let records = dir
         .read_log()
         .map_err(|e| format!("cannot read the run's log: {e}"))?;
-    let answered: Vec<(String, String)> = records
+    let mut answered: Vec<(String, String)> = records
         .iter()
         .filter(|(_, r)| matches!(r.input, StepInput::Decision { failure: None, .. }))
         .filter_map(|(_, r)| {
@@ -30,6 +36,89 @@ pub fn resumed_script(
             })
         })
         .collect();
+    branch_decisions(&dir.path().join("branches"), &mut answered);
+    // A pipeline's fan-outs journal in their stage's folder.
+    for stage in sorted_dirs(dir.path()) {
+        for step in sorted_dirs(&stage.join("branches")) {
+            journal_decisions(&step, &mut answered);
+        }
+    }
     script.skip_answered(answered.iter().map(|(w, n)| (w.as_str(), n.as_str())));
     Ok(Box::new(script))
+}
+
+/// Adds the decisions of the finished `.wf` branches journaled under
+/// `branches` (`{workflow}/{node}/step-N/INDEX.json`, their `decided`
+/// list; a pipeline's, `{stage}/branches/step-N/INDEX.json`, are read the
+/// same way): a journaled branch is never run again (its fan-out, run again,
+/// takes its result; a fan-out the log completed is not run again), so
+/// its answers are used up; so are those a branch waiting at a gate gave
+/// before it (it is restored there). A branch with no result (killed)
+/// runs again from its start and is asked again: its answers are not
+/// skipped, except those of the finished branches of fan-outs nested in
+/// it, journaled in its own folder `step-N/INDEX/branches/`, which the
+/// branch run again takes as they are.
+fn branch_decisions(branches: &Path, out: &mut Vec<(String, String)>) {
+    for workflow in sorted_dirs(branches) {
+        for node in sorted_dirs(&workflow) {
+            for step in sorted_dirs(&node) {
+                journal_decisions(&step, out);
+            }
+        }
+    }
+}
+
+/// One fan-out's journal (`step-N/`): per branch `INDEX`, its result
+/// `INDEX.json`, where it waits at a gate `INDEX.waiting.json`, its own
+/// folder `INDEX/`.
+fn journal_decisions(step: &Path, out: &mut Vec<(String, String)>) {
+    let mut indices: Vec<usize> = entries(step)
+        .iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let index = name.split('.').next()?;
+            index.parse().ok()
+        })
+        .collect();
+    indices.sort_unstable();
+    indices.dedup();
+    for index in indices {
+        let read = |name: String| {
+            std::fs::read(step.join(name))
+                .ok()
+                .and_then(|t| serde_json::from_slice::<Value>(&t).ok())
+        };
+        if let Some(doc) = read(format!("{index}.json")).filter(|d| d.get("result").is_some()) {
+            // Finished: its decisions, nested ones included.
+            decided(&doc["decided"], out);
+        } else if let Some(doc) = read(format!("{index}.waiting.json")) {
+            // Restored at its gate: the decisions before it stay taken.
+            decided(&doc["waiting"]["decided"], out);
+        } else {
+            // Runs again: only its nested fan-outs' finished branches stay.
+            branch_decisions(&step.join(index.to_string()).join("branches"), out);
+        }
+    }
+}
+
+/// The entries of a `decided` list (`{"workflow", "node"}` objects).
+fn decided(list: &Value, out: &mut Vec<(String, String)>) {
+    for d in list.as_array().into_iter().flatten() {
+        if let (Some(w), Some(n)) = (d["workflow"].as_str(), d["node"].as_str()) {
+            out.push((w.to_owned(), n.to_owned()));
+        }
+    }
+}
+
+/// The sub-folders of `dir`, by name (none when it cannot be read).
+fn sorted_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = entries(dir).into_iter().filter(|p| p.is_dir()).collect();
+    v.sort();
+    v
+}
+
+fn entries(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|it| it.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
 }

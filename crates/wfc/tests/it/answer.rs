@@ -642,6 +642,8 @@ fn branch_trace(dir: &Path) -> String {
 /// Issue 17.2/17.6: a `.wf` `human` node in parallel branches waits. The
 /// script agent suspends at `review` in branches `a` and `b` (one node
 /// id); the run suspends with both questions, each scoped to its branch.
+/// The resumed script skips those two answers (docs/agents.md, "Resumed
+/// scripts"): its third suspends `a` again.
 /// Answered one by one across processes (`b` first: the resume suspends
 /// again on `a`), each answer takes its own branch's edge (`a` ships, `b`
 /// is rejected), no branch node runs twice, the run ends as an

@@ -35,4 +35,5 @@ mod run_dot;
 mod run_dot_corpus;
 mod run_elsewhere;
 mod run_parallel;
+mod script_resume;
 mod tool_hooks;

@@ -261,6 +261,7 @@ pub fn run_branch_from(
                         question: q,
                         snapshot: engine.snapshot(),
                         events: Vec::new(),
+                        decided: Vec::new(),
                     });
                     break;
                 } else if may_wait && let Some(first) = nested_question(asked.as_ref(), &scope) {
@@ -277,6 +278,7 @@ pub fn run_branch_from(
                         question: first,
                         snapshot: engine.snapshot(),
                         events: Vec::new(),
+                        decided: Vec::new(),
                     });
                     break;
                 }

@@ -136,30 +136,43 @@ pub fn run_one(
         fan_out,
         ..
     } = env;
+    // Its backend's decisions go to the journal with its result
+    // (agents/noting.rs).
+    let from = journal.load_waiting_under(index, &format!("{}{id}/", kit.scope));
+    let decided = crate::agents::noting::seeded(from.as_ref());
+    let mut noting = backend.map(|inner| crate::agents::noting::Noting {
+        inner,
+        decided: decided.clone(),
+    });
     let env = BranchEnv {
         program,
         workflow,
         context,
-        backend: backend.map(|b| b as _),
+        backend: noting.as_mut().map(|b| b as _),
         files,
         kit,
         fan_out,
         inherited: &inherited,
     };
     let t = Instant::now();
-    let from = journal.load_waiting_under(index, &format!("{}{id}/", kit.scope));
-    let (mut result, events, suspended, waiting) = run_branch_from(env, target, from);
+    let (mut result, events, suspended, mut waiting) = run_branch_from(env, target, from);
     let duration_ms = t.elapsed().as_millis() as u64;
     if suspended.is_some() {
         // Not journaled: the resumed run runs it again.
-    } else if let Some(w) = &waiting {
+    } else if let Some(w) = &mut waiting {
+        w.decided = crate::agents::noting::to_json(&decided);
         if let Err(e) = journal.record_waiting(index, w) {
             let note = format!(
                 "where it waits could not be journaled ({e}): a resumed run runs it again from its start"
             );
             result.notes = Some(note);
         }
-    } else if let Err(e) = journal.record(index, &result, duration_ms) {
+    } else if let Err(e) = journal.record_decided(
+        index,
+        &result,
+        duration_ms,
+        Some(crate::agents::noting::to_json(&decided).into()),
+    ) {
         let note = format!("its result could not be journaled ({e}): a resumed run runs it again");
         result.notes = Some(match result.notes.take() {
             Some(n) => format!("{n}; {note}"),

@@ -127,6 +127,19 @@ impl Journal {
         result: &BranchResult,
         duration_ms: u64,
     ) -> std::io::Result<()> {
+        self.record_decided(index, result, duration_ms, None)
+    }
+
+    /// [`Journal::record`], with the `(workflow, node)` of each decision
+    /// the branch's agent gave (`decided`: a JSON list), which a resumed
+    /// `script:` agent skips (docs/agents.md, "Resumed scripts").
+    pub(crate) fn record_decided(
+        &self,
+        index: usize,
+        result: &BranchResult,
+        duration_ms: u64,
+        decided: Option<Value>,
+    ) -> std::io::Result<()> {
         let (Some(dir), Some(path)) = (&self.dir, self.path(index)) else {
             return Ok(());
         };
@@ -136,8 +149,11 @@ impl Journal {
             return Ok(());
         }
         std::fs::create_dir_all(dir)?;
-        let doc = json!({"format": "wfc-parallel-branch", "version": 1,
-                         "index": index, "duration_ms": duration_ms, "result": result});
+        let mut doc = json!({"format": "wfc-parallel-branch", "version": 1,
+                             "index": index, "duration_ms": duration_ms, "result": result});
+        if let Some(decided) = decided {
+            doc["decided"] = decided;
+        }
         RunFiles::new(dir).write_json(&path, &doc)?;
         // The rename itself must survive a crash too.
         std::fs::File::open(dir)?.sync_all()
@@ -158,6 +174,11 @@ pub struct Waiting {
     pub snapshot: crate::engine::Snapshot,
     /// The branch's events up to the gate.
     pub events: Vec<Value>,
+    /// The `(workflow, node)` of each decision the branch's agent gave up
+    /// to the gate (`{"workflow", "node"}` objects): not asked again, so a
+    /// resumed `script:` agent skips them (agents/noting.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decided: Vec<Value>,
 }
 
 impl Waiting {
