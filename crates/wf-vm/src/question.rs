@@ -453,11 +453,20 @@ impl DecisionAgent for Answered<'_> {
     }
 
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        Some(Box::new(AnsweredFork {
-            inner: self.inner.fork()?,
-            answers: Arc::clone(&self.answers),
-        }))
+        fork_answered(self.inner.as_ref(), &self.answers)
     }
+}
+
+/// A fork of `inner` for a branch thread, answering from the same shared
+/// answers: the one fork of [`Answered`] and of its forks.
+fn fork_answered(
+    inner: &dyn DecisionAgent,
+    answers: &SharedAnswers,
+) -> Option<Box<dyn DecisionAgent + Send>> {
+    Some(Box::new(AnsweredFork {
+        inner: inner.fork()?,
+        answers: Arc::clone(answers),
+    }))
 }
 
 /// A fork of [`Answered`] for a branch thread: a fork of the inner agent,
@@ -477,10 +486,7 @@ impl DecisionAgent for AnsweredFork {
     }
 
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        Some(Box::new(AnsweredFork {
-            inner: self.inner.fork()?,
-            answers: Arc::clone(&self.answers),
-        }))
+        fork_answered(self.inner.as_ref(), &self.answers)
     }
 }
 

@@ -51,14 +51,35 @@ fn note(decided: &Decided, ctx: &DecisionContext<'_>) {
         .push(entry);
 }
 
+/// `inner`'s decision, noted when a `script:` agent in it gave a queued
+/// answer: the one body of [`Noting`] and its forks.
+fn decide_noting(
+    inner: &mut dyn DecisionAgent,
+    decided: &Decided,
+    ctx: &DecisionContext<'_>,
+) -> Result<Decision, AgentError> {
+    SCRIPTED.with(|s| s.set(false));
+    let d = inner.decide(ctx)?;
+    if SCRIPTED.with(|s| s.replace(false)) {
+        note(decided, ctx);
+    }
+    Ok(d)
+}
+
+/// A fork of `inner` that notes into the same list.
+fn fork_noting(
+    inner: &dyn DecisionAgent,
+    decided: &Decided,
+) -> Option<Box<dyn DecisionAgent + Send>> {
+    Some(Box::new(NotingFork {
+        inner: inner.fork()?,
+        decided: Arc::clone(decided),
+    }))
+}
+
 impl DecisionAgent for Noting<'_> {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
-        SCRIPTED.with(|s| s.set(false));
-        let d = self.inner.decide(ctx)?;
-        if SCRIPTED.with(|s| s.replace(false)) {
-            note(&self.decided, ctx);
-        }
-        Ok(d)
+        decide_noting(self.inner, &self.decided, ctx)
     }
 
     fn is_instant(&self) -> bool {
@@ -66,22 +87,13 @@ impl DecisionAgent for Noting<'_> {
     }
 
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        let inner = self.inner.fork()?;
-        Some(Box::new(NotingFork {
-            inner,
-            decided: Arc::clone(&self.decided),
-        }))
+        fork_noting(self.inner, &self.decided)
     }
 }
 
 impl DecisionAgent for NotingFork {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
-        SCRIPTED.with(|s| s.set(false));
-        let d = self.inner.decide(ctx)?;
-        if SCRIPTED.with(|s| s.replace(false)) {
-            note(&self.decided, ctx);
-        }
-        Ok(d)
+        decide_noting(self.inner.as_mut(), &self.decided, ctx)
     }
 
     fn is_instant(&self) -> bool {
@@ -89,11 +101,7 @@ impl DecisionAgent for NotingFork {
     }
 
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        let inner = self.inner.fork()?;
-        Some(Box::new(NotingFork {
-            inner,
-            decided: Arc::clone(&self.decided),
-        }))
+        fork_noting(self.inner.as_ref(), &self.decided)
     }
 }
 

@@ -29,20 +29,6 @@ use wf_ir::{IrEdge, NodeIdx, Opcode};
 use crate::agent::{DecisionContext, Outcome, Status, Write};
 use clause::{At, Guard, Report};
 
-/// The handler types of the engine (seed 2.8); any other type is
-/// simulated in a dry run.
-const BUILT_IN: &[&str] = &[
-    "start",
-    "exit",
-    "codergen",
-    "conditional",
-    "tool",
-    "wait.human",
-    "parallel",
-    "parallel.fan_in",
-    "stack.manager_loop",
-];
-
 /// What a node does with its outcome, for the planner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -96,7 +82,10 @@ impl<'c, 'a> Graph<'c, 'a> {
                 // no place to aim for.
                 if n.op == Opcode::Exit || (n.edges.len == 0 && ty != "wait.human") {
                     Kind::Goal
-                } else if n.op == Opcode::Tool || ty == "codergen" || !BUILT_IN.contains(&ty) {
+                } else if n.op == Opcode::Tool
+                    || ty == "codergen"
+                    || !super::BUILT_IN_TYPES.contains(&ty)
+                {
                     Kind::Steered
                 } else if ty == "start" || ty == "conditional" {
                     Kind::Passes

@@ -71,6 +71,22 @@ pub struct HandlerRegistry {
     handlers: HashMap<String, Box<dyn Handler>>,
 }
 
+/// The handler types of the engine (seed 2.8): the ones
+/// [`HandlerRegistry::standard`] and `parallel::install` register and the
+/// engine runs itself (`tool`). `wfc run --handler` may not replace them;
+/// a dry run simulates any other type.
+pub const BUILT_IN_TYPES: &[&str] = &[
+    "start",
+    "exit",
+    "codergen",
+    "conditional",
+    "tool",
+    "wait.human",
+    "parallel",
+    "parallel.fan_in",
+    "stack.manager_loop",
+];
+
 impl HandlerRegistry {
     /// An empty registry.
     pub fn new() -> Self {

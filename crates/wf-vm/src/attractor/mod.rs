@@ -43,7 +43,7 @@ pub use fidelity::{
     DEFAULT as DEFAULT_FIDELITY, MODES as FIDELITY_MODES, resolve as resolve_fidelity,
 };
 pub use files::{RunFiles, rfc3339, safe_name, status_json};
-pub use handler::{Handler, HandlerCx, HandlerRegistry};
+pub use handler::{BUILT_IN_TYPES, Handler, HandlerCx, HandlerRegistry};
 pub use status_file::parse as parse_status;
 pub use tool::AttractorToolRunner;
 

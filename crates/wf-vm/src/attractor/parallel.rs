@@ -380,15 +380,9 @@ fn one_at_a_time(
         let w = &s.program.workflows[s.workflow.0 as usize];
         let id = s.program.str(w.nodes[target.0 as usize].id);
         if let Some(why) = &stopped {
-            runs.push(concurrent::Ran {
-                result: BranchResult::not_run(id, why),
-                offset_ms: None,
-                duration_ms: 0,
-                resumed: false,
-                events: Default::default(),
-                suspended: None,
-                waiting: None,
-            });
+            runs.push(concurrent::Ran::without_running(BranchResult::not_run(
+                id, why,
+            )));
             continue;
         }
         let env = BranchEnv {

@@ -87,17 +87,7 @@ impl<'p> Engine<'p> {
         {
             self.effects.pending = None;
             if let Some(Resolution::AssumeDone { writes, .. }) = self.effects.resolution.take() {
-                let outcome = Outcome {
-                    writes: writes
-                        .into_iter()
-                        .map(|(key, value)| Write { key, value })
-                        .collect(),
-                    notes: Some("assumed done by the user (--assume-done)".into()),
-                    ..Outcome::success()
-                };
-                let input = self.outcome_input(wf, node, outcome);
-                self.effect_after(wf, node, &input);
-                return Some(input);
+                return Some(self.assumed_done(wf, node, writes));
             }
         }
         // This very step's effect finished before a kill cut it off the log.
@@ -180,6 +170,28 @@ impl<'p> Engine<'p> {
                 self.node_name(wf, node)
             ));
         }
+    }
+
+    /// The step of an `at_most_once` node the user settled with
+    /// `--assume-done`: a success with the given outputs, recorded as done,
+    /// without running it (at the run's level or in a branch).
+    pub(super) fn assumed_done(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        writes: Vec<(String, serde_json::Value)>,
+    ) -> StepInput {
+        let outcome = Outcome {
+            writes: writes
+                .into_iter()
+                .map(|(key, value)| Write { key, value })
+                .collect(),
+            notes: Some("assumed done by the user (--assume-done)".into()),
+            ..Outcome::success()
+        };
+        let input = self.outcome_input(wf, node, outcome);
+        self.effect_after(wf, node, &input);
+        input
     }
 
     /// After a live step asked the agent or ran the tool: a completed

@@ -14,7 +14,7 @@
 //! the root engine hands the settlement to that branch.
 
 use super::{Engine, StepInput};
-use crate::agent::{Decision, Outcome, Write};
+use crate::agent::{Decision, Outcome};
 use crate::attractor::parallel::journal::Journal;
 use std::collections::HashMap;
 
@@ -91,16 +91,7 @@ impl Engine<'_> {
         match settled.cloned() {
             Some(Resolution::AssumeDone { writes, .. }) => {
                 self.effects.resolution = None;
-                let outcome = Outcome {
-                    writes: (writes.into_iter())
-                        .map(|(key, value)| Write { key, value })
-                        .collect(),
-                    notes: Some("assumed done by the user (--assume-done)".into()),
-                    ..Outcome::success()
-                };
-                let input = self.outcome_input(wf, node, outcome);
-                self.effect_after(wf, node, &input);
-                Some(input)
+                Some(self.assumed_done(wf, node, writes))
             }
             Some(Resolution::Rerun { .. }) => {
                 self.effects.resolution = None;

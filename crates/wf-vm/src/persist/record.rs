@@ -84,6 +84,17 @@ pub(super) fn event_body(out: &mut Vec<u8>, event: &Event<'_>) {
     out.pop();
 }
 
+/// Appends the members every hand-written event starts with: `head` (the
+/// opening brace, the `event` tag and the `step` key), the step, and the
+/// workflow.
+#[inline]
+fn open_event(out: &mut Vec<u8>, head: &[u8], step: u64, workflow: &str) {
+    out.extend_from_slice(head);
+    push_u64(out, step);
+    out.extend_from_slice(br#","workflow":"#);
+    push_str(out, workflow);
+}
+
 /// Appends `event` as serde writes it. The variants are destructured
 /// field by field: a field added to one of them does not compile here
 /// until it is written too.
@@ -95,10 +106,7 @@ fn write_event(out: &mut Vec<u8>, event: &Event<'_>) {
             node,
             depth,
         } => {
-            out.extend_from_slice(br#"{"event":"node:enter","step":"#);
-            push_u64(out, step);
-            out.extend_from_slice(br#","workflow":"#);
-            push_str(out, workflow);
+            open_event(out, br#"{"event":"node:enter","step":"#, step, workflow);
             out.extend_from_slice(br#","node":"#);
             push_str(out, node);
             out.extend_from_slice(br#","depth":"#);
@@ -112,10 +120,7 @@ fn write_event(out: &mut Vec<u8>, event: &Event<'_>) {
             depth,
             status,
         } => {
-            out.extend_from_slice(br#"{"event":"node:exit","step":"#);
-            push_u64(out, step);
-            out.extend_from_slice(br#","workflow":"#);
-            push_str(out, workflow);
+            open_event(out, br#"{"event":"node:exit","step":"#, step, workflow);
             out.extend_from_slice(br#","node":"#);
             push_str(out, node);
             out.extend_from_slice(br#","depth":"#);
@@ -132,10 +137,7 @@ fn write_event(out: &mut Vec<u8>, event: &Event<'_>) {
             to,
             depth,
         } => {
-            out.extend_from_slice(br#"{"event":"edge:traverse","step":"#);
-            push_u64(out, step);
-            out.extend_from_slice(br#","workflow":"#);
-            push_str(out, workflow);
+            open_event(out, br#"{"event":"edge:traverse","step":"#, step, workflow);
             out.extend_from_slice(br#","edge":"#);
             push_str(out, edge);
             out.extend_from_slice(br#","from":"#);

@@ -111,7 +111,7 @@ pub fn custom_handlers(
         if ty.is_empty() {
             return Err(bad("the handler type is empty"));
         }
-        if BUILT_IN.contains(&ty) {
+        if wf_vm::attractor::BUILT_IN_TYPES.contains(&ty) {
             return Err(bad(&format!(
                 "`{ty}` is a built-in handler type (the LLM stage's backend is `--agent`)"
             )));
@@ -136,20 +136,6 @@ pub fn custom_handlers(
     }
     Ok(out)
 }
-
-/// The handler types of the engine (seed 2.8), which `--handler` may not
-/// replace.
-const BUILT_IN: &[&str] = &[
-    "start",
-    "exit",
-    "codergen",
-    "conditional",
-    "tool",
-    "wait.human",
-    "parallel",
-    "parallel.fan_in",
-    "stack.manager_loop",
-];
 
 /// Installs the `wait.human`, `parallel`, `parallel.fan_in` and
 /// `stack.manager_loop` handlers with the interviewer `--interviewer`

@@ -101,6 +101,22 @@ pub struct Ran {
     pub waiting: Option<super::journal::Waiting>,
 }
 
+impl Ran {
+    /// A branch that did not run here (not started, or its thread lost):
+    /// its result alone.
+    pub fn without_running(result: BranchResult) -> Ran {
+        Ran {
+            result,
+            offset_ms: None,
+            duration_ms: 0,
+            resumed: false,
+            events: BranchEvents::default(),
+            suspended: None,
+            waiting: None,
+        }
+    }
+}
+
 /// Runs branch `index` (from `target`) unless the journal has its result,
 /// and journals the result; `since` is when the fan-out started.
 pub fn run_one(
@@ -114,13 +130,9 @@ pub fn run_one(
     let id = env.program.str(w.nodes[target.0 as usize].id);
     if let Some((result, duration_ms)) = journal.load(index, id) {
         return Ran {
-            result,
-            offset_ms: None,
             duration_ms,
             resumed: true,
-            events: BranchEvents::default(),
-            suspended: None,
-            waiting: None,
+            ..Ran::without_running(result)
         };
     }
     // The branch's own folder: its keyed effects are not done again when
@@ -310,15 +322,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
             (agent, files.clone().map(RunFiles::from_parts), kit)
         },
         |ran: &Ran| policy.stop_after(&ran.result),
-        |i, why| Ran {
-            result: BranchResult::not_run(id_of(targets[i]), why),
-            offset_ms: None,
-            duration_ms: 0,
-            resumed: false,
-            events: BranchEvents::default(),
-            suspended: None,
-            waiting: None,
-        },
+        |i, why| Ran::without_running(BranchResult::not_run(id_of(targets[i]), why)),
         |(agent, files, kit), i, target| {
             let env = BranchEnv {
                 program,
@@ -339,22 +343,14 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
         .map(|(slot, &target)| {
             slot.unwrap_or_else(|| {
                 let id = id_of(target);
-                Ran {
-                    result: BranchResult {
-                        outcome: Status::Fail,
-                        failure_reason: Some(
-                            "the branch's thread stopped unexpectedly (a bug in wfc)".into(),
-                        ),
-                        notes: None,
-                        ..BranchResult::not_run(id, "")
-                    },
-                    offset_ms: None,
-                    duration_ms: 0,
-                    resumed: false,
-                    events: BranchEvents::default(),
-                    suspended: None,
-                    waiting: None,
-                }
+                Ran::without_running(BranchResult {
+                    outcome: Status::Fail,
+                    failure_reason: Some(
+                        "the branch's thread stopped unexpectedly (a bug in wfc)".into(),
+                    ),
+                    notes: None,
+                    ..BranchResult::not_run(id, "")
+                })
             })
         })
         .collect()
