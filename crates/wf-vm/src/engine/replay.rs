@@ -92,7 +92,7 @@ impl<'p> Engine<'p> {
                 return true;
             }
             replay.state_checked_at = Some(last.step);
-            replay.divergence = state_difference(&last, &engine.snapshot());
+            replay.divergence = state_difference(program, &last, &engine.snapshot());
             replay.divergence.is_none()
         };
         if !check_state(&engine, &mut replay) {
@@ -206,8 +206,12 @@ fn displayed(event: &Value, other: Option<&Value>) -> Value {
 
 /// The first difference between the recorded and the replayed state,
 /// times aside (a replay takes none).
-fn state_difference(recorded: &Snapshot, replayed: &Snapshot) -> Option<Divergence> {
-    let (a, mut b) = (untimed(recorded), untimed(replayed));
+fn state_difference(
+    program: &IrProgram,
+    recorded: &Snapshot,
+    replayed: &Snapshot,
+) -> Option<Divergence> {
+    let (a, mut b) = (untimed(program, recorded), untimed(program, replayed));
     // A snapshot written before runs had an id: the replay made one up.
     if recorded.run_id.is_none()
         && let Some(o) = b.as_object_mut()
@@ -227,10 +231,15 @@ fn state_difference(recorded: &Snapshot, replayed: &Snapshot) -> Option<Divergen
     })
 }
 
-/// A snapshot as JSON without its times: the run's active time, the
-/// time each callee was pushed at and the clock time of each failure.
-fn untimed(snap: &Snapshot) -> Value {
-    let mut v = serde_json::to_value(snap).expect("snapshots serialise");
+/// A snapshot as JSON without its times (the run's active time, the
+/// time each callee was pushed at and the clock time of each failure),
+/// its visits one per node whatever form it was written in.
+fn untimed(program: &IrProgram, snap: &Snapshot) -> Value {
+    let per_node = Snapshot {
+        visits: snap.visits_per_node(program),
+        ..snap.clone()
+    };
+    let mut v = serde_json::to_value(&per_node).expect("snapshots serialise");
     if let Some(o) = v.as_object_mut() {
         o.remove("elapsed_ms");
     }

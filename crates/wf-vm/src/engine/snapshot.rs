@@ -41,7 +41,8 @@ pub struct Snapshot {
     pub limits: LimitsSnapshot,
     /// The call stack, root first.
     pub frames: Vec<FrameSnapshot>,
-    /// Visit counts of the nodes entered at least once.
+    /// Visit counts of the nodes entered at least once, a run of
+    /// neighbouring nodes with the same count in one entry.
     pub visits: Vec<VisitSnapshot>,
     /// The failure trace.
     pub failures: Vec<FailureRecord>,
@@ -139,16 +140,22 @@ pub struct GateSnapshot {
     pub status: Status,
 }
 
-/// How often a node was entered.
+/// How often a node, or a run of nodes, was entered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VisitSnapshot {
     /// The workflow's name.
     pub workflow: String,
-    /// The node's id.
+    /// The node's id (with `through`: the run's first node).
     pub node: String,
-    /// Entries so far.
+    /// Entries so far (of each node of the run).
     pub count: u32,
+    /// The last node of a run of nodes that follow `node` in the
+    /// program's order (`workflows[].nodes`) and were all entered `count`
+    /// times; left out for a single node. A chain's visits are one entry,
+    /// so a snapshot's cost does not grow with the nodes a run has passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<String>,
 }
 
 fn phase_name(p: Phase) -> &'static str {
@@ -194,22 +201,19 @@ impl<'p> Engine<'p> {
                     .then_some([f.pushed.0, f.pushed.1.as_millis() as u64]),
             })
             .collect();
-        // Sized first: a long chain has a visit per node, and growing the
-        // list by doubling copied it about twice over.
-        let visited = self.visits.iter().filter(|&&c| c > 0).count();
-        let mut visits = Vec::with_capacity(visited);
+        let mut visits = Vec::new();
         for (w, info) in self.info.iter().enumerate() {
             let wf = WorkflowIdx(w as u32);
             let n = self.program.workflows[w].nodes.len();
-            for i in 0..n {
-                let count = self.visits[info.visit_base + i];
-                if count > 0 {
-                    visits.push(VisitSnapshot {
-                        workflow: self.wf_name(wf).to_owned(),
-                        node: self.node_name(wf, NodeIdx(i as u32)).to_owned(),
-                        count,
-                    });
-                }
+            let counts = &self.visits[info.visit_base..info.visit_base + n];
+            for (first, last, count) in visit_runs(counts) {
+                visits.push(VisitSnapshot {
+                    workflow: self.wf_name(wf).to_owned(),
+                    node: self.node_name(wf, NodeIdx(first as u32)).to_owned(),
+                    count,
+                    through: (last > first)
+                        .then(|| self.node_name(wf, NodeIdx(last as u32)).to_owned()),
+                });
             }
         }
         Snapshot {
@@ -358,8 +362,21 @@ impl<'p> Engine<'p> {
         }
         for v in &snap.visits {
             let wf = wf_of(&v.workflow)?;
-            let n = find(wf, &v.node)?;
-            engine.visits[engine.info[wf.0 as usize].visit_base + n.0 as usize] = v.count;
+            let first = find(wf, &v.node)?.0 as usize;
+            let last = match &v.through {
+                Some(through) => find(wf, through)?.0 as usize,
+                None => first,
+            };
+            if last < first {
+                return Err(bad(format!(
+                    "the visits of `{}` run through `{}`, which comes before it in workflow `{}`",
+                    v.node,
+                    v.through.as_deref().unwrap_or_default(),
+                    v.workflow
+                )));
+            }
+            let base = engine.info[wf.0 as usize].visit_base;
+            engine.visits[base + first..=base + last].fill(v.count);
         }
         engine.step = snap.step;
         engine.started = snap.started;
@@ -400,6 +417,61 @@ impl<'p> Engine<'p> {
             }
         }
         Ok(engine)
+    }
+}
+
+/// The runs of equal, non-zero counts in `counts`: first index, last
+/// index, count.
+fn visit_runs(counts: &[u32]) -> impl Iterator<Item = (usize, usize, u32)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        i += counts[i..].iter().position(|&c| c > 0)?;
+        let count = counts[i];
+        let len = counts[i..].iter().take_while(|&&c| c == count).count();
+        let run = (i, i + len - 1, count);
+        i += len;
+        Some(run)
+    })
+}
+
+impl Snapshot {
+    /// The visits one entry per node (as snapshots were written before
+    /// runs of nodes shared one), for comparing snapshots whatever form
+    /// they were written in. Entries whose names `program` does not know
+    /// are kept as they are.
+    pub fn visits_per_node(&self, program: &IrProgram) -> Vec<VisitSnapshot> {
+        let mut indices: FxHashMap<&str, FxHashMap<&str, usize>> = FxHashMap::default();
+        let mut out = Vec::with_capacity(self.visits.len());
+        for v in &self.visits {
+            let range = v.through.as_ref().and_then(|through| {
+                let wf = program.workflow_by_name(&v.workflow)?;
+                let nodes = &program.workflows[wf.0 as usize].nodes;
+                let index = indices.entry(&v.workflow).or_insert_with(|| {
+                    nodes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| (program.str(n.id), i))
+                        .collect()
+                });
+                Some((
+                    nodes,
+                    *index.get(v.node.as_str())?,
+                    *index.get(through.as_str())?,
+                ))
+            });
+            match range {
+                Some((nodes, first, last)) if first <= last => {
+                    out.extend(nodes[first..=last].iter().map(|n| VisitSnapshot {
+                        workflow: v.workflow.clone(),
+                        node: program.str(n.id).to_owned(),
+                        count: v.count,
+                        through: None,
+                    }));
+                }
+                _ => out.push(v.clone()),
+            }
+        }
+        out
     }
 }
 

@@ -1471,3 +1471,113 @@ fn events_inherit_the_run_id_and_time_of_their_record() {
     assert_eq!(Engine::replay(&program, &dir).unwrap().divergence, None);
     let _ = std::fs::remove_dir_all(&path);
 }
+
+/// A snapshot's visits: a run of neighbouring nodes entered equally often
+/// is one entry (a chain's snapshot does not grow with the nodes passed,
+/// docs/performance.md "Durable runs"); a snapshot written one entry per
+/// node, as before, still resumes and replays.
+#[test]
+fn a_chains_visits_are_one_entry_and_per_node_visits_still_load() {
+    let program = linear(1000, false);
+    let path = temp_dir("visit-runs");
+    let dir = RunDir::create(&path, &program, &json!({})).unwrap();
+    let config = EngineConfig {
+        snapshot_every: 400,
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::new(&program, WorkflowIdx(0), config.clone()).unwrap();
+    engine.persist_to(dir).unwrap();
+    engine.run_for(&mut wf_vm::agents::AutoAgent, 600);
+    drop(engine);
+    let snap_file = path.join("snapshot.json");
+    let snap: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&snap_file).unwrap()).unwrap();
+    assert_eq!(snap["step"], json!(400));
+    assert_eq!(
+        snap["visits"],
+        json!([{"workflow": "linear", "node": "n0", "count": 1, "through": "n400"}])
+    );
+    // The same snapshot one entry per node, as wfc wrote it before.
+    let per_node = |snap: &wf_vm::Snapshot| {
+        let visits = snap.visits_per_node(&program);
+        assert!(visits.iter().all(|v| v.through.is_none()));
+        serde_json::to_string(&wf_vm::Snapshot {
+            visits,
+            ..snap.clone()
+        })
+        .unwrap()
+    };
+    let old: wf_vm::Snapshot = serde_json::from_value(snap).unwrap();
+    assert_eq!(per_node(&old).matches("\"node\":").count(), 401 + 1);
+    std::fs::write(&snap_file, per_node(&old)).unwrap();
+    let mut engine =
+        Engine::resume(&program, RunDir::open(&path).unwrap(), config.clone()).unwrap();
+    assert_eq!(engine.steps(), 600);
+    let report = engine.run(&mut wf_vm::agents::AutoAgent);
+    assert_eq!(report.status, RunStatus::Completed);
+    assert_eq!(report.steps, 1000);
+    drop(engine);
+    // The final snapshot rewritten one entry per node replays as it is.
+    let last: wf_vm::Snapshot =
+        serde_json::from_str(&std::fs::read_to_string(&snap_file).unwrap()).unwrap();
+    assert_eq!(last.visits.len(), 1, "{:?}", last.visits);
+    std::fs::write(&snap_file, per_node(&last)).unwrap();
+    let dir = RunDir::open_read_only(&path).unwrap();
+    let replay = Engine::replay(&program, &dir).unwrap();
+    assert_eq!(replay.divergence, None);
+    // A count that differs in one node of the run is found, named per node.
+    let mut wrong = last.clone();
+    wrong.visits = last.visits_per_node(&program);
+    wrong.visits[7].count = 2;
+    std::fs::write(&snap_file, serde_json::to_string(&wrong).unwrap()).unwrap();
+    let divergence = Engine::replay(&program, &dir).unwrap().divergence.unwrap();
+    assert_eq!(
+        divergence.what,
+        "the state `snapshot.json` holds after 1000 steps, at `visits[7].count`"
+    );
+    let _ = std::fs::remove_dir_all(&path);
+}
+
+/// A run of visits that ends before it starts, or at a node the workflow
+/// does not have, is refused naming `snapshot.json`.
+#[test]
+fn tampered_visit_runs_are_refused() {
+    type Edit = Box<dyn FnOnce(&mut serde_json::Value)>;
+    let cases: Vec<(Edit, &str)> = vec![
+        (
+            Box::new(|s| {
+                s["visits"] =
+                    json!([{"workflow": "main", "node": "ask", "count": 1, "through": "a"}])
+            }),
+            "the visits of `ask` run through `a`, which comes before it in workflow `main`",
+        ),
+        (
+            Box::new(|s| {
+                s["visits"] =
+                    json!([{"workflow": "main", "node": "a", "count": 1, "through": "ghost"}])
+            }),
+            "workflow `main` has no node `ghost`",
+        ),
+    ];
+    for (edit, want) in cases {
+        let path = suspended_run("tamper-visits");
+        let snap: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path.join("snapshot.json")).unwrap())
+                .unwrap();
+        assert!(
+            snap["visits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v.get("through").is_some()),
+            "{snap}"
+        );
+        let err = resume_tampered(&path, EngineConfig::default(), edit).unwrap_err();
+        let file = path.join("snapshot.json");
+        assert!(
+            err.starts_with(&format!("`{}`", file.display())) && err.contains(want),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&path);
+    }
+}
