@@ -472,16 +472,31 @@ impl RunDir {
 
     /// Replaces the snapshot atomically.
     pub fn write_snapshot(&self, snap: &Snapshot) -> Result<(), PersistError> {
-        let bytes = serde_json::to_vec(snap).expect("snapshots serialise");
-        self.write_atomic(SNAPSHOT, &bytes)
+        // Streamed to the file: a large state's snapshot is never held
+        // whole in memory a second time, as text.
+        self.write_atomic_with(SNAPSHOT, |f| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
+            serde_json::to_writer(&mut out, snap).map_err(std::io::Error::from)?;
+            out.flush()
+        })
     }
 
     fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), PersistError> {
+        self.write_atomic_with(name, |mut f| f.write_all(bytes))
+    }
+
+    /// Replaces `name` atomically with what `write` writes: a temporary
+    /// file, fsynced, renamed over it, and the directory fsynced.
+    fn write_atomic_with(
+        &self,
+        name: &str,
+        write: impl FnOnce(&File) -> std::io::Result<()>,
+    ) -> Result<(), PersistError> {
         let path = self.file(name);
         self.check_writable(&path)?;
         let tmp = self.file(&format!("{name}.tmp"));
-        let mut f = File::create(&tmp).map_err(io_err(&tmp, "create"))?;
-        f.write_all(bytes).map_err(io_err(&tmp, "write"))?;
+        let f = File::create(&tmp).map_err(io_err(&tmp, "create"))?;
+        write(&f).map_err(io_err(&tmp, "write"))?;
         f.sync_all().map_err(io_err(&tmp, "sync"))?;
         drop(f);
         fs::rename(&tmp, &path).map_err(io_err(&path, "replace"))?;

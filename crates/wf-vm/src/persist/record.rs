@@ -17,6 +17,8 @@
 //!
 //! [`Stamped`]: crate::stamp::Stamped
 
+use serde_json::Value;
+
 use crate::agent::{Decision, Outcome};
 use crate::engine::StepInput;
 use crate::event::Event;
@@ -148,6 +150,27 @@ fn write_event(out: &mut Vec<u8>, event: &Event<'_>) {
             push_u64(out, depth as u64);
             out.push(b'}');
         }
+        Event::BlackboardWrite {
+            step,
+            workflow,
+            node,
+            depth,
+            writes,
+        } => {
+            open_event(
+                out,
+                br#"{"event":"blackboard:write","step":"#,
+                step,
+                workflow,
+            );
+            out.extend_from_slice(br#","node":"#);
+            push_str(out, node);
+            out.extend_from_slice(br#","depth":"#);
+            push_u64(out, depth as u64);
+            out.extend_from_slice(br#","writes":"#);
+            push_writes(out, writes.iter().map(|w| (w.key, w.value)));
+            out.push(b'}');
+        }
         _ => serde_json::to_writer(&mut *out, event).expect("events serialise"),
     }
 }
@@ -171,8 +194,7 @@ pub(super) fn write_input(out: &mut Vec<u8>, input: &StepInput) {
             events,
             jump,
         } = outcome;
-        if writes.is_empty()
-            && edge.is_none()
+        if edge.is_none()
             && preferred_label.is_none()
             && suggested_next.is_empty()
             && notes.is_none()
@@ -184,11 +206,36 @@ pub(super) fn write_input(out: &mut Vec<u8>, input: &StepInput) {
                 br#"{"input":"decision","decision":{"type":"advance","status":""#,
             );
             out.extend_from_slice(status.as_str().as_bytes());
-            out.extend_from_slice(br#""}}"#);
+            out.push(b'"');
+            if !writes.is_empty() {
+                out.extend_from_slice(br#","writes":"#);
+                push_writes(out, writes.iter().map(|w| (w.key.as_str(), &w.value)));
+            }
+            out.extend_from_slice(b"}}");
             return;
         }
     }
     serde_json::to_writer(&mut *out, input).expect("inputs serialise");
+}
+
+/// Appends blackboard writes as serde writes them:
+/// `[{"key":…,"value":…},…]`.
+fn push_writes<'v>(out: &mut Vec<u8>, writes: impl Iterator<Item = (&'v str, &'v Value)>) {
+    out.push(b'[');
+    for (i, (key, value)) in writes.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"key":"#);
+        push_str(out, key);
+        out.extend_from_slice(br#","value":"#);
+        match value {
+            Value::String(s) => push_str(out, s),
+            other => serde_json::to_writer(&mut *out, other).expect("values serialise"),
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
 }
 
 /// Appends `s` as a JSON string: copied when nothing in it needs an
@@ -262,11 +309,23 @@ mod tests {
     /// run id between two events.
     #[test]
     fn stamped_events_are_the_bytes_serde_writes() {
-        let value = json!({"a": [1, "x\"y"]});
-        let writes = [WriteRef {
-            key: "k",
-            value: &value,
-        }];
+        let values = [
+            json!({"a": [1, "x\"y"]}),
+            json!("plain"),
+            json!("esc\"aped\n\u{1}"),
+            json!(null),
+            json!(-3),
+            json!(2.5),
+            json!(true),
+        ];
+        let writes: Vec<WriteRef<'_>> = values
+            .iter()
+            .enumerate()
+            .map(|(i, value)| WriteRef {
+                key: ["k", "k\"2", "k.3", "", "k5", "k6", "k7"][i],
+                value,
+            })
+            .collect();
         let mut events = vec![
             Event::NodeEnter {
                 step: 3,
@@ -368,6 +427,32 @@ mod tests {
                     key: "k".into(),
                     value: json!([1]),
                 }],
+                ..Outcome::success()
+            }),
+            advance(Outcome {
+                writes: vec![
+                    Write {
+                        key: "a\"b".into(),
+                        value: json!("x\ny"),
+                    },
+                    Write {
+                        key: "c".into(),
+                        value: json!({"d": [null, 1.5, false]}),
+                    },
+                    Write {
+                        key: "e".into(),
+                        value: json!("plain"),
+                    },
+                ],
+                status: Status::PartialSuccess,
+                ..Outcome::success()
+            }),
+            advance(Outcome {
+                writes: vec![Write {
+                    key: "k".into(),
+                    value: json!(7),
+                }],
+                edge: Some("a->b".into()),
                 ..Outcome::success()
             }),
             advance(Outcome {
