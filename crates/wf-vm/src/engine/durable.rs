@@ -115,7 +115,8 @@ impl<'p> Engine<'p> {
     pub(super) fn reapply(&mut self, record: LogRecord, from: u64) -> Result<(), String> {
         if record.step != self.step {
             return Err(format!(
-                "it records step {} where step {} was expected (the snapshot holds {from} steps)",
+                "its `step` is {} where {} was expected (the log numbers steps from 0; \
+                 the snapshot holds {from} steps)",
                 record.step, self.step
             ));
         }

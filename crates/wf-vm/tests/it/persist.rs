@@ -450,7 +450,7 @@ fn tampered_logs_are_refused_naming_the_file_and_the_line() {
     let cases: [(Edit, &str); 3] = [
         (
             |l| drop(l.remove(1)),
-            "line 2 is corrupt: it records step 2 where step 1 was expected",
+            "line 2 is corrupt: its `step` is 2 where 1 was expected (the log numbers steps from 0; the snapshot holds 0 steps)",
         ),
         (
             |l| l[2] = r#"{"step":2,"input":"engine","events":[]}"#.into(),
