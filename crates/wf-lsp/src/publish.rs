@@ -1,6 +1,6 @@
 //! Publishing diagnostics: computed on a snapshot off the async threads,
-//! sent only for files whose diagnostics changed, and cleared for files
-//! that left the workspace.
+//! sent only for files whose diagnostics changed (or, for an open file,
+//! whose version did), and cleared for files that left the workspace.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -76,9 +76,18 @@ pub async fn publish(
         }
         for (uri, diagnostics) in all {
             let before = ws.published.get(&uri).map_or(&[][..], Vec::as_slice);
-            if before != diagnostics.as_slice() {
-                let version = ws.version(&uri);
+            let version = ws.version(&uri);
+            // An open file's new version is published even when its
+            // diagnostics did not change: a client then knows they are
+            // those of the text it has (and tests wait for it, not for
+            // the server to go quiet).
+            let new_version =
+                version.is_some() && version != ws.published_versions.get(&uri).copied();
+            if before != diagnostics.as_slice() || new_version {
                 ws.published.insert(uri.clone(), diagnostics.clone());
+                if let Some(v) = version {
+                    ws.published_versions.insert(uri.clone(), v);
+                }
                 changed.push((uri, diagnostics, version));
             }
         }

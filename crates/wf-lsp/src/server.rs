@@ -98,6 +98,7 @@ impl Backend {
                     fresh.open(doc.uri.clone(), doc.version, doc.text.clone());
                 }
                 fresh.published = old.published.clone();
+                fresh.published_versions = old.published_versions.clone();
             }
             *guard = Some(fresh);
         }

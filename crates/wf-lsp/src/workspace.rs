@@ -58,6 +58,8 @@ pub struct Workspace {
     pub open: HashMap<PathBuf, OpenDoc>,
     /// The diagnostics last published, by URI.
     pub published: HashMap<Uri, Vec<lsp::Diagnostic>>,
+    /// The document version the last publish of an open file named.
+    pub published_versions: HashMap<Uri, i32>,
 }
 
 /// A read-only view for one request: a database snapshot and the URIs of
@@ -188,6 +190,7 @@ impl Workspace {
             folders,
             open: HashMap::new(),
             published: HashMap::new(),
+            published_versions: HashMap::new(),
         };
         // What `wfc check` reads for each project root.
         let mut found = Vec::new();

@@ -33,6 +33,9 @@ pub struct Client {
     child: Option<Child>,
     /// The last diagnostics published for each URI.
     pub published: HashMap<String, Value>,
+    /// The document version of the last `publishDiagnostics` for each
+    /// URI that named one.
+    pub published_versions: HashMap<String, i64>,
     /// Requests the server sent to the client, in order.
     pub server_requests: Vec<Value>,
 }
@@ -105,6 +108,7 @@ impl Client {
             pending: VecDeque::new(),
             child,
             published: HashMap::new(),
+            published_versions: HashMap::new(),
             server_requests: Vec::new(),
         }
     }
@@ -148,6 +152,20 @@ impl Client {
             if self.recv(QUIET).is_none() {
                 return;
             }
+        }
+    }
+
+    /// Waits until the server has published diagnostics for `version` (or
+    /// a later one) of the open document `uri`: the server publishes each
+    /// new version of an open file, so this does not depend on timing.
+    pub fn wait_for_version(&mut self, uri: &str, version: i64) {
+        while self
+            .published_versions
+            .get(uri)
+            .is_none_or(|&v| v < version)
+        {
+            self.recv(TIMEOUT)
+                .unwrap_or_else(|| panic!("no diagnostics for version {version} of {uri} in time"));
         }
     }
 
@@ -199,6 +217,9 @@ impl Client {
         } else if message.get("method").is_some() {
             if message["method"] == "textDocument/publishDiagnostics" {
                 let uri = message["params"]["uri"].as_str().unwrap_or("").to_string();
+                if let Some(version) = message["params"]["version"].as_i64() {
+                    self.published_versions.insert(uri.clone(), version);
+                }
                 self.published
                     .insert(uri, message["params"]["diagnostics"].clone());
             }

@@ -262,6 +262,7 @@ impl Session {
                 );
             }
             "close" => {
+                self.versions.remove(rest);
                 let uri = self.uri(rest);
                 self.client().notify(
                     "textDocument/didClose",
@@ -308,6 +309,11 @@ impl Session {
                 self.client().settle();
                 for path in rest.split_whitespace() {
                     let uri = self.uri(path);
+                    // An open file's diagnostics are those of its last
+                    // version, however slow the machine.
+                    if let Some(&version) = self.versions.get(path) {
+                        self.client().wait_for_version(&uri, version.into());
+                    }
                     let published = self.client().published.get(&uri).cloned();
                     let shown = match published {
                         Some(d) => serde_json::to_string_pretty(&canonical(&d)).unwrap(),
