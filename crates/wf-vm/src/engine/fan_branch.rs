@@ -25,10 +25,25 @@ pub(super) struct Run {
     /// It waits at a `human` node whose agent suspended (journaled, so
     /// the resumed fan-out restores it there).
     pub(super) waiting: Option<Waiting>,
+    /// When it waits at a fan-out nested in it: every question that
+    /// fan-out's branches wait on (`waiting` holds the first).
+    pub(super) asked: Vec<crate::question::PendingQuestion>,
     /// It waits before an `at_most_once` node an earlier run of it
     /// started and did not finish (not journaled: it runs again once the
     /// node is settled; engine/fan_effect.rs).
     pub(super) unsettled: Option<crate::effects::PendingEffect>,
+}
+
+impl Run {
+    /// The questions the branch waits on, in edge order: its own
+    /// `human` node's, or those of the fan-out nested in it.
+    pub(super) fn questions(&self) -> Vec<crate::question::PendingQuestion> {
+        match &self.waiting {
+            None => Vec::new(),
+            Some(_) if !self.asked.is_empty() => self.asked.clone(),
+            Some(w) => vec![w.question.clone()],
+        }
+    }
 }
 
 /// Lends a borrowed tool runner to an engine that wants to own one.
@@ -85,6 +100,7 @@ pub(super) fn run_branch(
     };
     let mut join = None;
     let mut waiting = None;
+    let mut asked = Vec::new();
     let mut unsettled = None;
     let trace = TraceSink::default();
     let made = match &from {
@@ -120,6 +136,14 @@ pub(super) fn run_branch(
             }
             if let Some(tools) = tools {
                 engine.set_tool_runner(tools);
+            }
+            // Where a fan-out nested in the branch leaves the questions
+            // its branches wait on (engine/fan_wait.rs).
+            let nested = env
+                .may_wait
+                .then(crate::question::WaitingQuestions::default);
+            if let Some(list) = &nested {
+                engine.set_waiting_questions(list.clone());
             }
             engine.set_event_sink(Box::new(trace.clone()));
             loop {
@@ -168,7 +192,13 @@ pub(super) fn run_branch(
                         // keep the branch.
                         if env.may_wait
                             && engine.failures().len() == failures
-                            && let Some(w) = super::fan_wait::waiting(&env, id, &mut engine)
+                            && let Some(w) = super::fan_wait::waiting(
+                                &env,
+                                id,
+                                &mut engine,
+                                nested.as_ref(),
+                                &mut asked,
+                            )
                         {
                             result.outcome = Status::Fail;
                             result.failure_reason = Some(format!(
@@ -206,6 +236,7 @@ pub(super) fn run_branch(
         duration_ms: t.elapsed().as_millis() as u64,
         resumed: false,
         waiting,
+        asked,
         unsettled,
     }
 }
@@ -235,10 +266,13 @@ pub(super) fn run_journaled(
             duration_ms,
             resumed: true,
             waiting: None,
+            asked: Vec::new(),
             unsettled: None,
         };
     }
-    let from = journal.load_waiting(index, id);
+    // Where it waited: at its own `human` node, or in a fan-out nested
+    // in it.
+    let from = journal.load_waiting_under(index, &format!("{}{id}/", env.scope));
     // Its decisions go to the journal with its result (agents/noting.rs).
     let decided = crate::agents::noting::seeded(from.as_ref());
     let mut noting = crate::agents::noting::Noting {
