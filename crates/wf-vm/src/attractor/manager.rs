@@ -35,9 +35,11 @@
 //! (there is no other way to start the child).
 //!
 //! A gate in the child with no answer (or in a fan-out of the child), in
-//! a root manager node of a run with a run directory, suspends the run:
-//! the child is kept where it waits and restored there on resume
-//! ([`wait`]). Elsewhere a suspended child fails the node.
+//! a run with a run directory, suspends the run (a manager in a branch or
+//! a child: the branch or child around it waits in turn): the child is
+//! kept where it waits, in the manager's own folder, and restored there
+//! on resume ([`wait`]). So is a child an agent error suspended, whose
+//! step is then tried again. Elsewhere a suspended child fails the node.
 //!
 //! In a run with a run directory the child has a folder of its own for
 //! the manager's step ([`journal`]): the fan-outs in it journal there, so

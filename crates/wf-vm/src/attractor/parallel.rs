@@ -21,6 +21,7 @@ pub mod branch;
 pub mod concurrent;
 pub mod journal;
 pub mod policy;
+mod start;
 pub mod trace;
 
 use std::path::{Path, PathBuf};

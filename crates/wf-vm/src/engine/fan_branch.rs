@@ -103,10 +103,7 @@ pub(super) fn run_branch(
     let mut asked = Vec::new();
     let mut unsettled = None;
     let trace = TraceSink::default();
-    let made = match &from {
-        Some(w) => env.inherited.restore(env.program, &w.snapshot),
-        None => env.inherited.engine(env.program, env.wf),
-    };
+    let made = (env.inherited).branch_engine(env.program, env.wf, start, env.context, from, &trace);
     match made {
         Err(e) => {
             result.outcome = Status::Fail;
@@ -114,16 +111,6 @@ pub(super) fn run_branch(
         }
         Ok(mut engine) => {
             engine.config.question_scope = format!("{}{id}/", env.scope);
-            match from {
-                // The restored engine holds the scope it had at the node.
-                Some(w) => trace.0.borrow_mut().events = w.events,
-                None => {
-                    for (k, v) in env.context {
-                        let _ = engine.set_input(k, v.clone());
-                    }
-                }
-            }
-            engine.start_at(start);
             if let Some(dir) = durable {
                 engine.attach_branch_dir(dir);
             }

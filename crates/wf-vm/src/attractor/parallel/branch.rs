@@ -142,10 +142,10 @@ pub fn run_branch_from(
         failure_reason: None,
         context_updates: Map::new(),
     };
-    let made = match &from {
-        Some(w) => env.inherited.restore(env.program, &w.snapshot),
-        None => env.inherited.engine(env.program, env.workflow),
-    };
+    let trace = TraceSink::default();
+    let made =
+        env.inherited
+            .branch_engine(env.program, env.workflow, start, env.context, from, &trace);
     let mut engine = match made {
         Ok(e) => e,
         Err(e) => {
@@ -154,7 +154,6 @@ pub fn run_branch_from(
             return (result, BranchEvents::default(), None, None);
         }
     };
-    let trace = TraceSink::default();
     let mut suspended = None;
     let mut waiting = None;
     // Only a journaled fan-out (a run with a run directory) keeps a
@@ -174,18 +173,6 @@ pub fn run_branch_from(
         None => may_wait.then(Default::default),
     };
     engine.set_event_sink(Box::new(trace.clone()));
-    match from {
-        // The restored engine holds the context it had at the gate.
-        Some(w) => trace.0.borrow_mut().events = w.events,
-        None => {
-            for (k, v) in env.context {
-                // Reserved keys (`internal.…`) are the engine's own; a
-                // branch's engine keeps its own.
-                let _ = engine.set_input(k, v.clone());
-            }
-        }
-    }
-    engine.start_at(start);
     engine.set_tool_runner(nested::tool_runner(
         env.kit.tools.as_ref(),
         env.files.cloned(),
