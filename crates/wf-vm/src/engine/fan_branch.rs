@@ -75,6 +75,9 @@ pub(super) struct Env<'e> {
     /// durable run whose questions wait), or before an unsettled
     /// `at_most_once` node.
     pub(super) may_wait: bool,
+    /// A branch may wait at a `human` node: `may_wait`, or in a fan-out
+    /// nested in a branch that may wait at one (engine/fan_wait.rs).
+    pub(super) may_ask: bool,
     /// The user's settlement of an `at_most_once` node of one of the
     /// branches, by its branch-qualified name (`fan#1/a/charge`).
     pub(super) settle: Option<&'e crate::effects::Resolution>,
@@ -126,9 +129,7 @@ pub(super) fn run_branch(
             }
             // Where a fan-out nested in the branch leaves the questions
             // its branches wait on (engine/fan_wait.rs).
-            let nested = env
-                .may_wait
-                .then(crate::question::WaitingQuestions::default);
+            let nested = env.may_ask.then(crate::question::WaitingQuestions::default);
             if let Some(list) = &nested {
                 engine.set_waiting_questions(list.clone());
             }
@@ -177,7 +178,7 @@ pub(super) fn run_branch(
                         // An agent's own `suspend` at a `human` node (not
                         // an agent error) waits, where the fan-out can
                         // keep the branch.
-                        if env.may_wait
+                        if env.may_ask
                             && engine.failures().len() == failures
                             && let Some(w) = super::fan_wait::waiting(
                                 &env,

@@ -64,15 +64,14 @@ impl Engine<'_> {
             self.config.question_scope,
             crate::question::question_id(name, self.visit_count(wf, node))
         );
-        // A fan-out of a durable run may wait: the run's own, and one
-        // nested in a branch that waits too (its engine has a folder of
-        // its own and a list for the questions it waits on,
-        // engine/fan_wait.rs; docs/runtime.md, "Gates in parallel
-        // branches").
-        let journal_dir = match &self.out.log {
-            Some(log) => log.journal_dir(),
-            None => self.journal_root().filter(|_| self.out.questions.is_some()),
-        };
+        // Only a fan-out of the run itself may wait for an effect to be
+        // settled (engine/fan_effect.rs); for answers, one nested in a
+        // branch that waits too (its engine has a folder of its own and
+        // a list for the questions it waits on, engine/fan_wait.rs;
+        // docs/runtime.md, "Gates in parallel branches").
+        let journal_dir = self.out.log.as_ref().and_then(|log| log.journal_dir());
+        let nested_asks =
+            self.out.log.is_none() && self.out.questions.is_some() && self.journal_root().is_some();
         // `--assume-done`/`--rerun` of a node of one of these branches.
         let settle = self.take_branch_settlement(&scope);
         let env = Env {
@@ -83,6 +82,7 @@ impl Engine<'_> {
             inherited: &inherited,
             scope: &scope,
             may_wait: journal_dir.is_some() && self.config.questions_wait,
+            may_ask: (journal_dir.is_some() || nested_asks) && self.config.questions_wait,
             settle: settle.as_ref(),
         };
         // Branches take time: the next step reads the clock.
