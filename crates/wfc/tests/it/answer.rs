@@ -1124,8 +1124,10 @@ fn nested_trace(dir: &Path) -> String {
 /// `outer#1/c/review#1`). `c` answered first, the resumed run goes on in
 /// `c` alone and suspends again on `a`; answered, `a` is restored at its
 /// fan-out and `p` at its gate. Each answer takes its own edge (`c`
-/// rejects, `p` ships), no node runs twice, the run replays. The trace
-/// is `tests/run/answer/nested_wf.trace`.
+/// rejects, `p` ships), no node runs twice (the script has one answer
+/// for each step and no fallback: a node asked again would suspend the
+/// run on an agent error), the run replays. The trace is
+/// `tests/run/answer/nested_wf.trace`.
 #[test]
 fn a_wf_human_node_in_a_nested_fan_out_waits_and_each_answer_reaches_its_place() {
     let dir = scratch("wf-nested");
