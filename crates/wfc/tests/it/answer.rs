@@ -988,13 +988,25 @@ fn a_gate_in_a_child_pipelines_fan_out_waits_and_takes_its_answer() {
 /// other processes, each answer reaches its own gate only (`y` approves,
 /// the child's gate rejects), the branch `boss` is restored with its
 /// child (kept in the branch's own folder, not in the run directory's
-/// node folder, which branches share), and the run replays.
+/// node folder, which branches share), and the run replays. Nothing runs
+/// twice: the script has one answer for each stage and no fallback, so a
+/// stage asked again would suspend the run on an agent error.
 #[test]
 fn a_gate_below_a_manager_in_a_branch_waits_and_each_answer_reaches_its_gate() {
     let dir = scratch("manager_in_branch");
     let mut t = Transcript::new(&dir);
     let dot = "tests/run/answer/manager_in_branch.dot";
-    let run = ["run", dot, "--interviewer", "console", "--run-dir", "DIR"];
+    let script = "script:tests/run/answer/manager_in_branch.json";
+    let run = [
+        "run",
+        dot,
+        "--agent",
+        script,
+        "--interviewer",
+        "console",
+        "--run-dir",
+        "DIR",
+    ];
     assert_eq!(t.run(&run), 3);
     assert_eq!(t.run(&["status", "DIR"]), 0);
     assert_eq!(t.run(&["answer", "DIR", "R"]), 2);
@@ -1002,7 +1014,15 @@ fn a_gate_below_a_manager_in_a_branch_waits_and_each_answer_reaches_its_gate() {
         t.run(&["answer", "DIR", "--question", "outer#1/y/review#1", "A"]),
         0
     );
-    let resume = ["run", "--resume", "DIR", "--interviewer", "console"];
+    let resume = [
+        "run",
+        "--resume",
+        "DIR",
+        "--agent",
+        script,
+        "--interviewer",
+        "console",
+    ];
     assert_eq!(t.run(&resume), 3);
     let inner = "outer#1/boss/boss#1/child/fan#1/p/review#1";
     assert_eq!(t.run(&["answer", "DIR", "--question", inner, "R"]), 0);
@@ -1011,6 +1031,8 @@ fn a_gate_below_a_manager_in_a_branch_waits_and_each_answer_reaches_its_gate() {
         "run",
         "--resume",
         d,
+        "--agent",
+        script,
         "--interviewer",
         "console",
         "--format",
