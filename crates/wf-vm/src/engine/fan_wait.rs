@@ -32,11 +32,21 @@ pub(super) fn waiting(
             q
         }
         None => {
+            let w = &env.program.workflows[env.wf.0 as usize];
+            // Where each is asked says every place on the way, as its id.
+            let within = format!(
+                ", in branch `{id}` of parallel node `{}`",
+                env.program.str(w.nodes[env.fan_out.0 as usize].id)
+            );
             *asked = nested?
                 .borrow()
                 .iter()
                 .filter(|q| q.id.starts_with(&scope))
-                .cloned()
+                .map(|q| {
+                    let mut q = q.clone();
+                    q.place.push_str(&within);
+                    q
+                })
                 .collect();
             asked.first()?.clone()
         }

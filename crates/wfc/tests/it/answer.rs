@@ -1080,6 +1080,14 @@ fn a_gate_in_a_child_pipelines_own_child_waits_and_takes_its_answer() {
     assert_eq!(exchange["answer"]["selected_option"]["label"], "[R] Reject");
     let inner = dir.join("boss/child-journals/step-1/sub/child.waiting.json");
     assert!(inner.is_file(), "{}", inner.display());
+    // Where it was asked names each manager on the way, as its id does.
+    let asked = std::fs::read_to_string(dir.join("questions.jsonl")).unwrap();
+    assert!(
+        asked.contains(
+            "the child pipeline of manager node `sub`, in the child pipeline of manager node `boss`"
+        ),
+        "{asked}"
+    );
     resumed.as_object_mut().unwrap().remove("stack.child.steps");
     live.as_object_mut().unwrap().remove("stack.child.steps");
     assert_eq!(resumed, live);

@@ -88,12 +88,15 @@ pub fn questions(
         q.place = format!("the child pipeline of manager node `{node}`");
         return Some((vec![q], true));
     }
-    let nested: Vec<PendingQuestion> = asked?
-        .borrow()
-        .iter()
-        .filter(|q| q.id.starts_with(scope))
-        .cloned()
-        .collect();
+    let mut nested: Vec<PendingQuestion> = Vec::new();
+    for q in asked?.borrow_mut().iter_mut() {
+        if q.id.starts_with(scope) {
+            // Where it is asked says every place on the way, as its id.
+            q.place
+                .push_str(&format!(", in the child pipeline of manager node `{node}`"));
+            nested.push(q.clone());
+        }
+    }
     (!nested.is_empty()).then_some((nested, false))
 }
 

@@ -251,7 +251,20 @@ pub fn run_branch_from(
                         decided: Vec::new(),
                     });
                     break;
-                } else if may_wait && let Some(first) = nested_question(asked.as_ref(), &scope) {
+                } else if may_wait
+                    && let Some(first) = nested_question(
+                        asked.as_ref(),
+                        &scope,
+                        &format!(
+                            "branch `{id}` of parallel node `{}`",
+                            env.program.str(
+                                env.program.workflows[env.workflow.0 as usize].nodes
+                                    [env.fan_out.0 as usize]
+                                    .id
+                            )
+                        ),
+                    )
+                {
                     // A fan-out or child pipeline nested in the branch
                     // suspended for the questions it left: the branch
                     // waits where it stands, and asks the node again on
@@ -314,13 +327,22 @@ pub fn run_branch_from(
 }
 
 /// The first question the handlers nested in the branch whose questions
-/// are scoped `scope` left in `asked`, when they left one.
+/// are scoped `scope` left in `asked`, when they left one. Each of them
+/// has the branch, `within`, added to where it is asked (`wfc status`
+/// then says every place on the way, as the id does).
 pub(crate) fn nested_question(
     asked: Option<&crate::question::WaitingQuestions>,
     scope: &str,
+    within: &str,
 ) -> Option<crate::question::PendingQuestion> {
-    let asked = asked?.borrow();
-    asked.iter().find(|q| q.id.starts_with(scope)).cloned()
+    let mut first = None;
+    for q in asked?.borrow_mut().iter_mut() {
+        if q.id.starts_with(scope) {
+            q.place.push_str(&format!(", in {within}"));
+            first = first.or_else(|| Some(q.clone()));
+        }
+    }
+    first
 }
 
 impl Engine<'_> {
