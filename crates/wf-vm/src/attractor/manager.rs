@@ -35,9 +35,11 @@
 //! (there is no other way to start the child).
 //!
 //! A gate in the child with no answer (or in a fan-out of the child), in
-//! a root manager node of a run with a run directory, suspends the run:
-//! the child is kept where it waits and restored there on resume
-//! ([`wait`]). Elsewhere a suspended child fails the node.
+//! a run with a run directory, suspends the run (a manager in a branch or
+//! a child: the branch or child around it waits in turn): the child is
+//! kept where it waits, in the manager's own folder, and restored there
+//! on resume ([`wait`]). So is a child an agent error suspended, whose
+//! step is then tried again. Elsewhere a suspended child fails the node.
 //!
 //! In a run with a run directory the child has a folder of its own for
 //! the manager's step ([`journal`]): the fan-outs in it journal there, so
@@ -211,18 +213,27 @@ impl Handler for ManagerLoop {
                 Vec::new(),
             ));
         };
-        // A child that waited at a gate for this step goes on from there
-        // (only in the root pipeline of a run with a run directory).
+        // A child that waited at a gate for this step goes on from there:
+        // in a run with a run directory, in the pipeline itself, and in a
+        // branch or child whose enclosing places wait too (they pass the
+        // list of questions down, `Kit::waiting`). Each place keeps its
+        // child in its own folder ([`wait::place`]).
         let scope = format!(
             "{}{}/child/",
             self.kit.scope,
             crate::question::question_id(&node, cx.decision.visit)
         );
-        let may_wait = self.kit.depth == 0 && cx.decision.config.questions_wait;
-        let waited = cx
-            .files
-            .filter(|_| may_wait)
-            .and_then(|f| wait::load(f, &node, cx.decision.step));
+        let place = wait::place(&self.kit, cx.files, &node);
+        let may_wait = cx.decision.config.questions_wait
+            && place.is_some()
+            && (self.kit.depth == 0 || self.kit.waiting.is_some());
+        // A child an agent error suspended is kept too (with no question),
+        // so the resumed run tries its step again.
+        let keeps = may_wait || cx.decision.config.suspend_on_agent_error;
+        let waited = place
+            .as_deref()
+            .filter(|_| keeps)
+            .and_then(|p| wait::load(p, cx.decision.step));
         // The child's own folder, for the parent step it started at: the
         // journals of its fan-outs and its effect records ([`journal`]).
         let started = waited
@@ -306,10 +317,34 @@ impl Handler for ManagerLoop {
                     break s;
                 }
             };
+            let errored = matches!(&status, RunStatus::Suspended { reason }
+                if child.failures().last().is_some_and(|f| f.reason == *reason));
             if let RunStatus::Suspended { reason } = &status
+                && errored
+                && cx.decision.config.suspend_on_agent_error
+            {
+                // An agent error (in the child, or in a fan-out nested in
+                // it) suspends the run, as one of the pipeline's own
+                // would, rather than failing the child.
+                let waiting = wait::ChildWaiting {
+                    question: None,
+                    snapshot: child.snapshot(),
+                    cycles: cycles - 1,
+                    resume_step: cx.decision.step + 1,
+                    started_step: Some(started),
+                };
+                drop(agent);
+                return wait::errored(
+                    place.as_deref(),
+                    &waiting,
+                    self.kit.depth,
+                    format!("the child pipeline of manager node `{node}`: {reason}"),
+                );
+            }
+            if let RunStatus::Suspended { .. } = &status
                 && may_wait
-                && child.failures().last().is_none_or(|f| f.reason != *reason)
-                && let Some(files) = cx.files
+                && !errored
+                && let Some(place) = &place
                 && let Some((questions, own)) =
                     wait::questions(&program, &mut child, &scope, child_asked.as_ref(), &node)
             {
@@ -317,7 +352,7 @@ impl Handler for ManagerLoop {
                 // the child waits, kept where it stands, and the run
                 // suspends.
                 let waiting = wait::ChildWaiting {
-                    question: questions[0].clone(),
+                    question: Some(questions[0].clone()),
                     snapshot: child.snapshot(),
                     // The cycle it waits in goes on when it is restored.
                     cycles: cycles - 1,
@@ -325,7 +360,7 @@ impl Handler for ManagerLoop {
                     started_step: Some(started),
                 };
                 let mut reason = wait::reason(&questions);
-                match wait::save(files, &node, &waiting) {
+                match wait::save(place, &waiting) {
                     Ok(()) => {
                         // Those of a nested fan-out are in the list already.
                         if let (Some(w), true) = (&self.kit.waiting, own) {

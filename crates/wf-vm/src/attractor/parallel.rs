@@ -21,6 +21,7 @@ pub mod branch;
 pub mod concurrent;
 pub mod journal;
 pub mod policy;
+mod start;
 pub mod trace;
 
 use std::path::{Path, PathBuf};
@@ -280,6 +281,7 @@ impl Handler for Parallel {
         if let Some(w) = &self.kit.waiting {
             w.borrow_mut().extend(waiting);
         }
+        let errored = suspended.is_some();
         let suspended = match (suspended, asked) {
             (Some((branch, reason)), _) => Some(format!("parallel branch `{branch}`: {reason}")),
             (None, Some(asked)) => Some(asked),
@@ -291,6 +293,12 @@ impl Handler for Parallel {
                 reason.push_str(&format!(
                     " (the finished branches could not be noted ({e}): a resumed run runs them again)"
                 ));
+            }
+            // Nested in a branch or a child pipeline, an agent error stays
+            // one: the branch or child around suspends on it in turn, up
+            // to the run (a suspension of its own would fail it).
+            if errored && self.kit.depth > 0 {
+                return Err(AgentError { message: reason });
             }
             return Ok(Decision::Suspend { reason });
         }

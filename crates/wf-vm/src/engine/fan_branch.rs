@@ -25,10 +25,25 @@ pub(super) struct Run {
     /// It waits at a `human` node whose agent suspended (journaled, so
     /// the resumed fan-out restores it there).
     pub(super) waiting: Option<Waiting>,
+    /// When it waits at a fan-out nested in it: every question that
+    /// fan-out's branches wait on (`waiting` holds the first).
+    pub(super) asked: Vec<crate::question::PendingQuestion>,
     /// It waits before an `at_most_once` node an earlier run of it
     /// started and did not finish (not journaled: it runs again once the
     /// node is settled; engine/fan_effect.rs).
     pub(super) unsettled: Option<crate::effects::PendingEffect>,
+}
+
+impl Run {
+    /// The questions the branch waits on, in edge order: its own
+    /// `human` node's, or those of the fan-out nested in it.
+    pub(super) fn questions(&self) -> Vec<crate::question::PendingQuestion> {
+        match &self.waiting {
+            None => Vec::new(),
+            Some(_) if !self.asked.is_empty() => self.asked.clone(),
+            Some(w) => vec![w.question.clone()],
+        }
+    }
 }
 
 /// Lends a borrowed tool runner to an engine that wants to own one.
@@ -60,6 +75,9 @@ pub(super) struct Env<'e> {
     /// durable run whose questions wait), or before an unsettled
     /// `at_most_once` node.
     pub(super) may_wait: bool,
+    /// A branch may wait at a `human` node: `may_wait`, or in a fan-out
+    /// nested in a branch that may wait at one (engine/fan_wait.rs).
+    pub(super) may_ask: bool,
     /// The user's settlement of an `at_most_once` node of one of the
     /// branches, by its branch-qualified name (`fan#1/a/charge`).
     pub(super) settle: Option<&'e crate::effects::Resolution>,
@@ -85,12 +103,10 @@ pub(super) fn run_branch(
     };
     let mut join = None;
     let mut waiting = None;
+    let mut asked = Vec::new();
     let mut unsettled = None;
     let trace = TraceSink::default();
-    let made = match &from {
-        Some(w) => env.inherited.restore(env.program, &w.snapshot),
-        None => env.inherited.engine(env.program, env.wf),
-    };
+    let made = (env.inherited).branch_engine(env.program, env.wf, start, env.context, from, &trace);
     match made {
         Err(e) => {
             result.outcome = Status::Fail;
@@ -98,16 +114,6 @@ pub(super) fn run_branch(
         }
         Ok(mut engine) => {
             engine.config.question_scope = format!("{}{id}/", env.scope);
-            match from {
-                // The restored engine holds the scope it had at the node.
-                Some(w) => trace.0.borrow_mut().events = w.events,
-                None => {
-                    for (k, v) in env.context {
-                        let _ = engine.set_input(k, v.clone());
-                    }
-                }
-            }
-            engine.start_at(start);
             if let Some(dir) = durable {
                 engine.attach_branch_dir(dir);
             }
@@ -120,6 +126,12 @@ pub(super) fn run_branch(
             }
             if let Some(tools) = tools {
                 engine.set_tool_runner(tools);
+            }
+            // Where a fan-out nested in the branch leaves the questions
+            // its branches wait on (engine/fan_wait.rs).
+            let nested = env.may_ask.then(crate::question::WaitingQuestions::default);
+            if let Some(list) = &nested {
+                engine.set_waiting_questions(list.clone());
             }
             engine.set_event_sink(Box::new(trace.clone()));
             loop {
@@ -166,9 +178,15 @@ pub(super) fn run_branch(
                         // An agent's own `suspend` at a `human` node (not
                         // an agent error) waits, where the fan-out can
                         // keep the branch.
-                        if env.may_wait
+                        if env.may_ask
                             && engine.failures().len() == failures
-                            && let Some(w) = super::fan_wait::waiting(&env, id, &mut engine)
+                            && let Some(w) = super::fan_wait::waiting(
+                                &env,
+                                id,
+                                &mut engine,
+                                nested.as_ref(),
+                                &mut asked,
+                            )
                         {
                             result.outcome = Status::Fail;
                             result.failure_reason = Some(format!(
@@ -206,6 +224,7 @@ pub(super) fn run_branch(
         duration_ms: t.elapsed().as_millis() as u64,
         resumed: false,
         waiting,
+        asked,
         unsettled,
     }
 }
@@ -235,10 +254,13 @@ pub(super) fn run_journaled(
             duration_ms,
             resumed: true,
             waiting: None,
+            asked: Vec::new(),
             unsettled: None,
         };
     }
-    let from = journal.load_waiting(index, id);
+    // Where it waited: at its own `human` node, or in a fan-out nested
+    // in it.
+    let from = journal.load_waiting_under(index, &format!("{}{id}/", env.scope));
     // Its decisions go to the journal with its result (agents/noting.rs).
     let decided = crate::agents::noting::seeded(from.as_ref());
     let mut noting = crate::agents::noting::Noting {

@@ -64,9 +64,14 @@ impl Engine<'_> {
             self.config.question_scope,
             crate::question::question_id(name, self.visit_count(wf, node))
         );
-        // Only a fan-out of the run itself may wait: nested ones keep no
-        // waiting journal (docs/runtime.md, "Gates in parallel branches").
+        // Only a fan-out of the run itself may wait for an effect to be
+        // settled (engine/fan_effect.rs); for answers, one nested in a
+        // branch that waits too (its engine has a folder of its own and
+        // a list for the questions it waits on, engine/fan_wait.rs;
+        // docs/runtime.md, "Gates in parallel branches").
         let journal_dir = self.out.log.as_ref().and_then(|log| log.journal_dir());
+        let nested_asks =
+            self.out.log.is_none() && self.out.questions.is_some() && self.journal_root().is_some();
         // `--assume-done`/`--rerun` of a node of one of these branches.
         let settle = self.take_branch_settlement(&scope);
         let env = Env {
@@ -77,6 +82,7 @@ impl Engine<'_> {
             inherited: &inherited,
             scope: &scope,
             may_wait: journal_dir.is_some() && self.config.questions_wait,
+            may_ask: (journal_dir.is_some() || nested_asks) && self.config.questions_wait,
             settle: settle.as_ref(),
         };
         // Branches take time: the next step reads the clock.
@@ -128,6 +134,7 @@ impl Engine<'_> {
                     duration_ms,
                     resumed: false,
                     waiting: None,
+                    asked: Vec::new(),
                     unsettled: None,
                 },
                 None,
@@ -202,10 +209,8 @@ impl Engine<'_> {
         outcome.events.push(event("ParallelStarted", started));
         let mut results = Vec::with_capacity(runs.len());
         let mut joins = Vec::new();
-        let asked: Vec<crate::question::PendingQuestion> = runs
-            .iter()
-            .filter_map(|(r, _)| Some(r.waiting.as_ref()?.question.clone()))
-            .collect();
+        let asked: Vec<crate::question::PendingQuestion> =
+            runs.iter().flat_map(|(r, _)| r.questions()).collect();
         let unsettled: Vec<crate::effects::PendingEffect> = runs
             .iter()
             .filter_map(|(r, _)| r.unsettled.clone())

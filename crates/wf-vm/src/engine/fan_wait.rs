@@ -6,18 +6,51 @@
 use super::Engine;
 use super::fan_branch::Env;
 use crate::attractor::parallel::journal::{Journal, Waiting};
-use crate::question::PendingQuestion;
+use crate::question::{PendingQuestion, WaitingQuestions};
 
 /// What the branch `engine` (from the node `id`), suspended by its agent,
-/// waits on: `None` unless it stands at a node that asks.
-pub(super) fn waiting(env: &Env<'_>, id: &str, engine: &mut Engine<'_>) -> Option<Waiting> {
-    let mut q = crate::question::pending(env.program, engine)?;
-    let w = &env.program.workflows[env.wf.0 as usize];
-    q.id = format!("{}{}", engine.config.question_scope, q.id);
-    q.place = format!(
-        "branch `{id}` of parallel node `{}`",
-        env.program.str(w.nodes[env.fan_out.0 as usize].id)
-    );
+/// waits on: the question of the node that asks where it stands, else
+/// those a fan-out nested in it left in `nested` (its engine's list,
+/// [`Engine::set_waiting_questions`]), all of them put in `asked` (the
+/// first is the waiting branch's); `None` when it waits on none.
+pub(super) fn waiting(
+    env: &Env<'_>,
+    id: &str,
+    engine: &mut Engine<'_>,
+    nested: Option<&WaitingQuestions>,
+    asked: &mut Vec<PendingQuestion>,
+) -> Option<Waiting> {
+    let scope = engine.config.question_scope.clone();
+    let q = match crate::question::pending(env.program, engine) {
+        Some(mut q) => {
+            let w = &env.program.workflows[env.wf.0 as usize];
+            q.id = format!("{scope}{}", q.id);
+            q.place = format!(
+                "branch `{id}` of parallel node `{}`",
+                env.program.str(w.nodes[env.fan_out.0 as usize].id)
+            );
+            q
+        }
+        None => {
+            let w = &env.program.workflows[env.wf.0 as usize];
+            // Where each is asked says every place on the way, as its id.
+            let within = format!(
+                ", in branch `{id}` of parallel node `{}`",
+                env.program.str(w.nodes[env.fan_out.0 as usize].id)
+            );
+            *asked = nested?
+                .borrow()
+                .iter()
+                .filter(|q| q.id.starts_with(&scope))
+                .map(|q| {
+                    let mut q = q.clone();
+                    q.place.push_str(&within);
+                    q
+                })
+                .collect();
+            asked.first()?.clone()
+        }
+    };
     Some(Waiting {
         question: q,
         snapshot: engine.snapshot(),
@@ -50,12 +83,21 @@ impl Engine<'_> {
         };
         // The suspension is this step; the run then stands after it.
         let after = self.step + 1;
-        if let Some(log) = self.out.log.as_mut()
-            && let Err(e) = crate::question::record(log.store(), after, questions)
-        {
-            reason.push_str(&format!(
-                " (the questions could not be recorded ({e}): a resumed run asks them again)"
-            ));
+        match self.out.log.as_mut() {
+            Some(log) => {
+                if let Err(e) = crate::question::record(log.store(), after, questions) {
+                    reason.push_str(&format!(
+                        " (the questions could not be recorded ({e}): a resumed run asks them again)"
+                    ));
+                }
+            }
+            // A branch's engine: the branch waits where it stands, and its
+            // fan-out passes the questions up to the run.
+            None => {
+                if let Some(list) = &self.out.questions {
+                    list.borrow_mut().extend(questions.iter().cloned());
+                }
+            }
         }
         if let Err(e) = journal.suspend(after) {
             reason.push_str(&format!(

@@ -981,26 +981,312 @@ fn a_gate_in_a_child_pipelines_fan_out_waits_and_takes_its_answer() {
     assert_eq!(resumed, live);
 }
 
-/// Issue 17.2: below a manager node in a branch a gate does not wait
-/// (docs/runtime.md, "Gates in parallel branches"): the gate in the
-/// child's fan-out fails its branch, the join policy decides (the child
-/// completes on its other branch), the run completes without suspending
-/// and records no question.
+/// Issue 17.2/17.6: a gate below a manager node in a branch waits (it
+/// failed its branch before). The gate in the child's fan-out and the
+/// pipeline's own gate in branch `y` share the node id `review`: the run
+/// suspends on both, each id naming where it is; answered one by one in
+/// other processes, each answer reaches its own gate only (`y` approves,
+/// the child's gate rejects), the branch `boss` is restored with its
+/// child (kept in the branch's own folder, not in the run directory's
+/// node folder, which branches share), and the run replays. Nothing runs
+/// twice: the script has one answer for each stage and no fallback, so a
+/// stage asked again would suspend the run on an agent error.
 #[test]
-fn a_gate_below_a_manager_in_a_branch_fails_its_branch_and_the_run_does_not_wait() {
+fn a_gate_below_a_manager_in_a_branch_waits_and_each_answer_reaches_its_gate() {
     let dir = scratch("manager_in_branch");
-    let d = dir.to_str().unwrap();
+    let mut t = Transcript::new(&dir);
     let dot = "tests/run/answer/manager_in_branch.dot";
-    let run = wfc(&["run", dot, "--interviewer", "console", "--run-dir", d])
-        .stdin(Stdio::null())
+    let script = "script:tests/run/answer/manager_in_branch.json";
+    let run = [
+        "run",
+        dot,
+        "--agent",
+        script,
+        "--interviewer",
+        "console",
+        "--run-dir",
+        "DIR",
+    ];
+    assert_eq!(t.run(&run), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(t.run(&["answer", "DIR", "R"]), 2);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "outer#1/y/review#1", "A"]),
+        0
+    );
+    let resume = [
+        "run",
+        "--resume",
+        "DIR",
+        "--agent",
+        script,
+        "--interviewer",
+        "console",
+    ];
+    assert_eq!(t.run(&resume), 3);
+    let inner = "outer#1/boss/boss#1/child/fan#1/p/review#1";
+    assert_eq!(t.run(&["answer", "DIR", "--question", inner, "R"]), 0);
+    let d = dir.to_str().unwrap();
+    let done = wfc(&[
+        "run",
+        "--resume",
+        d,
+        "--agent",
+        script,
+        "--interviewer",
+        "console",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(done.status.code(), Some(0), "{done:?}");
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("manager_in_branch", &t.text);
+    let results = &blackboard(&done)["parallel.results"];
+    assert_eq!(results[0]["id"], "boss");
+    assert_eq!(results[0]["outcome"], "success", "{results}");
+    assert_eq!(results[1]["id"], "y");
+    assert_eq!(
+        results[1]["context_updates"]["human.gate.label"],
+        "[A] Approve"
+    );
+    let kept = dir.join("outer/branches/step-1/0/boss/child.waiting.json");
+    assert!(kept.is_file(), "{}", kept.display());
+    assert!(!dir.join("boss/child.waiting.json").exists());
+    let interview = dir.join("boss/child/review/interview.json");
+    let exchange: Value =
+        serde_json::from_str(&std::fs::read_to_string(interview).unwrap()).unwrap();
+    assert_eq!(exchange["question"]["id"], inner);
+    assert_eq!(exchange["answer"]["selected_option"]["label"], "[R] Reject");
+    assert_eq!(entered_anywhere(&dir, "y"), 1);
+}
+
+/// Issue 17.2/17.6: a gate in a child pipeline's own child waits. The
+/// run suspends on `boss#1/child/sub#1/child/review#1`; each manager keeps
+/// its child in its own folder (the inner one in the outer child's), the
+/// resumed run restores both, and the inner gate takes the answer. The
+/// run ends as one answered at the console, but for `stack.child.steps`,
+/// which counts the child's suspension.
+#[test]
+fn a_gate_in_a_child_pipelines_own_child_waits_and_takes_its_answer() {
+    let q = "boss#1/child/sub#1/child/review#1";
+    let (dir, mut resumed, mut live) =
+        nested_gate("child_child_gate", "tests/run/answer/manager_nest.dot", q);
+    let interview = dir.join("boss/child/sub/child/review/interview.json");
+    let exchange: Value =
+        serde_json::from_str(&std::fs::read_to_string(interview).unwrap()).unwrap();
+    assert_eq!(exchange["question"]["id"], q);
+    assert_eq!(exchange["answer"]["selected_option"]["label"], "[R] Reject");
+    let inner = dir.join("boss/child-journals/step-1/sub/child.waiting.json");
+    assert!(inner.is_file(), "{}", inner.display());
+    // Where it was asked names each manager on the way, as its id does.
+    let asked = std::fs::read_to_string(dir.join("questions.jsonl")).unwrap();
+    assert!(
+        asked.contains(
+            "the child pipeline of manager node `sub`, in the child pipeline of manager node `boss`"
+        ),
+        "{asked}"
+    );
+    resumed.as_object_mut().unwrap().remove("stack.child.steps");
+    live.as_object_mut().unwrap().remove("stack.child.steps");
+    assert_eq!(resumed, live);
+}
+
+/// The log as lines of a trace, at any depth: each step's engine events,
+/// the answers, and each branch's node exits, edges and completion,
+/// prefixed by the branches on the way (`a: p: …`).
+fn nested_trace(dir: &Path) -> String {
+    fn walk(out: &mut String, step: u64, prefix: &str, e: &Value) {
+        let name = e["event"].as_str().unwrap_or("");
+        let data = &e["data"];
+        match (name, e["name"].as_str()) {
+            ("handler:event", Some("ParallelBranchEvent")) => {
+                let branch = data["branch"].as_str().unwrap_or("?");
+                walk(out, step, &format!("{prefix}{branch}: "), &data["event"]);
+            }
+            ("handler:event", Some("ParallelBranchCompleted")) => out.push_str(&format!(
+                "{step} {prefix}branch {} completed{}\n",
+                data["branch"].as_str().unwrap_or("?"),
+                if data["resumed"] == true {
+                    " (resumed)"
+                } else {
+                    ""
+                }
+            )),
+            ("node:exit", _) => out.push_str(&format!(
+                "{step} {prefix}node:exit {} {}\n",
+                e["node"].as_str().unwrap_or(""),
+                e["status"].as_str().unwrap_or("")
+            )),
+            ("edge:traverse", _) => out.push_str(&format!(
+                "{step} {prefix}edge {} -> {}\n",
+                e["from"].as_str().unwrap_or(""),
+                e["to"].as_str().unwrap_or("")
+            )),
+            (n, _) if n.starts_with("engine:") => out.push_str(&format!(
+                "{step} {prefix}{n} {}\n",
+                e["node"].as_str().unwrap_or("")
+            )),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for line in log_lines(dir) {
+        let Some(step) = line["step"].as_u64() else {
+            out.push_str(&format!(
+                "answer {}\n",
+                line["answer"]["question"].as_str().unwrap_or("?")
+            ));
+            continue;
+        };
+        for e in line["events"].as_array().into_iter().flatten() {
+            walk(&mut out, step, "", e);
+        }
+    }
+    out
+}
+
+/// Issue 17.2/17.6: a `.wf` `human` node in a fan-out nested in a branch
+/// (in the workflow the branch calls) waits; it failed its branch before.
+/// It and the root workflow's `human` node in branch `c` share the node id
+/// `review`: the run suspends on both (`outer#1/a/fan#1/p/review#1`,
+/// `outer#1/c/review#1`). `c` answered first, the resumed run goes on in
+/// `c` alone and suspends again on `a`; answered, `a` is restored at its
+/// fan-out and `p` at its gate. Each answer takes its own edge (`c`
+/// rejects, `p` ships), no node runs twice (the script has one answer
+/// for each step and no fallback: a node asked again would suspend the
+/// run on an agent error), the run replays. The trace is
+/// `tests/run/answer/nested_wf.trace`.
+#[test]
+fn a_wf_human_node_in_a_nested_fan_out_waits_and_each_answer_reaches_its_place() {
+    let dir = scratch("wf-nested");
+    let mut t = Transcript::new(&dir);
+    let script = "script:tests/run/answer/nested_wf.json";
+    let wf = "tests/run/answer/nested_wf.wf";
+    assert_eq!(
+        t.run(&["run", wf, "--agent", script, "--run-dir", "DIR"]),
+        3
+    );
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    assert_eq!(
+        t.run(&["answer", "DIR", "--question", "outer#1/c/review#1", "R"]),
+        0
+    );
+    let resume = ["run", "--resume", "DIR", "--agent", script];
+    assert_eq!(t.run(&resume), 3);
+    assert_eq!(t.run(&["status", "DIR"]), 0);
+    let inner = "outer#1/a/fan#1/p/review#1";
+    assert_eq!(t.run(&["answer", "DIR", "--question", inner, "A"]), 0);
+    assert_eq!(t.run(&resume), 0);
+    assert_eq!(t.run(&["replay", "DIR"]), 0);
+    snapshot("wf_nested", &t.text);
+    for node in ["p", "q", "c", "ship", "start"] {
+        let n = entered_anywhere(&dir, node);
+        assert!(n <= 2, "`{node}` entered {n} times");
+    }
+    assert_eq!(entered_anywhere(&dir, "p"), 1);
+    assert_eq!(entered_anywhere(&dir, "ship"), 1);
+    assert_eq!(entered_anywhere(&dir, "ship_c"), 0);
+    let got = nested_trace(&dir);
+    let file = repo_root().join("tests/run/answer/nested_wf.trace");
+    // `UPDATE_TRACES=1` rewrites the expectation (review its diff).
+    if std::env::var_os("UPDATE_TRACES").is_some() {
+        std::fs::write(&file, &got).unwrap();
+    }
+    assert_eq!(got, std::fs::read_to_string(&file).unwrap(), "{got}");
+}
+
+/// The branches whose completion the log tells as taken from a journal
+/// (`resumed`), at any depth, in the log's order.
+fn resumed_branches(dir: &Path) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if m.get("name") == Some(&"ParallelBranchCompleted".into())
+                    && m["data"]["resumed"] == true
+                {
+                    out.push(m["data"]["branch"].as_str().unwrap_or("?").to_owned());
+                }
+                m.values().for_each(|v| walk(v, out));
+            }
+            Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for l in log_lines(dir) {
+        walk(&l["events"], &mut out);
+    }
+    out
+}
+
+/// Issue 17.2/17.6: an agent error in a fan-out nested in a branch
+/// suspends the run (it failed the outer branch before, "branches cannot
+/// suspend"), naming both branches on the way; `--resume` tries again:
+/// the outer branch `x` runs again from its start, its inner fan-out
+/// takes `q`, which had finished, from its journal, `y` is not run again
+/// either, and the run replays. In a child pipeline (`manager_error.dot`
+/// supervises the same pipeline) the manager keeps its child where the
+/// error stopped it, and the resumed run restores it there.
+#[test]
+fn an_agent_error_in_a_nested_fan_out_suspends_the_run_and_resume_tries_again() {
+    let down = "script:tests/run/answer/nested_error_down.json";
+    let up = "script:tests/run/answer/nested_error_up.json";
+    for (name, dot, why) in [
+        (
+            "nested_error",
+            "tests/run/answer/nested_error.dot",
+            "parallel branch `x`: ",
+        ),
+        (
+            "manager_error",
+            "tests/run/answer/manager_error.dot",
+            "the child pipeline of manager node `boss`: ",
+        ),
+    ] {
+        let dir = scratch(name);
+        let d = dir.to_str().unwrap();
+        let out = wfc(&[
+            "run",
+            dot,
+            "--agent",
+            down,
+            "--run-dir",
+            d,
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
-    assert_eq!(run.status.code(), Some(0), "{run:?}");
-    assert!(!dir.join("questions.jsonl").exists());
-    let status = std::fs::read_to_string(dir.join("boss/child/fan/status.json")).unwrap();
-    let status: Value = serde_json::from_str(&status).unwrap();
-    let p = &status["context_updates"]["parallel.results"][0];
-    assert_eq!(p["outcome"], "fail", "{p}");
-    let why = p["failure_reason"].as_str().unwrap();
-    assert!(why.ends_with("branches cannot suspend"), "{why}");
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["status"], "suspended", "{report}");
+        let reason = report["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains(why), "{reason}");
+        assert!(
+            reason.contains("parallel branch `p`: ")
+                && reason.contains("the script has no answer left for node `nested_error/p`"),
+            "{reason}"
+        );
+        let out = wfc(&["run", "--resume", d, "--agent", up, "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(done["status"], "completed", "{done}");
+        let out = wfc(&["replay", d]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        if name == "nested_error" {
+            assert_eq!(resumed_branches(&dir), ["q", "y"]);
+            assert_eq!(entered_anywhere(&dir, "x"), 1);
+            assert_eq!(entered_anywhere(&dir, "p"), 1);
+        } else {
+            let kept: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join("boss/child.waiting.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(kept["question"], Value::Null, "{kept}");
+        }
+    }
 }

@@ -1,16 +1,20 @@
 //! A child pipeline that waits at a gate (docs/runtime.md, "Gates in
 //! parallel branches"): the manager node keeps the child's engine where
-//! it stands (`{manager node}/child.waiting.json`) and suspends the run;
-//! asked again at the step it names, it restores the child there, whose
-//! gate then takes the answer recorded for its scoped id.
+//! it stands (`child.waiting.json` in the manager's folder, [`place`]) and
+//! suspends the run; asked again at the step it names, it restores the
+//! child there, whose gate then takes the answer recorded for its scoped
+//! id. A child that an agent error suspended is kept the same way, with
+//! no question, so the resumed run tries its step again.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use wf_ir::IrProgram;
 
+use crate::agent::{AgentError, Decision};
 use crate::attractor::RunFiles;
+use crate::attractor::parallel::Kit;
 use crate::engine::{Engine, Snapshot};
 use crate::question::{PendingQuestion, WaitingQuestions};
 
@@ -18,8 +22,9 @@ use crate::question::{PendingQuestion, WaitingQuestions};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChildWaiting {
     /// The question, its id scoped to the manager node and its visit
-    /// (`manager#1/child/review#1`).
-    pub question: PendingQuestion,
+    /// (`manager#1/child/review#1`); `None` for a child an agent error
+    /// suspended (its step is tried again).
+    pub question: Option<PendingQuestion>,
     /// The child's engine, suspended at the gate.
     pub snapshot: Snapshot,
     /// The manager's cycles that ended before the one the child waits in
@@ -35,24 +40,36 @@ pub struct ChildWaiting {
     pub started_step: Option<u64>,
 }
 
-fn path(files: &RunFiles, node: &str) -> PathBuf {
-    files.stage_path(node).join("child.waiting.json")
+/// The folder where the manager node `node`, in the pipeline whose
+/// handlers `kit` holds, keeps its waiting child: its node folder in the
+/// folder its pipeline journals in (`Kit::journal_root`), the run
+/// directory's for the root pipeline (`{node}/`), a branch's or a child's
+/// own folder deeper down (`{fan}/branches/step-N/INDEX/{node}/`), so two
+/// places that run the same manager node never share one; `None` without
+/// a run directory.
+pub fn place(kit: &Kit, files: Option<&RunFiles>, node: &str) -> Option<PathBuf> {
+    Some(
+        kit.journal_root(files)?
+            .join(crate::attractor::safe_name(node)),
+    )
 }
 
-/// The child the manager node `node` left waiting for step `step`.
-pub fn load(files: &RunFiles, node: &str, step: u64) -> Option<ChildWaiting> {
-    let w: ChildWaiting = serde_json::from_slice(&std::fs::read(path(files, node)).ok()?).ok()?;
+const FILE: &str = "child.waiting.json";
+
+/// The child kept in `place` for the step `step`.
+pub fn load(place: &Path, step: u64) -> Option<ChildWaiting> {
+    let w: ChildWaiting = serde_json::from_slice(&std::fs::read(place.join(FILE)).ok()?).ok()?;
     (w.resume_step == step).then_some(w)
 }
 
-/// Keeps `waiting`, atomically and durably.
-pub fn save(files: &RunFiles, node: &str, waiting: &ChildWaiting) -> std::io::Result<()> {
-    let dir = files.stage_dir(node)?;
-    files.write_json(
-        &path(files, node),
+/// Keeps `waiting` in `place`, atomically and durably.
+pub fn save(place: &Path, waiting: &ChildWaiting) -> std::io::Result<()> {
+    std::fs::create_dir_all(place)?;
+    RunFiles::new(place).write_json(
+        &place.join(FILE),
         &serde_json::to_value(waiting).expect("serialises"),
     )?;
-    std::fs::File::open(dir)?.sync_all()
+    std::fs::File::open(place)?.sync_all()
 }
 
 /// What the suspended child of the manager node `node` waits on, its ids
@@ -71,12 +88,15 @@ pub fn questions(
         q.place = format!("the child pipeline of manager node `{node}`");
         return Some((vec![q], true));
     }
-    let nested: Vec<PendingQuestion> = asked?
-        .borrow()
-        .iter()
-        .filter(|q| q.id.starts_with(scope))
-        .cloned()
-        .collect();
+    let mut nested: Vec<PendingQuestion> = Vec::new();
+    for q in asked?.borrow_mut().iter_mut() {
+        if q.id.starts_with(scope) {
+            // Where it is asked says every place on the way, as its id.
+            q.place
+                .push_str(&format!(", in the child pipeline of manager node `{node}`"));
+            nested.push(q.clone());
+        }
+    }
     (!nested.is_empty()).then_some((nested, false))
 }
 
@@ -96,5 +116,33 @@ pub fn reason(questions: &[PendingQuestion]) -> String {
                 ids.join(", ")
             )
         }
+    }
+}
+
+/// The manager's answer for a child that an agent error suspended (in
+/// the child, or in a fan-out nested in it), described by `waiting` (no
+/// question): the child is kept in `place`, so the resumed run restores
+/// it and tries its step again, and the suspension is passed up. In the
+/// pipeline itself (`depth` 0) the run suspends, as for an agent error of
+/// its own; deeper down it is an agent error of the branch or child the
+/// manager runs in, which then suspends the same way up to the run (a
+/// branch cannot be resumed on its own: docs/runtime.md, "A branch
+/// suspended by an agent error").
+pub fn errored(
+    place: Option<&Path>,
+    waiting: &ChildWaiting,
+    depth: u32,
+    mut reason: String,
+) -> Result<Decision, AgentError> {
+    if let Some(place) = place
+        && let Err(e) = save(place, waiting)
+    {
+        reason.push_str(&format!(
+            " (where the child stands could not be kept ({e}): a resumed run starts it again)"
+        ));
+    }
+    match depth {
+        0 => Ok(Decision::Suspend { reason }),
+        _ => Err(AgentError { message: reason }),
     }
 }

@@ -142,10 +142,10 @@ pub fn run_branch_from(
         failure_reason: None,
         context_updates: Map::new(),
     };
-    let made = match &from {
-        Some(w) => env.inherited.restore(env.program, &w.snapshot),
-        None => env.inherited.engine(env.program, env.workflow),
-    };
+    let trace = TraceSink::default();
+    let made =
+        env.inherited
+            .branch_engine(env.program, env.workflow, start, env.context, from, &trace);
     let mut engine = match made {
         Ok(e) => e,
         Err(e) => {
@@ -154,7 +154,6 @@ pub fn run_branch_from(
             return (result, BranchEvents::default(), None, None);
         }
     };
-    let trace = TraceSink::default();
     let mut suspended = None;
     let mut waiting = None;
     // Only a journaled fan-out (a run with a run directory) keeps a
@@ -174,18 +173,6 @@ pub fn run_branch_from(
         None => may_wait.then(Default::default),
     };
     engine.set_event_sink(Box::new(trace.clone()));
-    match from {
-        // The restored engine holds the context it had at the gate.
-        Some(w) => trace.0.borrow_mut().events = w.events,
-        None => {
-            for (k, v) in env.context {
-                // Reserved keys (`internal.…`) are the engine's own; a
-                // branch's engine keeps its own.
-                let _ = engine.set_input(k, v.clone());
-            }
-        }
-    }
-    engine.start_at(start);
     engine.set_tool_runner(nested::tool_runner(
         env.kit.tools.as_ref(),
         env.files.cloned(),
@@ -264,7 +251,20 @@ pub fn run_branch_from(
                         decided: Vec::new(),
                     });
                     break;
-                } else if may_wait && let Some(first) = nested_question(asked.as_ref(), &scope) {
+                } else if may_wait
+                    && let Some(first) = nested_question(
+                        asked.as_ref(),
+                        &scope,
+                        &format!(
+                            "branch `{id}` of parallel node `{}`",
+                            env.program.str(
+                                env.program.workflows[env.workflow.0 as usize].nodes
+                                    [env.fan_out.0 as usize]
+                                    .id
+                            )
+                        ),
+                    )
+                {
                     // A fan-out or child pipeline nested in the branch
                     // suspended for the questions it left: the branch
                     // waits where it stands, and asks the node again on
@@ -327,13 +327,22 @@ pub fn run_branch_from(
 }
 
 /// The first question the handlers nested in the branch whose questions
-/// are scoped `scope` left in `asked`, when they left one.
+/// are scoped `scope` left in `asked`, when they left one. Each of them
+/// has the branch, `within`, added to where it is asked (`wfc status`
+/// then says every place on the way, as the id does).
 pub(crate) fn nested_question(
     asked: Option<&crate::question::WaitingQuestions>,
     scope: &str,
+    within: &str,
 ) -> Option<crate::question::PendingQuestion> {
-    let asked = asked?.borrow();
-    asked.iter().find(|q| q.id.starts_with(scope)).cloned()
+    let mut first = None;
+    for q in asked?.borrow_mut().iter_mut() {
+        if q.id.starts_with(scope) {
+            q.place.push_str(&format!(", in {within}"));
+            first = first.or_else(|| Some(q.clone()));
+        }
+    }
+    first
 }
 
 impl Engine<'_> {
