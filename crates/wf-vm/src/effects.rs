@@ -280,14 +280,18 @@ impl Effects {
 }
 
 /// Whether `input` is a finished effect worth recording: an outcome that
-/// is not `fail`.
+/// neither failed nor asks for a retry. A `retry` (a backend that timed
+/// out, a handler a kill cut short) says the attempt did not do its work:
+/// recorded under the node's key, it would be what the retry reuses
+/// instead of running, again and again until the attempts run out. A
+/// `partial_success` is a result, recorded and reused as any.
 pub(crate) fn is_done(input: &StepInput) -> bool {
     match input {
         StepInput::Tool { outcome, .. }
         | StepInput::Decision {
             decision: Decision::Advance(outcome),
             ..
-        } => outcome.status != Status::Fail,
+        } => !matches!(outcome.status, Status::Fail | Status::Retry),
         _ => false,
     }
 }

@@ -62,6 +62,7 @@ fn trace(events: &Path) -> String {
         let at = format!("{}/{}", s("workflow"), s("node"));
         let line = match name.as_str() {
             "node:exit" => format!("{name} {at} {}", s("status")),
+            "node:retry" => format!("{name} {at} attempt={}", e["attempt"]),
             "effect:reused" => format!("{name} {at} key={} of_step={}", s("key"), e["of_step"]),
             "blackboard:write" => {
                 let keys: Vec<&str> = e["writes"]
@@ -1124,4 +1125,46 @@ fn an_at_most_once_node_in_concurrent_branches_runs_at_most_once() {
     );
     let out = wfc(&dir, false, &["replay", &run_dir]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// Issue 17.3, "on retry": an attempt whose outcome is `retry` is not a
+/// completed effect. It is not recorded under the node's key, so the retry
+/// runs the node again instead of reusing the `retry` until the attempts
+/// run out; the success that follows is the effect, reused by the second
+/// call. Trace: `retry_attempt.trace`.
+#[test]
+fn an_attempt_that_asks_for_a_retry_is_not_a_completed_effect() {
+    let dir = scratch("retry_attempt");
+    let (events, run_dir) = (path(&dir, "events.jsonl"), path(&dir, "run"));
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/retry_attempt.wf",
+            "--set",
+            "customer=acme",
+            "--agent",
+            "script:tests/run/effects/retry_attempt.json",
+            "--run-dir",
+            &run_dir,
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["price"], 100);
+    assert_eq!(report["blackboard"]["again"], 100);
+    expect("retry_attempt", &dir, Path::new(&events));
+    // The log records one completed effect for the key: the success.
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let done: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("{\"effect\":\"done\""))
+        .collect();
+    assert_eq!(done.len(), 1, "{log}");
+    assert!(done[0].contains("\"status\":\"success\""), "{}", done[0]);
 }
