@@ -177,6 +177,11 @@ pub(crate) struct Effects {
     /// order: done (its step and what it produced), or started and not
     /// finished (`None`) (engine/fan_effect.rs).
     pub branch_history: HashMap<(String, String), BranchHistory>,
+    /// A branch engine's registry of keys, shared with its siblings
+    /// (engine/fan_keys.rs).
+    pub shared: Option<std::sync::Arc<crate::engine::fan_keys::SharedKeys>>,
+    /// The key this branch engine claimed for the node it runs now.
+    pub claim: Option<crate::engine::fan_keys::ClaimGuard>,
 }
 
 impl Effects {

@@ -4,6 +4,7 @@
 
 use wf_ir::{NodeIdx, Opcode, Part, WorkflowIdx};
 
+use super::fan_keys::Claim;
 use super::support::failed;
 use super::{Engine, StepInput};
 use crate::agent::{BlackboardView, Decision, DecisionContext, Outcome, Status, Write};
@@ -112,14 +113,30 @@ impl<'p> Engine<'p> {
             Ok(key) => key,
             Err(reason) => return Some(self.failed_input(wf, node, reason)),
         };
-        if let Some(key) = key
-            && let Some((step, input)) = self.effects.by_key.get(&key)
+        if let Some(key) = &key
+            && let Some((step, input)) = self.effects.by_key.get(key)
         {
             return Some(StepInput::Reused {
-                key: Some(key),
+                key: Some(key.clone()),
                 of_step: *step,
                 produced: Box::new(input.clone()),
             });
+        }
+        // A branch: a sibling may have completed the key, or run it now
+        // (then this waits for it: engine/fan_keys.rs).
+        if let Some(key) = key
+            && let Some(shared) = self.effects.shared.clone()
+        {
+            match shared.claim(&key) {
+                Claim::Done(done) => {
+                    return Some(StepInput::Reused {
+                        key: Some(key),
+                        of_step: done.step,
+                        produced: Box::new(done.input),
+                    });
+                }
+                Claim::Mine(guard) => self.effects.claim = Some(guard),
+            }
         }
         if attrs.at_most_once {
             let record = EffectRecord::Started {
@@ -140,6 +157,8 @@ impl<'p> Engine<'p> {
                 (None, None) => None,
             };
             if let Some((e, place)) = written {
+                // Not run: a waiting sibling may run it.
+                self.effects.claim = None;
                 let reason = format!(
                     "could not record the start of the at_most_once node `{node_name}` in {place} ({e}): it was not run"
                 );
@@ -197,6 +216,8 @@ impl<'p> Engine<'p> {
     /// After a live step asked the agent or ran the tool: a completed
     /// effect is recorded (in the log of a durable run) and indexed.
     pub(super) fn effect_after(&mut self, wf: WorkflowIdx, node: NodeIdx, input: &StepInput) {
+        // Dropped unless the effect completed: a waiting sibling runs it.
+        let claim = self.effects.claim.take();
         let Some(attrs) = self.effect_attrs(wf, node) else {
             return;
         };
@@ -234,6 +255,14 @@ impl<'p> Engine<'p> {
             ));
         }
         let step = self.step;
+        if let Some(claim) = claim {
+            claim.done(super::fan_keys::Done {
+                step,
+                workflow: workflow.clone(),
+                node: node.clone(),
+                input: input.clone(),
+            });
+        }
         self.effects
             .add_done(step, workflow, node, key, attrs.compensate, input.clone());
     }

@@ -63,6 +63,9 @@ pub(super) struct Env<'e> {
     /// The user's settlement of an `at_most_once` node of one of the
     /// branches, by its branch-qualified name (`fan#1/a/charge`).
     pub(super) settle: Option<&'e crate::effects::Resolution>,
+    /// The registry of idempotence keys the branches share
+    /// (engine/fan_keys.rs).
+    pub(super) keys: Option<&'e std::sync::Arc<super::fan_keys::SharedKeys>>,
 }
 
 /// Runs one branch from `start`; `durable`: the branch's own folder in a
@@ -111,6 +114,7 @@ pub(super) fn run_branch(
             if let Some(dir) = durable {
                 engine.attach_branch_dir(dir);
             }
+            engine.effects.shared = env.keys.cloned();
             // A settlement for a node of this branch, by its own name.
             if let Some(r) = env.settle
                 && let Some(own) = r.node().strip_prefix(&engine.config.question_scope)

@@ -88,6 +88,33 @@ pub(super) fn record(dir: &Path, record: &EffectRecord) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The keyed `done` records of the branch folder `dir`, for the registry
+/// of its fan-out's keys (engine/fan_keys.rs).
+pub(super) fn keyed(dir: &Path) -> Vec<(String, super::fan_keys::Done)> {
+    read(dir)
+        .into_iter()
+        .filter_map(|r| match r {
+            EffectRecord::Done {
+                step,
+                workflow,
+                node,
+                key: Some(key),
+                input,
+                ..
+            } => Some((
+                key,
+                super::fan_keys::Done {
+                    step,
+                    workflow,
+                    node,
+                    input: *input,
+                },
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The complete records of `dir`'s effects file. A torn last line (a kill
 /// mid-write) is cut off the file, so the next record starts a line of
 /// its own; a line that does not parse is skipped (its effect runs again).

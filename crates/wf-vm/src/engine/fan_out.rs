@@ -69,16 +69,6 @@ impl Engine<'_> {
         let journal_dir = self.out.log.as_ref().and_then(|log| log.journal_dir());
         // `--assume-done`/`--rerun` of a node of one of these branches.
         let settle = self.take_branch_settlement(&scope);
-        let env = Env {
-            program,
-            wf,
-            fan_out: node,
-            context: &context,
-            inherited: &inherited,
-            scope: &scope,
-            may_wait: journal_dir.is_some() && self.config.questions_wait,
-            settle: settle.as_ref(),
-        };
         // Branches take time: the next step reads the clock.
         self.clock_due = true;
         // Finished branches are journaled (docs/runtime.md, "Durable
@@ -92,6 +82,19 @@ impl Engine<'_> {
                 self.step,
             ),
             None => Journal::default(),
+        };
+        // The keys the branches share, and hand to the run at the end.
+        let keys = self.fan_keys(&journal, targets.len());
+        let env = Env {
+            program,
+            wf,
+            fan_out: node,
+            context: &context,
+            inherited: &inherited,
+            scope: &scope,
+            may_wait: journal_dir.is_some() && self.config.questions_wait,
+            settle: settle.as_ref(),
+            keys: keys.as_ref(),
         };
         let width = (policy.max_parallel as usize).min(targets.len());
         // Whether a branch may ask the agent: any node but a tool (a call's
@@ -193,6 +196,9 @@ impl Engine<'_> {
             }
         };
         journal.note_interrupted(self.step);
+        // The effects the branches completed happened, whatever the
+        // fan-out's outcome: their keys are the run's from now on.
+        self.join_keys(keys);
         let mut outcome = Outcome::success();
         let mut started = json!({"branch_count": targets.len(),
             "max_parallel": policy.max_parallel, "concurrency": concurrency});

@@ -1168,3 +1168,83 @@ fn an_attempt_that_asks_for_a_retry_is_not_a_completed_effect() {
     assert_eq!(done.len(), 1, "{log}");
     assert!(done[0].contains("\"status\":\"success\""), "{}", done[0]);
 }
+
+/// Runs `branch_keys.wf` (as `file`) with a run directory, killed once
+/// after the join, and resumes it: returns the scratch dir, the run dir
+/// and the events file of the resumed run.
+fn branch_keys(name: &str, file: &str) -> (PathBuf, String, String) {
+    let dir = scratch(name);
+    let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+    let args = [
+        "run",
+        file,
+        "--allow-tools",
+        "--agent",
+        "auto",
+        "--set",
+        "order=7",
+        "--run-dir",
+        &run_dir,
+    ];
+    let out = wfc(&dir, true, &args);
+    assert!(killed(&out), "`crash` kills the first process: {out:?}");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(&dir, true, &[&resume[..], &["--events", &events]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    (dir, run_dir, events)
+}
+
+/// Issue 17.3 across parallel branches: a branch reuses the key the run
+/// completed before the fan-out and the key a sibling completed, and the
+/// run after the join (killed and resumed in between) reuses the
+/// branches' keys: one `reserve`, one `charge`. Trace: `branch_keys.trace`.
+#[test]
+fn keys_completed_in_branches_are_the_runs_after_the_join() {
+    let (dir, run_dir, events) = branch_keys("branch_keys", "tests/run/effects/branch_keys.wf");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let got = format!(
+        "# ledger\n{}# events\n{}",
+        ledger(&dir),
+        branch_trace(Path::new(&events))
+    );
+    check_trace("branch_keys", &got);
+    // The join recorded the branches' keys in the run log, at the
+    // fan-out's step, so the kill after it lost none.
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let merged: Vec<Value> = log
+        .lines()
+        .filter(|l| l.starts_with("{\"effect\":\"done\""))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v["key"] == "charge-7")
+        .collect();
+    assert_eq!(merged.len(), 1, "{log}");
+    assert_eq!(
+        (&merged[0]["workflow"], &merged[0]["node"]),
+        (&"Charge".into(), &"charge".into())
+    );
+}
+
+/// The same with the branches at once: `pay_a` and `pay_b` charge under
+/// one key at the same moment; one runs, the other waits for it and reuses
+/// its result (whichever comes first): still one `charge`.
+#[test]
+fn siblings_running_one_key_at_once_run_it_once() {
+    let source = std::fs::read_to_string(repo_root().join(DIR).join("branch_keys.wf")).unwrap();
+    let at_once = source.replace("max_parallel = 1", "max_parallel = 3");
+    assert_ne!(at_once, source);
+    let dir = scratch("branch_keys_at_once_src");
+    let file = dir.join("shop.wf");
+    std::fs::write(&file, at_once).unwrap();
+    let (dir, _, events) = branch_keys("branch_keys_at_once", file.to_str().unwrap());
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let all = std::fs::read_to_string(&events).unwrap();
+    assert!(all.contains("\"concurrency\":3"), "{all}");
+    let trace = branch_trace(Path::new(&events));
+    let reused = trace
+        .lines()
+        .filter(|l| l.contains("effect:reused Charge/charge"))
+        .count();
+    assert_eq!(reused, 2, "one branch and `pay_again` reuse it:\n{trace}");
+}
