@@ -154,12 +154,16 @@ pub(crate) struct Effects {
     pub by_key: HashMap<String, (u64, StepInput)>,
     /// The last `done` record: its step may not have been committed.
     pub last_done: Option<(u64, Option<String>, StepInput)>,
-    /// The last `started` record.
-    pub last_started: Option<PendingEffect>,
-    /// An `at_most_once` node found unfinished on resume.
-    pub pending: Option<PendingEffect>,
-    /// How the user settled `pending`.
-    pub resolution: Option<Resolution>,
+    /// The `started` records of the latest step that has any (a fan-out
+    /// whose branches wait records one per waiting node), less those a
+    /// `done` record of the same step and node finished.
+    pub last_started: Vec<PendingEffect>,
+    /// The `at_most_once` nodes found unfinished on resume: one of the
+    /// run itself, or one per waiting branch of a fan-out.
+    pub pending: Vec<PendingEffect>,
+    /// How the user settled some of `pending` (a branch engine: its own
+    /// node's, by its own name).
+    pub resolution: Vec<Resolution>,
     /// Effects that name a compensation, in order of completion.
     pub completed: Vec<Completed>,
     /// The steps whose compensation ran.
@@ -208,7 +212,11 @@ impl Effects {
                 workflow,
                 node,
             } => {
-                self.last_started = Some(PendingEffect {
+                if self.last_started.iter().any(|s| s.step != step) {
+                    self.last_started.clear();
+                }
+                self.last_started.retain(|s| s.node != node);
+                self.last_started.push(PendingEffect {
                     step,
                     workflow,
                     node,
@@ -221,7 +229,13 @@ impl Effects {
                 key,
                 compensate,
                 input,
-            } => self.add_done(step, workflow, node, key, compensate, *input),
+            } => {
+                // Finished (or settled, for a branch's node): no longer
+                // pending.
+                self.last_started
+                    .retain(|s| !(s.step == step && s.node == node));
+                self.add_done(step, workflow, node, key, compensate, *input)
+            }
             EffectRecord::Compensated {
                 step,
                 workflow,
@@ -270,17 +284,14 @@ impl Effects {
         self.last_done = Some((step, key, input));
     }
 
-    /// After the log is loaded and `step` steps are committed: an
-    /// `at_most_once` node started in the uncommitted step, with no `done`
-    /// record, is pending.
+    /// After the log is loaded and `step` steps are committed: the
+    /// `at_most_once` nodes started in the uncommitted step, with no
+    /// `done` record, are pending.
     pub fn settle(&mut self, step: u64) {
-        let done_now = self.last_done.as_ref().is_some_and(|d| d.0 == step);
-        self.pending = self
-            .last_started
-            .take()
-            // Later than `step`: carried over by an interrupted step
-            // (engine/effect.rs, `carry_started`), not finished either.
-            .filter(|s| s.step >= step && !done_now);
+        self.pending = std::mem::take(&mut self.last_started);
+        // Later than `step`: carried over by an interrupted step
+        // (engine/effect.rs, `carry_started`), not finished either.
+        self.pending.retain(|s| s.step >= step);
     }
 }
 

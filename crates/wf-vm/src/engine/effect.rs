@@ -80,14 +80,14 @@ impl<'p> Engine<'p> {
     pub(super) fn effect_before(&mut self, wf: WorkflowIdx, node: NodeIdx) -> Option<StepInput> {
         let attrs = self.effect_attrs(wf, node)?;
         let (wf_name, node_name) = (self.wf_name(wf), self.node_name(wf, node));
-        if self
-            .effects
-            .pending
-            .as_ref()
-            .is_some_and(|p| p.workflow == wf_name && p.node == node_name)
+        if let Some(i) =
+            (self.effects.pending.iter()).position(|p| p.workflow == wf_name && p.node == node_name)
         {
-            self.effects.pending = None;
-            if let Some(Resolution::AssumeDone { writes, .. }) = self.effects.resolution.take() {
+            self.effects.pending.remove(i);
+            let settled = (self.effects.resolution.iter()).position(|r| r.node() == node_name);
+            if let Some(Resolution::AssumeDone { writes, .. }) =
+                settled.map(|i| self.effects.resolution.remove(i))
+            {
                 return Some(self.assumed_done(wf, node, writes));
             }
         }
@@ -313,59 +313,60 @@ impl<'p> Engine<'p> {
     }
 
     /// Whether an unsettled `at_most_once` node keeps the run from going
-    /// on: the run is then suspended, naming it.
+    /// on (none of the pending ones is settled): the run is then
+    /// suspended, naming every one. Once some are settled the run goes
+    /// on; a branch whose node is still unsettled waits again.
     pub(super) fn effect_blocked(&mut self) -> bool {
-        let Some(p) = &self.effects.pending else {
-            return false;
-        };
-        if self.effects.resolution.is_some() {
+        if self.effects.pending.is_empty() || !self.effects.resolution.is_empty() {
             return false;
         }
-        // A node of a parallel branch goes by its branch-qualified name
-        // (engine/fan_effect.rs); its step is the branch's, not the run's.
-        let when = match p.node.contains('/') {
-            true => "in a parallel branch".to_owned(),
-            // Human text numbers steps from 1 (docs/runtime.md, "Step numbers").
-            false => format!("at step {}", p.step + 1),
-        };
         self.status = RunStatus::Suspended {
-            reason: format!(
-                "node `{}` of workflow `{}` is at_most_once and was started {when} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
-                p.node, p.workflow, p.node, p.node
-            ),
+            reason: unsettled_reason(&self.effects.pending),
         };
         true
     }
 
-    /// The `at_most_once` node a resumed run found started but not
-    /// finished, until the user settles it ([`Engine::resolve_effect`]).
-    pub fn pending_effect(&self) -> Option<&PendingEffect> {
-        self.effects.pending.as_ref()
+    /// The `at_most_once` nodes a resumed run found started but not
+    /// finished, until the user settles them ([`Engine::resolve_effect`]):
+    /// one of the run itself, or one per waiting branch of a fan-out.
+    pub fn pending_effects(&self) -> &[PendingEffect] {
+        &self.effects.pending
     }
 
-    /// Settles the pending `at_most_once` node (`--assume-done` /
-    /// `--rerun`); `Err` when none is pending or it is another node.
+    /// Settles one pending `at_most_once` node (`--assume-done` /
+    /// `--rerun`, once per node); `Err` when none is pending, it is not
+    /// one of them, or it is settled already.
     pub fn resolve_effect(&mut self, resolution: Resolution) -> Result<(), String> {
-        match &self.effects.pending {
-            None => Err(format!(
-                "no at_most_once node is waiting to be settled in this run, so `{}` cannot be assumed done or rerun",
-                resolution.node()
-            )),
-            Some(p) if p.node != resolution.node() => Err(format!(
-                "the run waits on the at_most_once node `{}`, not `{}`",
-                p.node,
-                resolution.node()
-            )),
-            Some(_) => {
-                if let RunStatus::Suspended { .. } = self.status
-                    && self.effects.resolution.is_none()
-                {
-                    self.status = RunStatus::Running;
-                }
-                self.effects.resolution = Some(resolution);
-                Ok(())
-            }
+        let node = resolution.node();
+        if self.effects.pending.is_empty() {
+            return Err(format!(
+                "no at_most_once node is waiting to be settled in this run, so `{node}` cannot be assumed done or rerun"
+            ));
         }
+        if !self.effects.pending.iter().any(|p| p.node == node) {
+            let names: Vec<String> = (self.effects.pending.iter())
+                .map(|p| format!("`{}`", p.node))
+                .collect();
+            return Err(match &names[..] {
+                [one] => format!("the run waits on the at_most_once node {one}, not `{node}`"),
+                _ => format!(
+                    "the run waits on the at_most_once nodes {}, not `{node}`",
+                    names.join(", ")
+                ),
+            });
+        }
+        if self.effects.resolution.iter().any(|r| r.node() == node) {
+            return Err(format!(
+                "the at_most_once node `{node}` is settled twice: name it in one --assume-done or --rerun"
+            ));
+        }
+        if let RunStatus::Suspended { .. } = self.status
+            && self.effects.resolution.is_empty()
+        {
+            self.status = RunStatus::Running;
+        }
+        self.effects.resolution.push(resolution);
+        Ok(())
     }
 
     /// Cancels the run (`wfc run --resume DIR --cancel`): one more step,
@@ -381,8 +382,8 @@ impl<'p> Engine<'p> {
                 self.status.name()
             ));
         }
-        self.effects.pending = None;
-        self.effects.resolution = None;
+        self.effects.pending.clear();
+        self.effects.resolution.clear();
         self.status = RunStatus::Running;
         let reason = format!("the run was cancelled: {reason}");
         let input = StepInput::Abort {
@@ -547,6 +548,46 @@ impl<'p> Engine<'p> {
                 status: Status::Success,
                 ..outcome
             },
+        }
+    }
+}
+
+/// Why a run waits on the unsettled `at_most_once` nodes `pending`: each
+/// named, with the flags that settle it.
+pub(super) fn unsettled_reason(pending: &[PendingEffect]) -> String {
+    // A node of a parallel branch goes by its branch-qualified name
+    // (engine/fan_effect.rs); its step is the branch's, not the run's.
+    let when = |p: &PendingEffect| match p.node.contains('/') {
+        true => "in a parallel branch".to_owned(),
+        // Human text numbers steps from 1 (docs/runtime.md, "Step numbers").
+        false => format!("at step {}", p.step + 1),
+    };
+    match pending {
+        [p] => format!(
+            "node `{}` of workflow `{}` is at_most_once and was started {} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
+            p.node,
+            p.workflow,
+            when(p),
+            p.node,
+            p.node
+        ),
+        _ => {
+            let names: Vec<String> = pending
+                .iter()
+                .map(|p| {
+                    format!(
+                        "node `{}` of workflow `{}` (started {})",
+                        p.node,
+                        p.workflow,
+                        when(p)
+                    )
+                })
+                .collect();
+            format!(
+                "{} at_most_once nodes were started but not recorded as finished: {}; their effects may or may not have happened; resume with `--assume-done NODE` for each that happened and `--rerun NODE` for each that did not (several in one command)",
+                pending.len(),
+                names.join(", ")
+            )
         }
     }
 }

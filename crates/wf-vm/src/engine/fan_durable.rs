@@ -57,7 +57,7 @@ impl Engine<'_> {
                 }
             }
             self.effects.last_done = None;
-            self.effects.last_started = None;
+            self.effects.last_started.clear();
         }
         self.effects.branch_dir = Some(dir);
     }

@@ -93,7 +93,7 @@ impl Engine<'_> {
             inherited: &inherited,
             scope: &scope,
             may_wait: journal_dir.is_some() && self.config.questions_wait,
-            settle: settle.as_ref(),
+            settle: &settle,
             keys: keys.as_ref(),
         };
         let width = (policy.max_parallel as usize).min(targets.len());

@@ -1248,3 +1248,141 @@ fn siblings_running_one_key_at_once_run_it_once() {
         .count();
     assert_eq!(reused, 2, "one branch and `pay_again` reuse it:\n{trace}");
 }
+
+/// Runs `branch_once_two.wf` until `charge` kills wfc with both branches'
+/// `at_most_once` nodes started, then resumes it unsettled: it suspends
+/// naming both at once, and `wfc status` lists both.
+fn killed_in_two_branches(name: &str) -> (PathBuf, String) {
+    let dir = scratch(name);
+    let run_dir = path(&dir, "run");
+    let file = "tests/run/effects/branch_once_two.wf";
+    let out = wfc(
+        &dir,
+        false,
+        &["run", file, "--allow-tools", "--run-dir", &run_dir],
+    );
+    assert!(killed(&out), "{out:?}");
+    let out = wfc(&dir, false, &["run", "--resume", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let (ship, charge) = ("fan#1/ship/ship", "fan#1/charge/charge");
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        said.contains("2 at_most_once nodes were started in parallel branches")
+            && said.contains(&format!("node `{ship}` (workflow `Two`)"))
+            && said.contains(&format!("node `{charge}` (workflow `Two`)"))
+            && said.contains(&format!("`--assume-done {ship}` if it took effect"))
+            && said.contains(&format!("`--rerun {charge}` if not")),
+        "{said}"
+    );
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    let stdout = text(&out.stdout);
+    for q in [ship, charge] {
+        assert!(
+            stdout.contains(&format!(
+                "unsettled: node `{q}` (at_most_once) started in a parallel branch"
+            )),
+            "{stdout}"
+        );
+    }
+    let out = wfc(&dir, false, &["status", &run_dir, "--format", "json"]);
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = (status["unsettled_effects"].as_array().unwrap().iter())
+        .map(|e| e["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, [ship, charge], "{status}");
+    (dir, run_dir)
+}
+
+/// Issue 17.3: several unsettled `at_most_once` nodes in branches are
+/// asked at once and settled in one resume (`--assume-done` for `ship`,
+/// `--rerun` for `charge`): `ship` does not run again, `charge` does, and
+/// the run ends and replays. Trace: `branch_once_two.trace`.
+#[test]
+fn several_unsettled_nodes_in_branches_are_settled_at_once() {
+    let (dir, run_dir) = killed_in_two_branches("amo_two");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--assume-done",
+            "fan#1/ship/ship",
+            "--outputs",
+            r#"{"ship.stdout": "shipped by hand"}"#,
+            "--rerun",
+            "fan#1/charge/charge",
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["ship.stdout"], "shipped by hand");
+    assert_eq!(report["blackboard"]["charge.stdout"], "receipt\n");
+    let mut lines: Vec<String> = ledger(&dir).lines().map(str::to_owned).collect();
+    lines.sort();
+    assert_eq!(lines, ["charge", "charge", "ship"]);
+    check_trace("branch_once_two", &branch_trace(Path::new(&events)));
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    assert!(!text(&out.stdout).contains("unsettled"), "{out:?}");
+}
+
+/// Settling only some: the run goes on with them, and the branch whose
+/// node is still unsettled waits again, the run suspending naming only
+/// it; a node named twice, or one that does not wait, is refused.
+#[test]
+fn settling_some_unsettled_nodes_leaves_the_others_waiting() {
+    let (dir, run_dir) = killed_in_two_branches("amo_two_partial");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let twice = [
+        "--rerun",
+        "fan#1/ship/ship",
+        "--assume-done",
+        "fan#1/ship/ship",
+    ];
+    let out = wfc(&dir, false, &[&resume[..], &twice[..]].concat());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("`fan#1/ship/ship` is settled twice"),
+        "{out:?}"
+    );
+    let out = wfc(&dir, false, &[&resume[..], &["--rerun", "ship"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains(
+            "the run waits on the at_most_once nodes `fan#1/ship/ship`, `fan#1/charge/charge`, not `ship`"
+        ),
+        "{out:?}"
+    );
+    let out = wfc(
+        &dir,
+        false,
+        &[&resume[..], &["--rerun", "fan#1/charge/charge"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("node `fan#1/ship/ship` (workflow `Two`) is at_most_once")
+            && !said.contains("charge/charge"),
+        "{said}"
+    );
+    let out = wfc(
+        &dir,
+        false,
+        &[&resume[..], &["--assume-done", "fan#1/ship/ship"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut lines: Vec<String> = ledger(&dir).lines().map(str::to_owned).collect();
+    lines.sort();
+    assert_eq!(lines, ["charge", "charge", "ship"]);
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
