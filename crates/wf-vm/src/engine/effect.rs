@@ -255,13 +255,19 @@ impl<'p> Engine<'p> {
             ));
         }
         let step = self.step;
-        if let Some(claim) = claim {
-            claim.done(super::fan_keys::Done {
-                step,
-                workflow: workflow.clone(),
-                node: node.clone(),
-                input: input.clone(),
-            });
+        // A branch's siblings and its fan-out's join see it: through the
+        // claim, or directly for a node that ran without claiming its key
+        // (an `at_most_once` node the user settled: engine/fan_effect.rs).
+        let done = || super::fan_keys::Done {
+            step,
+            workflow: workflow.clone(),
+            node: node.clone(),
+            input: input.clone(),
+        };
+        match (claim, &self.effects.shared, &key) {
+            (Some(claim), _, _) => claim.done(done()),
+            (None, Some(shared), Some(key)) => shared.insert_done(key, done()),
+            _ => {}
         }
         self.effects
             .add_done(step, workflow, node, key, attrs.compensate, input.clone());
