@@ -221,6 +221,8 @@ impl<'p> Engine<'p> {
         let Some(attrs) = self.effect_attrs(wf, node) else {
             return;
         };
+        let partial = self.partial_when_spent(wf, node, input);
+        let input = partial.as_ref().unwrap_or(input);
         if !is_done(input) {
             return;
         }
@@ -271,6 +273,38 @@ impl<'p> Engine<'p> {
         }
         self.effects
             .add_done(step, workflow, node, key, attrs.compensate, input.clone());
+    }
+
+    /// A `retry` on the node's last attempt when the node has
+    /// `allow_partial`: the `partial_success` the engine makes of it
+    /// (apply.rs), which is the result to record under its key, so a
+    /// later execution reuses it as such (never a `retry`).
+    fn partial_when_spent(
+        &self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        input: &StepInput,
+    ) -> Option<StepInput> {
+        let ir = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let (StepInput::Tool { outcome, .. }
+        | StepInput::Decision {
+            decision: Decision::Advance(outcome),
+            ..
+        }) = input
+        else {
+            return None;
+        };
+        let retries = (ir.engine.retries).unwrap_or(self.info[wf.0 as usize].default_retries);
+        let attempt = self.frames.last()?.attempt;
+        if outcome.status != Status::Retry || !ir.engine.allow_partial || attempt <= retries {
+            return None;
+        }
+        let partial = Outcome {
+            status: Status::PartialSuccess,
+            notes: Some("retries exhausted, partial accepted".into()),
+            ..outcome.clone()
+        };
+        Some(self.outcome_input(wf, node, partial))
     }
 
     /// `outcome` as the step input of a node of `node`'s kind.

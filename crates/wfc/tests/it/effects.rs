@@ -1386,3 +1386,35 @@ fn settling_some_unsettled_nodes_leaves_the_others_waiting() {
     let out = wfc(&dir, false, &["replay", &run_dir]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// Issue 17.3, "on retry after a partial result": a `retry` that ends the
+/// node as `partial_success` (its retries spent, `allow_partial`) is a
+/// result: recorded under the key as `partial_success`, and reused so by
+/// the second call, at once, without asking the agent again. Trace:
+/// `retry_partial.trace`.
+#[test]
+fn a_partial_result_when_retries_run_out_is_the_keys_effect() {
+    let dir = scratch("retry_partial");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/retry_partial.wf",
+            "--set",
+            "customer=acme",
+            "--agent",
+            "script:tests/run/effects/retry_partial.json",
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["price"], 90);
+    assert_eq!(report["blackboard"]["again"], 90);
+    expect("retry_partial", &dir, Path::new(&events));
+}
