@@ -291,9 +291,15 @@ fn human(state: &Value) -> String {
                     "hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not\n"
                 ));
             }
-            _ => out.push_str(&format!(
-                "hint: settle them all in one command, `--assume-done NODE [--outputs JSON]` for each that did, `--rerun NODE` for each that did not: `wfc run --resume {dir} --assume-done … --rerun …`\n"
-            )),
+            _ => {
+                let flags: Vec<String> = (all.iter())
+                    .map(|e| format!("--assume-done {}", text(&e["node"])))
+                    .collect();
+                out.push_str(&format!(
+                    "hint: settle them in one command, `--assume-done NODE [--outputs JSON]` for each that did and `--rerun NODE` for each that did not, e.g. `wfc run --resume {dir} {}`\n",
+                    flags.join(" ")
+                ));
+            }
         }
         return out;
     }

@@ -1284,6 +1284,12 @@ fn killed_in_two_branches(name: &str) -> (PathBuf, String) {
             "{stdout}"
         );
     }
+    assert!(
+        stdout.contains(&format!(
+            "`wfc run --resume {run_dir} --assume-done {ship} --assume-done {charge}`"
+        )),
+        "{stdout}"
+    );
     let out = wfc(&dir, false, &["status", &run_dir, "--format", "json"]);
     let status: Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = (status["unsettled_effects"].as_array().unwrap().iter())
