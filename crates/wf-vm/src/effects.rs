@@ -355,3 +355,63 @@ pub(crate) fn read_effects(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{EffectRecord, Effects};
+    use crate::agent::Outcome;
+    use crate::engine::StepInput;
+
+    fn started(step: u64, node: &str) -> EffectRecord {
+        EffectRecord::Started {
+            step,
+            workflow: "W".into(),
+            node: node.into(),
+        }
+    }
+
+    fn done(step: u64, node: &str) -> EffectRecord {
+        EffectRecord::Done {
+            step,
+            workflow: "W".into(),
+            node: node.into(),
+            key: None,
+            compensate: None,
+            input: Box::new(StepInput::Tool {
+                outcome: Outcome::success(),
+                refused: false,
+            }),
+        }
+    }
+
+    fn pending(records: Vec<EffectRecord>, committed: u64) -> Vec<String> {
+        let mut e = Effects::default();
+        for r in records {
+            e.load(r);
+        }
+        e.settle(committed);
+        e.pending.into_iter().map(|p| p.node).collect()
+    }
+
+    /// A fan-out's suspension records one start per waiting branch node
+    /// at the step that asks it again: all are pending, less those a
+    /// `done` record of that step settled (a kill after the settlement was
+    /// recorded); an earlier step's starts are superseded.
+    #[test]
+    fn every_unsettled_start_of_the_last_step_is_pending() {
+        let a = "fan#1/a/charge";
+        let b = "fan#1/b/ship";
+        assert_eq!(
+            pending(vec![started(1, "pay"), started(3, a), started(3, b)], 3),
+            [a, b]
+        );
+        assert_eq!(
+            pending(vec![started(3, a), started(3, b), done(3, a)], 3),
+            [b]
+        );
+        // The root's own node, finished before its step record was cut off.
+        assert!(pending(vec![started(5, "pay"), done(5, "pay")], 5).is_empty());
+        // Committed: the step that started it is in the log.
+        assert!(pending(vec![started(2, "pay")], 3).is_empty());
+    }
+}
