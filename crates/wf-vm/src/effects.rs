@@ -234,7 +234,11 @@ impl Effects {
                 // pending.
                 self.last_started
                     .retain(|s| !(s.step == step && s.node == node));
-                self.add_done(step, workflow, node, key, compensate, *input)
+                // A log written before a `retry` stopped being recorded
+                // holds some: no result to reuse (see `is_done`).
+                if is_done(&input) {
+                    self.add_done(step, workflow, node, key, compensate, *input)
+                }
             }
             EffectRecord::Compensated {
                 step,
@@ -413,5 +417,30 @@ mod tests {
         assert!(pending(vec![started(5, "pay"), done(5, "pay")], 5).is_empty());
         // Committed: the step that started it is in the log.
         assert!(pending(vec![started(2, "pay")], 3).is_empty());
+    }
+
+    /// A `done` record of a `retry` (written before such attempts stopped
+    /// being recorded) is no result: its key is not indexed, so the node
+    /// runs again rather than reusing the `retry` until its attempts run
+    /// out.
+    #[test]
+    fn a_logged_retry_is_not_reused() {
+        let retry = |key: &str| EffectRecord::Done {
+            step: 1,
+            workflow: "W".into(),
+            node: "quote".into(),
+            key: Some(key.into()),
+            compensate: None,
+            input: Box::new(StepInput::Tool {
+                outcome: Outcome {
+                    status: crate::agent::Status::Retry,
+                    ..Outcome::success()
+                },
+                refused: false,
+            }),
+        };
+        let mut e = Effects::default();
+        e.load(retry("k"));
+        assert!(e.by_key.is_empty() && e.last_done.is_none());
     }
 }

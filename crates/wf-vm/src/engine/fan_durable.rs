@@ -101,7 +101,7 @@ pub(super) fn keyed(dir: &Path) -> Vec<(String, super::fan_keys::Done)> {
                 key: Some(key),
                 input,
                 ..
-            } => Some((
+            } if crate::effects::is_done(&input) => Some((
                 key,
                 super::fan_keys::Done {
                     step,
