@@ -154,12 +154,16 @@ pub(crate) struct Effects {
     pub by_key: HashMap<String, (u64, StepInput)>,
     /// The last `done` record: its step may not have been committed.
     pub last_done: Option<(u64, Option<String>, StepInput)>,
-    /// The last `started` record.
-    pub last_started: Option<PendingEffect>,
-    /// An `at_most_once` node found unfinished on resume.
-    pub pending: Option<PendingEffect>,
-    /// How the user settled `pending`.
-    pub resolution: Option<Resolution>,
+    /// The `started` records of the latest step that has any (a fan-out
+    /// whose branches wait records one per waiting node), less those a
+    /// `done` record of the same step and node finished.
+    pub last_started: Vec<PendingEffect>,
+    /// The `at_most_once` nodes found unfinished on resume: one of the
+    /// run itself, or one per waiting branch of a fan-out.
+    pub pending: Vec<PendingEffect>,
+    /// How the user settled some of `pending` (a branch engine: its own
+    /// node's, by its own name).
+    pub resolution: Vec<Resolution>,
     /// Effects that name a compensation, in order of completion.
     pub completed: Vec<Completed>,
     /// The steps whose compensation ran.
@@ -177,6 +181,11 @@ pub(crate) struct Effects {
     /// order: done (its step and what it produced), or started and not
     /// finished (`None`) (engine/fan_effect.rs).
     pub branch_history: HashMap<(String, String), BranchHistory>,
+    /// A branch engine's registry of keys, shared with its siblings
+    /// (engine/fan_keys.rs).
+    pub shared: Option<std::sync::Arc<crate::engine::fan_keys::SharedKeys>>,
+    /// The key this branch engine claimed for the node it runs now.
+    pub claim: Option<crate::engine::fan_keys::ClaimGuard>,
 }
 
 impl Effects {
@@ -203,7 +212,11 @@ impl Effects {
                 workflow,
                 node,
             } => {
-                self.last_started = Some(PendingEffect {
+                if self.last_started.iter().any(|s| s.step != step) {
+                    self.last_started.clear();
+                }
+                self.last_started.retain(|s| s.node != node);
+                self.last_started.push(PendingEffect {
                     step,
                     workflow,
                     node,
@@ -216,7 +229,17 @@ impl Effects {
                 key,
                 compensate,
                 input,
-            } => self.add_done(step, workflow, node, key, compensate, *input),
+            } => {
+                // Finished (or settled, for a branch's node): no longer
+                // pending.
+                self.last_started
+                    .retain(|s| !(s.step == step && s.node == node));
+                // A log written before a `retry` stopped being recorded
+                // holds some: no result to reuse (see `is_done`).
+                if is_done(&input) {
+                    self.add_done(step, workflow, node, key, compensate, *input)
+                }
+            }
             EffectRecord::Compensated {
                 step,
                 workflow,
@@ -265,29 +288,30 @@ impl Effects {
         self.last_done = Some((step, key, input));
     }
 
-    /// After the log is loaded and `step` steps are committed: an
-    /// `at_most_once` node started in the uncommitted step, with no `done`
-    /// record, is pending.
+    /// After the log is loaded and `step` steps are committed: the
+    /// `at_most_once` nodes started in the uncommitted step, with no
+    /// `done` record, are pending.
     pub fn settle(&mut self, step: u64) {
-        let done_now = self.last_done.as_ref().is_some_and(|d| d.0 == step);
-        self.pending = self
-            .last_started
-            .take()
-            // Later than `step`: carried over by an interrupted step
-            // (engine/effect.rs, `carry_started`), not finished either.
-            .filter(|s| s.step >= step && !done_now);
+        self.pending = std::mem::take(&mut self.last_started);
+        // Later than `step`: carried over by an interrupted step
+        // (engine/effect.rs, `carry_started`), not finished either.
+        self.pending.retain(|s| s.step >= step);
     }
 }
 
 /// Whether `input` is a finished effect worth recording: an outcome that
-/// is not `fail`.
+/// neither failed nor asks for a retry. A `retry` (a backend that timed
+/// out, a handler a kill cut short) says the attempt did not do its work:
+/// recorded under the node's key, it would be what the retry reuses
+/// instead of running, again and again until the attempts run out. A
+/// `partial_success` is a result, recorded and reused as any.
 pub(crate) fn is_done(input: &StepInput) -> bool {
     match input {
         StepInput::Tool { outcome, .. }
         | StepInput::Decision {
             decision: Decision::Advance(outcome),
             ..
-        } => outcome.status != Status::Fail,
+        } => !matches!(outcome.status, Status::Fail | Status::Retry),
         _ => false,
     }
 }
@@ -334,4 +358,89 @@ pub(crate) fn read_effects(
         out.push(record);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EffectRecord, Effects};
+    use crate::agent::Outcome;
+    use crate::engine::StepInput;
+
+    fn started(step: u64, node: &str) -> EffectRecord {
+        EffectRecord::Started {
+            step,
+            workflow: "W".into(),
+            node: node.into(),
+        }
+    }
+
+    fn done(step: u64, node: &str) -> EffectRecord {
+        EffectRecord::Done {
+            step,
+            workflow: "W".into(),
+            node: node.into(),
+            key: None,
+            compensate: None,
+            input: Box::new(StepInput::Tool {
+                outcome: Outcome::success(),
+                refused: false,
+            }),
+        }
+    }
+
+    fn pending(records: Vec<EffectRecord>, committed: u64) -> Vec<String> {
+        let mut e = Effects::default();
+        for r in records {
+            e.load(r);
+        }
+        e.settle(committed);
+        e.pending.into_iter().map(|p| p.node).collect()
+    }
+
+    /// A fan-out's suspension records one start per waiting branch node
+    /// at the step that asks it again: all are pending, less those a
+    /// `done` record of that step settled (a kill after the settlement was
+    /// recorded); an earlier step's starts are superseded.
+    #[test]
+    fn every_unsettled_start_of_the_last_step_is_pending() {
+        let a = "fan#1/a/charge";
+        let b = "fan#1/b/ship";
+        assert_eq!(
+            pending(vec![started(1, "pay"), started(3, a), started(3, b)], 3),
+            [a, b]
+        );
+        assert_eq!(
+            pending(vec![started(3, a), started(3, b), done(3, a)], 3),
+            [b]
+        );
+        // The root's own node, finished before its step record was cut off.
+        assert!(pending(vec![started(5, "pay"), done(5, "pay")], 5).is_empty());
+        // Committed: the step that started it is in the log.
+        assert!(pending(vec![started(2, "pay")], 3).is_empty());
+    }
+
+    /// A `done` record of a `retry` (written before such attempts stopped
+    /// being recorded) is no result: its key is not indexed, so the node
+    /// runs again rather than reusing the `retry` until its attempts run
+    /// out.
+    #[test]
+    fn a_logged_retry_is_not_reused() {
+        let retry = |key: &str| EffectRecord::Done {
+            step: 1,
+            workflow: "W".into(),
+            node: "quote".into(),
+            key: Some(key.into()),
+            compensate: None,
+            input: Box::new(StepInput::Tool {
+                outcome: Outcome {
+                    status: crate::agent::Status::Retry,
+                    ..Outcome::success()
+                },
+                refused: false,
+            }),
+        };
+        let mut e = Effects::default();
+        e.load(retry("k"));
+        assert!(e.by_key.is_empty() && e.last_done.is_none());
+    }
 }

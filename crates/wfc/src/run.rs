@@ -194,21 +194,20 @@ pub struct RunArgs {
     /// run started but did not record as finished, as done: it succeeds
     /// without running again, with the writes of --outputs. A node in a
     /// `.wf` parallel branch goes by the name the run gave it
-    /// (`fan#1/a/charge`; `wfc status DIR` shows it).
-    #[arg(
-        long,
-        value_name = "NODE",
-        requires = "resume",
-        conflicts_with = "rerun"
-    )]
-    assume_done: Option<String>,
-    /// With --assume-done: the node's outputs, a JSON object (key → value).
-    #[arg(long, value_name = "JSON", requires = "assume_done")]
-    outputs: Option<String>,
-    /// With --resume: settle such a node as not done: it runs again (a
-    /// node in a parallel branch by its name `fan#1/a/charge`).
+    /// (`fan#1/a/charge`; `wfc status DIR` shows it). Repeat it (and
+    /// --rerun) to settle several nodes at once.
     #[arg(long, value_name = "NODE", requires = "resume")]
-    rerun: Option<String>,
+    assume_done: Vec<String>,
+    /// With --assume-done: the node's outputs, a JSON object (key → value).
+    /// With several --assume-done, the Nth --outputs is the Nth node's
+    /// (`{}` for none).
+    #[arg(long, value_name = "JSON", requires = "assume_done")]
+    outputs: Vec<String>,
+    /// With --resume: settle such a node as not done: it runs again (a
+    /// node in a parallel branch by its name `fan#1/a/charge`). Repeat it
+    /// to settle several.
+    #[arg(long, value_name = "NODE", requires = "resume")]
+    rerun: Vec<String>,
     /// With --resume: cancel the run instead of continuing it: it ends as
     /// failed (kind `cancelled`, WF0930) and the compensating nodes of its
     /// completed effects run (tools must be allowed). `wfc cancel DIR` does
@@ -794,11 +793,14 @@ fn finish(
             Some(dir) if !questions.is_empty() => {
                 eprint!("{}", crate::answer::hints(dir, questions))
             }
-            Some(dir) if let Some(p) = &effects.pending => eprintln!(
+            Some(dir) if let [p] = &effects.pending[..] => eprintln!(
                 "hint: if `{node}` took effect, `wfc run --resume {dir} --assume-done {node} [--outputs JSON]`; \
                  if it did not, `wfc run --resume {dir} --rerun {node}`",
                 node = p.node
             ),
+            Some(dir) if !effects.pending.is_empty() => {
+                eprint!("{}", effects::several_hint(dir, &effects.pending))
+            }
             Some(dir) => eprintln!("hint: resume with `wfc run --resume {dir}`"),
             None => eprintln!(
                 "hint: this run cannot be resumed; run with `--run-dir DIR` to make it resumable"

@@ -120,10 +120,16 @@ fn status(path: &Path) -> Result<Value, String> {
     if let Some(origin) = origin {
         state["origin"] = serde_json::to_value(origin).expect("JSON serialises");
     }
-    // An at_most_once node a kill interrupted (docs/runtime.md 11.3): only
-    // when there is one.
-    if let Some(p) = engine.pending_effect() {
+    // The at_most_once nodes a kill interrupted (docs/runtime.md 11.3):
+    // only when there are some; `unsettled_effect` is the first, as before
+    // several could wait.
+    let pending = engine.pending_effects();
+    if let Some(p) = pending.first() {
         state["unsettled_effect"] = json!({"workflow": p.workflow, "node": p.node, "step": p.step});
+        let all: Vec<Value> = (pending.iter())
+            .map(|p| json!({"workflow": p.workflow, "node": p.node, "step": p.step}))
+            .collect();
+        state["unsettled_effects"] = Value::Array(all);
     }
     Ok(state)
 }
@@ -257,25 +263,44 @@ fn human(state: &Value) -> String {
             out.push_str(&format!("  answered: {said} (applied on resume)\n"));
         }
     }
-    if let Some(e) = state["unsettled_effect"].as_object() {
-        let (node, dir) = (text(&e["node"]), text(&state["dir"]));
-        // A branch-qualified name (`fan#1/a/charge`): the step is the one
-        // that asks the parallel node again, not the branch's.
-        let when = if node.contains('/') {
-            "in a parallel branch".to_owned()
-        } else {
-            // Numbered from 1, as `wfc run` does; the JSON keeps the index.
-            format!(
-                "at step {}",
-                e["step"]
-                    .as_u64()
-                    .map_or_else(|| "?".into(), |s| (s + 1).to_string())
-            )
-        };
-        out.push_str(&format!(
-            "unsettled: node `{node}` (at_most_once) started {when} and may or may not have taken effect\n\
-             hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not\n"
-        ));
+    if let Some(all) = state["unsettled_effects"].as_array() {
+        let dir = text(&state["dir"]);
+        for e in all {
+            let node = text(&e["node"]);
+            // A branch-qualified name (`fan#1/a/charge`): the step is the
+            // one that asks the parallel node again, not the branch's.
+            let when = if node.contains('/') {
+                "in a parallel branch".to_owned()
+            } else {
+                // Numbered from 1, as `wfc run` does; the JSON keeps the index.
+                format!(
+                    "at step {}",
+                    e["step"]
+                        .as_u64()
+                        .map_or_else(|| "?".into(), |s| (s + 1).to_string())
+                )
+            };
+            out.push_str(&format!(
+                "unsettled: node `{node}` (at_most_once) started {when} and may or may not have taken effect\n"
+            ));
+        }
+        match &all[..] {
+            [e] => {
+                let node = text(&e["node"]);
+                out.push_str(&format!(
+                    "hint: `wfc run --resume {dir} --assume-done {node} [--outputs JSON]` if it did, `--rerun {node}` if not\n"
+                ));
+            }
+            _ => {
+                let flags: Vec<String> = (all.iter())
+                    .map(|e| format!("--assume-done {}", text(&e["node"])))
+                    .collect();
+                out.push_str(&format!(
+                    "hint: settle them in one command, `--assume-done NODE [--outputs JSON]` for each that did and `--rerun NODE` for each that did not, e.g. `wfc run --resume {dir} {}`\n",
+                    flags.join(" ")
+                ));
+            }
+        }
         return out;
     }
     let open: Vec<&Value> = questions.iter().filter(|q| q["answer"].is_null()).collect();

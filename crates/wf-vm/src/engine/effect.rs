@@ -4,6 +4,7 @@
 
 use wf_ir::{NodeIdx, Opcode, Part, WorkflowIdx};
 
+use super::fan_keys::Claim;
 use super::support::failed;
 use super::{Engine, StepInput};
 use crate::agent::{BlackboardView, Decision, DecisionContext, Outcome, Status, Write};
@@ -79,14 +80,14 @@ impl<'p> Engine<'p> {
     pub(super) fn effect_before(&mut self, wf: WorkflowIdx, node: NodeIdx) -> Option<StepInput> {
         let attrs = self.effect_attrs(wf, node)?;
         let (wf_name, node_name) = (self.wf_name(wf), self.node_name(wf, node));
-        if self
-            .effects
-            .pending
-            .as_ref()
-            .is_some_and(|p| p.workflow == wf_name && p.node == node_name)
+        if let Some(i) =
+            (self.effects.pending.iter()).position(|p| p.workflow == wf_name && p.node == node_name)
         {
-            self.effects.pending = None;
-            if let Some(Resolution::AssumeDone { writes, .. }) = self.effects.resolution.take() {
+            self.effects.pending.remove(i);
+            let settled = (self.effects.resolution.iter()).position(|r| r.node() == node_name);
+            if let Some(Resolution::AssumeDone { writes, .. }) =
+                settled.map(|i| self.effects.resolution.remove(i))
+            {
                 return Some(self.assumed_done(wf, node, writes));
             }
         }
@@ -112,14 +113,30 @@ impl<'p> Engine<'p> {
             Ok(key) => key,
             Err(reason) => return Some(self.failed_input(wf, node, reason)),
         };
-        if let Some(key) = key
-            && let Some((step, input)) = self.effects.by_key.get(&key)
+        if let Some(key) = &key
+            && let Some((step, input)) = self.effects.by_key.get(key)
         {
             return Some(StepInput::Reused {
-                key: Some(key),
+                key: Some(key.clone()),
                 of_step: *step,
                 produced: Box::new(input.clone()),
             });
+        }
+        // A branch: a sibling may have completed the key, or run it now
+        // (then this waits for it: engine/fan_keys.rs).
+        if let Some(key) = key
+            && let Some(shared) = self.effects.shared.clone()
+        {
+            match shared.claim(&key) {
+                Claim::Done(done) => {
+                    return Some(StepInput::Reused {
+                        key: Some(key),
+                        of_step: done.step,
+                        produced: Box::new(done.input),
+                    });
+                }
+                Claim::Mine(guard) => self.effects.claim = Some(guard),
+            }
         }
         if attrs.at_most_once {
             let record = EffectRecord::Started {
@@ -140,6 +157,8 @@ impl<'p> Engine<'p> {
                 (None, None) => None,
             };
             if let Some((e, place)) = written {
+                // Not run: a waiting sibling may run it.
+                self.effects.claim = None;
                 let reason = format!(
                     "could not record the start of the at_most_once node `{node_name}` in {place} ({e}): it was not run"
                 );
@@ -197,9 +216,13 @@ impl<'p> Engine<'p> {
     /// After a live step asked the agent or ran the tool: a completed
     /// effect is recorded (in the log of a durable run) and indexed.
     pub(super) fn effect_after(&mut self, wf: WorkflowIdx, node: NodeIdx, input: &StepInput) {
+        // Dropped unless the effect completed: a waiting sibling runs it.
+        let claim = self.effects.claim.take();
         let Some(attrs) = self.effect_attrs(wf, node) else {
             return;
         };
+        let partial = self.partial_when_spent(wf, node, input);
+        let input = partial.as_ref().unwrap_or(input);
         if !is_done(input) {
             return;
         }
@@ -234,8 +257,54 @@ impl<'p> Engine<'p> {
             ));
         }
         let step = self.step;
+        // A branch's siblings and its fan-out's join see it: through the
+        // claim, or directly for a node that ran without claiming its key
+        // (an `at_most_once` node the user settled: engine/fan_effect.rs).
+        let done = || super::fan_keys::Done {
+            step,
+            workflow: workflow.clone(),
+            node: node.clone(),
+            input: input.clone(),
+        };
+        match (claim, &self.effects.shared, &key) {
+            (Some(claim), _, _) => claim.done(done()),
+            (None, Some(shared), Some(key)) => shared.insert_done(key, done()),
+            _ => {}
+        }
         self.effects
             .add_done(step, workflow, node, key, attrs.compensate, input.clone());
+    }
+
+    /// A `retry` on the node's last attempt when the node has
+    /// `allow_partial`: the `partial_success` the engine makes of it
+    /// (apply.rs), which is the result to record under its key, so a
+    /// later execution reuses it as such (never a `retry`).
+    fn partial_when_spent(
+        &self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        input: &StepInput,
+    ) -> Option<StepInput> {
+        let ir = &self.program.workflows[wf.0 as usize].nodes[node.0 as usize];
+        let (StepInput::Tool { outcome, .. }
+        | StepInput::Decision {
+            decision: Decision::Advance(outcome),
+            ..
+        }) = input
+        else {
+            return None;
+        };
+        let retries = (ir.engine.retries).unwrap_or(self.info[wf.0 as usize].default_retries);
+        let attempt = self.frames.last()?.attempt;
+        if outcome.status != Status::Retry || !ir.engine.allow_partial || attempt <= retries {
+            return None;
+        }
+        let partial = Outcome {
+            status: Status::PartialSuccess,
+            notes: Some("retries exhausted, partial accepted".into()),
+            ..outcome.clone()
+        };
+        Some(self.outcome_input(wf, node, partial))
     }
 
     /// `outcome` as the step input of a node of `node`'s kind.
@@ -284,59 +353,60 @@ impl<'p> Engine<'p> {
     }
 
     /// Whether an unsettled `at_most_once` node keeps the run from going
-    /// on: the run is then suspended, naming it.
+    /// on (none of the pending ones is settled): the run is then
+    /// suspended, naming every one. Once some are settled the run goes
+    /// on; a branch whose node is still unsettled waits again.
     pub(super) fn effect_blocked(&mut self) -> bool {
-        let Some(p) = &self.effects.pending else {
-            return false;
-        };
-        if self.effects.resolution.is_some() {
+        if self.effects.pending.is_empty() || !self.effects.resolution.is_empty() {
             return false;
         }
-        // A node of a parallel branch goes by its branch-qualified name
-        // (engine/fan_effect.rs); its step is the branch's, not the run's.
-        let when = match p.node.contains('/') {
-            true => "in a parallel branch".to_owned(),
-            // Human text numbers steps from 1 (docs/runtime.md, "Step numbers").
-            false => format!("at step {}", p.step + 1),
-        };
         self.status = RunStatus::Suspended {
-            reason: format!(
-                "node `{}` of workflow `{}` is at_most_once and was started {when} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
-                p.node, p.workflow, p.node, p.node
-            ),
+            reason: unsettled_reason(&self.effects.pending),
         };
         true
     }
 
-    /// The `at_most_once` node a resumed run found started but not
-    /// finished, until the user settles it ([`Engine::resolve_effect`]).
-    pub fn pending_effect(&self) -> Option<&PendingEffect> {
-        self.effects.pending.as_ref()
+    /// The `at_most_once` nodes a resumed run found started but not
+    /// finished, until the user settles them ([`Engine::resolve_effect`]):
+    /// one of the run itself, or one per waiting branch of a fan-out.
+    pub fn pending_effects(&self) -> &[PendingEffect] {
+        &self.effects.pending
     }
 
-    /// Settles the pending `at_most_once` node (`--assume-done` /
-    /// `--rerun`); `Err` when none is pending or it is another node.
+    /// Settles one pending `at_most_once` node (`--assume-done` /
+    /// `--rerun`, once per node); `Err` when none is pending, it is not
+    /// one of them, or it is settled already.
     pub fn resolve_effect(&mut self, resolution: Resolution) -> Result<(), String> {
-        match &self.effects.pending {
-            None => Err(format!(
-                "no at_most_once node is waiting to be settled in this run, so `{}` cannot be assumed done or rerun",
-                resolution.node()
-            )),
-            Some(p) if p.node != resolution.node() => Err(format!(
-                "the run waits on the at_most_once node `{}`, not `{}`",
-                p.node,
-                resolution.node()
-            )),
-            Some(_) => {
-                if let RunStatus::Suspended { .. } = self.status
-                    && self.effects.resolution.is_none()
-                {
-                    self.status = RunStatus::Running;
-                }
-                self.effects.resolution = Some(resolution);
-                Ok(())
-            }
+        let node = resolution.node();
+        if self.effects.pending.is_empty() {
+            return Err(format!(
+                "no at_most_once node is waiting to be settled in this run, so `{node}` cannot be assumed done or rerun"
+            ));
         }
+        if !self.effects.pending.iter().any(|p| p.node == node) {
+            let names: Vec<String> = (self.effects.pending.iter())
+                .map(|p| format!("`{}`", p.node))
+                .collect();
+            return Err(match &names[..] {
+                [one] => format!("the run waits on the at_most_once node {one}, not `{node}`"),
+                _ => format!(
+                    "the run waits on the at_most_once nodes {}, not `{node}`",
+                    names.join(", ")
+                ),
+            });
+        }
+        if self.effects.resolution.iter().any(|r| r.node() == node) {
+            return Err(format!(
+                "the at_most_once node `{node}` is settled twice: name it in one --assume-done or --rerun"
+            ));
+        }
+        if let RunStatus::Suspended { .. } = self.status
+            && self.effects.resolution.is_empty()
+        {
+            self.status = RunStatus::Running;
+        }
+        self.effects.resolution.push(resolution);
+        Ok(())
     }
 
     /// Cancels the run (`wfc run --resume DIR --cancel`): one more step,
@@ -352,8 +422,8 @@ impl<'p> Engine<'p> {
                 self.status.name()
             ));
         }
-        self.effects.pending = None;
-        self.effects.resolution = None;
+        self.effects.pending.clear();
+        self.effects.resolution.clear();
         self.status = RunStatus::Running;
         let reason = format!("the run was cancelled: {reason}");
         let input = StepInput::Abort {
@@ -518,6 +588,46 @@ impl<'p> Engine<'p> {
                 status: Status::Success,
                 ..outcome
             },
+        }
+    }
+}
+
+/// Why a run waits on the unsettled `at_most_once` nodes `pending`: each
+/// named, with the flags that settle it.
+pub(super) fn unsettled_reason(pending: &[PendingEffect]) -> String {
+    // A node of a parallel branch goes by its branch-qualified name
+    // (engine/fan_effect.rs); its step is the branch's, not the run's.
+    let when = |p: &PendingEffect| match p.node.contains('/') {
+        true => "in a parallel branch".to_owned(),
+        // Human text numbers steps from 1 (docs/runtime.md, "Step numbers").
+        false => format!("at step {}", p.step + 1),
+    };
+    match pending {
+        [p] => format!(
+            "node `{}` of workflow `{}` is at_most_once and was started {} but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {}` if it happened, `--rerun {}` to run it again",
+            p.node,
+            p.workflow,
+            when(p),
+            p.node,
+            p.node
+        ),
+        _ => {
+            let names: Vec<String> = pending
+                .iter()
+                .map(|p| {
+                    format!(
+                        "node `{}` of workflow `{}` (started {})",
+                        p.node,
+                        p.workflow,
+                        when(p)
+                    )
+                })
+                .collect();
+            format!(
+                "{} at_most_once nodes were started but not recorded as finished: {}; their effects may or may not have happened; resume with `--assume-done NODE` for each that happened and `--rerun NODE` for each that did not (several in one command)",
+                pending.len(),
+                names.join(", ")
+            )
         }
     }
 }

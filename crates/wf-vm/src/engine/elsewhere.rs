@@ -261,7 +261,7 @@ impl<'p> Engine<'p> {
         // Every carried step was committed: none is this step's, none is
         // pending.
         self.effects.last_done = None;
-        self.effects.last_started = None;
+        self.effects.last_started.clear();
         self.effects.carried = carried;
         Ok(())
     }

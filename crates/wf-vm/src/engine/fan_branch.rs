@@ -78,9 +78,12 @@ pub(super) struct Env<'e> {
     /// A branch may wait at a `human` node: `may_wait`, or in a fan-out
     /// nested in a branch that may wait at one (engine/fan_wait.rs).
     pub(super) may_ask: bool,
-    /// The user's settlement of an `at_most_once` node of one of the
-    /// branches, by its branch-qualified name (`fan#1/a/charge`).
-    pub(super) settle: Option<&'e crate::effects::Resolution>,
+    /// The user's settlements of `at_most_once` nodes of the branches, by
+    /// their branch-qualified names (`fan#1/a/charge`).
+    pub(super) settle: &'e [crate::effects::Resolution],
+    /// The registry of idempotence keys the branches share
+    /// (engine/fan_keys.rs).
+    pub(super) keys: Option<&'e std::sync::Arc<super::fan_keys::SharedKeys>>,
 }
 
 /// Runs one branch from `start`; `durable`: the branch's own folder in a
@@ -117,12 +120,14 @@ pub(super) fn run_branch(
             if let Some(dir) = durable {
                 engine.attach_branch_dir(dir);
             }
+            engine.effects.shared = env.keys.cloned();
             // A settlement for a node of this branch, by its own name.
-            if let Some(r) = env.settle
-                && let Some(own) = r.node().strip_prefix(&engine.config.question_scope)
-                && !own.contains('/')
-            {
-                engine.effects.resolution = Some(r.renamed(own));
+            for r in env.settle {
+                if let Some(own) = r.node().strip_prefix(&engine.config.question_scope)
+                    && !own.contains('/')
+                {
+                    engine.effects.resolution.push(r.renamed(own));
+                }
             }
             if let Some(tools) = tools {
                 engine.set_tool_runner(tools);

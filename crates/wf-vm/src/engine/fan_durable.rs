@@ -57,7 +57,7 @@ impl Engine<'_> {
                 }
             }
             self.effects.last_done = None;
-            self.effects.last_started = None;
+            self.effects.last_started.clear();
         }
         self.effects.branch_dir = Some(dir);
     }
@@ -86,6 +86,33 @@ pub(super) fn record(dir: &Path, record: &EffectRecord) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The keyed `done` records of the branch folder `dir`, for the registry
+/// of its fan-out's keys (engine/fan_keys.rs).
+pub(super) fn keyed(dir: &Path) -> Vec<(String, super::fan_keys::Done)> {
+    read(dir)
+        .into_iter()
+        .filter_map(|r| match r {
+            EffectRecord::Done {
+                step,
+                workflow,
+                node,
+                key: Some(key),
+                input,
+                ..
+            } if crate::effects::is_done(&input) => Some((
+                key,
+                super::fan_keys::Done {
+                    step,
+                    workflow,
+                    node,
+                    input: *input,
+                },
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The complete records of `dir`'s effects file. A torn last line (a kill

@@ -49,12 +49,7 @@ impl Engine<'_> {
         if !matches!(h.front(), Some(None)) {
             return None;
         }
-        if self
-            .effects
-            .resolution
-            .as_ref()
-            .is_some_and(|r| r.node() == n)
-        {
+        if self.effects.resolution.iter().any(|r| r.node() == n) {
             return None;
         }
         Some(PendingEffect {
@@ -87,16 +82,10 @@ impl Engine<'_> {
                 produced: Box::new(produced),
             });
         }
-        let settled = (self.effects.resolution.as_ref()).filter(|r| r.node() == key.1);
-        match settled.cloned() {
-            Some(Resolution::AssumeDone { writes, .. }) => {
-                self.effects.resolution = None;
-                Some(self.assumed_done(wf, node, writes))
-            }
-            Some(Resolution::Rerun { .. }) => {
-                self.effects.resolution = None;
-                None
-            }
+        let settled = (self.effects.resolution.iter()).position(|r| r.node() == key.1);
+        match settled.map(|i| self.effects.resolution.remove(i)) {
+            Some(Resolution::AssumeDone { writes, .. }) => Some(self.assumed_done(wf, node, writes)),
+            Some(Resolution::Rerun { .. }) => None,
             // The branch waits before its step (`branch_effect_wait`);
             // never run again unsettled.
             None => Some(self.failed_input(
@@ -110,20 +99,32 @@ impl Engine<'_> {
         }
     }
 
-    /// The root engine's settlement of a node in a branch of the fan-out
-    /// whose questions have `scope` (`fan#1/`): taken from the engine, and
-    /// recorded as done in the run log, so that a kill during this step
-    /// does not ask again (the branch's folder says how it was settled).
-    pub(super) fn take_branch_settlement(&mut self, scope: &str) -> Option<Resolution> {
-        let p = self.effects.pending.as_ref()?;
-        let r = self.effects.resolution.as_ref()?;
-        if !p.node.starts_with(scope) || r.node() != p.node {
-            return None;
+    /// The root engine's settlements of nodes in the branches of the
+    /// fan-out whose questions have `scope` (`fan#1/`): taken from the
+    /// engine, and each recorded as done in the run log, so that a kill
+    /// during this step does not ask again (the branch's folder says how
+    /// it was settled). The fan-out's nodes left unsettled are no longer
+    /// pending either: their branches find them again and wait.
+    pub(super) fn take_branch_settlement(&mut self, scope: &str) -> Vec<Resolution> {
+        let mut out = Vec::new();
+        let pending = std::mem::take(&mut self.effects.pending);
+        for p in pending {
+            if !p.node.starts_with(scope) {
+                self.effects.pending.push(p);
+                continue;
+            }
+            let settled = (self.effects.resolution.iter()).position(|r| r.node() == p.node);
+            if let Some(i) = settled {
+                let r = self.effects.resolution.remove(i);
+                self.record_settlement(p, &r);
+                out.push(r);
+            }
         }
-        let (p, r) = (
-            self.effects.pending.take()?,
-            self.effects.resolution.take()?,
-        );
+        out
+    }
+
+    /// Records in the run log that the branch node `p` was settled by `r`.
+    fn record_settlement(&mut self, p: PendingEffect, r: &Resolution) {
         let how = match &r {
             Resolution::AssumeDone { .. } => "assumed done by the user (--assume-done)",
             Resolution::Rerun { .. } => "run again at the user's word (--rerun)",
@@ -150,56 +151,57 @@ impl Engine<'_> {
                 p.node
             ));
         }
-        Some(r)
     }
 
-    /// Suspends the fan-out a branch of which waits on the unsettled
-    /// `at_most_once` node `unsettled[0]` (others wait their turn): it is
-    /// recorded in the run log as the run's unsettled node (a `started`
-    /// record for the step that asks the parallel node again), and the
-    /// journal is noted for that step. Returns the suspension's reason.
+    /// Suspends the fan-out whose branches wait on the unsettled
+    /// `at_most_once` nodes `unsettled` (all asked at once): each is
+    /// recorded in the run log as one of the run's unsettled nodes (a
+    /// `started` record for the step that asks the parallel node again),
+    /// and the journal is noted for that step. Returns the suspension's
+    /// reason.
     pub(super) fn fan_suspend_effect(
         &mut self,
         journal: &Journal,
         unsettled: &[PendingEffect],
     ) -> String {
-        let p = &unsettled[0];
         let after = self.step + 1;
-        let q = &p.node;
-        let mut reason = format!(
-            "node `{q}` (workflow `{}`) is at_most_once and was started in a parallel branch but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {q}` if it happened, `--rerun {q}` to run it again",
-            p.workflow
-        );
-        if let [_, more @ ..] = unsettled
-            && !more.is_empty()
-        {
-            let names: Vec<String> = more.iter().map(|m| format!("`{}`", m.node)).collect();
-            reason.push_str(&format!(
-                " ({} asked next: {})",
-                if more.len() == 1 {
-                    "another is"
-                } else {
-                    "others are"
-                },
-                names.join(", ")
-            ));
-        }
-        let record = EffectRecord::Started {
-            step: after,
-            workflow: p.workflow.clone(),
-            node: q.clone(),
+        let mut reason = match unsettled {
+            [p] => format!(
+                "node `{q}` (workflow `{}`) is at_most_once and was started in a parallel branch but not recorded as finished: its effect may or may not have happened; resume with `--assume-done {q}` if it happened, `--rerun {q}` to run it again",
+                p.workflow,
+                q = p.node
+            ),
+            _ => {
+                let names: Vec<String> = (unsettled.iter())
+                    .map(|p| format!("node `{}` (workflow `{}`)", p.node, p.workflow))
+                    .collect();
+                format!(
+                    "{} at_most_once nodes were started in parallel branches but not recorded as finished: {}; their effects may or may not have happened; resume with `--assume-done NODE` for each that happened and `--rerun NODE` for each that did not (several in one command)",
+                    unsettled.len(),
+                    names.join(", ")
+                )
+            }
         };
-        if let Some(log) = &mut self.out.log
-            && let Err(e) = log.append_effect(&record, true)
-        {
-            reason.push_str(&format!(
-                " (it could not be recorded in the run log ({e}): the resumed run finds it again)"
-            ));
+        self.effects.pending.clear();
+        for p in unsettled {
+            let record = EffectRecord::Started {
+                step: after,
+                workflow: p.workflow.clone(),
+                node: p.node.clone(),
+            };
+            if let Some(log) = &mut self.out.log
+                && let Err(e) = log.append_effect(&record, true)
+            {
+                reason.push_str(&format!(
+                    " (`{}` could not be recorded in the run log ({e}): the resumed run finds it again)",
+                    p.node
+                ));
+            }
+            self.effects.pending.push(PendingEffect {
+                step: after,
+                ..p.clone()
+            });
         }
-        self.effects.pending = Some(PendingEffect {
-            step: after,
-            ..p.clone()
-        });
         if let Err(e) = journal.suspend(after) {
             reason.push_str(&format!(
                 " (the finished branches could not be noted ({e}): a resumed run runs them again)"

@@ -74,17 +74,6 @@ impl Engine<'_> {
             self.out.log.is_none() && self.out.questions.is_some() && self.journal_root().is_some();
         // `--assume-done`/`--rerun` of a node of one of these branches.
         let settle = self.take_branch_settlement(&scope);
-        let env = Env {
-            program,
-            wf,
-            fan_out: node,
-            context: &context,
-            inherited: &inherited,
-            scope: &scope,
-            may_wait: journal_dir.is_some() && self.config.questions_wait,
-            may_ask: (journal_dir.is_some() || nested_asks) && self.config.questions_wait,
-            settle: settle.as_ref(),
-        };
         // Branches take time: the next step reads the clock.
         self.clock_due = true;
         // Finished branches are journaled (docs/runtime.md, "Durable
@@ -98,6 +87,20 @@ impl Engine<'_> {
                 self.step,
             ),
             None => Journal::default(),
+        };
+        // The keys the branches share, and hand to the run at the end.
+        let keys = self.fan_keys(&journal, targets.len());
+        let env = Env {
+            program,
+            wf,
+            fan_out: node,
+            context: &context,
+            inherited: &inherited,
+            scope: &scope,
+            may_wait: journal_dir.is_some() && self.config.questions_wait,
+            may_ask: (journal_dir.is_some() || nested_asks) && self.config.questions_wait,
+            settle: &settle,
+            keys: keys.as_ref(),
         };
         let width = (policy.max_parallel as usize).min(targets.len());
         // Whether a branch may ask the agent: any node but a tool (a call's
@@ -200,6 +203,9 @@ impl Engine<'_> {
             }
         };
         journal.note_interrupted(self.step);
+        // The effects the branches completed happened, whatever the
+        // fan-out's outcome: their keys are the run's from now on.
+        self.join_keys(keys);
         let mut outcome = Outcome::success();
         let mut started = json!({"branch_count": targets.len(),
             "max_parallel": policy.max_parallel, "concurrency": concurrency});

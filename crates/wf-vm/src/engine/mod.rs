@@ -11,6 +11,7 @@ mod elsewhere;
 mod fan_branch;
 mod fan_durable;
 mod fan_effect;
+pub(crate) mod fan_keys;
 mod fan_out;
 pub(crate) mod fan_pool;
 mod fan_wait;

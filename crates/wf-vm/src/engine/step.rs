@@ -214,8 +214,10 @@ impl<'p> Engine<'p> {
                 None => {
                     let started = if instant { None } else { now };
                     let input = self.ask(agent, wf, node, started);
+                    // A step a stop cut short is no effect to record.
+                    let input = self.unless_interrupted(wf, node, input, false);
                     self.effect_after(wf, node, &input);
-                    self.unless_interrupted(wf, node, input, false)
+                    input
                 }
             },
         };

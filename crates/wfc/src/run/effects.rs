@@ -8,25 +8,61 @@ use wf_vm::effects::{Compensation, PendingEffect, Resolution};
 
 use super::RunArgs;
 
-/// Hands the user's settlement of a pending `at_most_once` node to the
-/// resumed engine; an error when none is pending, or another node is.
+/// Hands the user's settlements of pending `at_most_once` nodes to the
+/// resumed engine; an error when none is pending, a node named is not, or
+/// a node is named twice.
 pub fn settle(engine: &mut Engine<'_>, args: &RunArgs) -> Result<(), String> {
     if args.cancel {
         return engine
             .cancel("`wfc run --resume --cancel`")
             .map_err(|e| format!("error: cannot cancel: {e}"));
     }
-    let resolution = match (&args.assume_done, &args.rerun) {
-        (Some(node), _) => Resolution::AssumeDone {
+    if args.outputs.len() > args.assume_done.len() {
+        return Err(format!(
+            "error: {} --outputs for {} --assume-done: the Nth --outputs is the Nth --assume-done node's",
+            args.outputs.len(),
+            args.assume_done.len()
+        ));
+    }
+    let mut resolutions = Vec::new();
+    for (i, node) in args.assume_done.iter().enumerate() {
+        resolutions.push(Resolution::AssumeDone {
             node: node.clone(),
-            writes: outputs(args.outputs.as_deref())?,
-        },
-        (None, Some(node)) => Resolution::Rerun { node: node.clone() },
-        (None, None) => return Ok(()),
-    };
-    engine
-        .resolve_effect(resolution)
-        .map_err(|e| format!("error: cannot resume: {e}"))
+            writes: outputs(args.outputs.get(i).map(String::as_str))?,
+        });
+    }
+    for node in &args.rerun {
+        resolutions.push(Resolution::Rerun { node: node.clone() });
+    }
+    for resolution in resolutions {
+        engine
+            .resolve_effect(resolution)
+            .map_err(|e| format!("error: cannot resume: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The hint of a run waiting on several unsettled nodes: one line each,
+/// then one command settling them all (as done: the user edits it).
+pub fn several_hint(dir: &str, pending: &[PendingEffect]) -> String {
+    let mut out = format!(
+        "hint: {} at_most_once nodes may or may not have taken effect; settle each, in one command:\n",
+        pending.len()
+    );
+    for p in pending {
+        out.push_str(&format!(
+            "  `{}`: `--assume-done {}` if it took effect, `--rerun {}` if not\n",
+            p.node, p.node, p.node
+        ));
+    }
+    let flags: Vec<String> = (pending.iter())
+        .map(|p| format!("--assume-done {}", p.node))
+        .collect();
+    out.push_str(&format!(
+        "  e.g. `wfc run --resume {dir} {}`\n",
+        flags.join(" ")
+    ));
+    out
 }
 
 /// The writes of `--outputs`: a JSON object, in its order.
@@ -45,8 +81,8 @@ fn outputs(text: Option<&str>) -> Result<Vec<(String, Value)>, String> {
 pub struct Summary {
     /// The compensations that ran.
     pub compensations: Vec<Compensation>,
-    /// The `at_most_once` node waiting to be settled.
-    pub pending: Option<PendingEffect>,
+    /// The `at_most_once` nodes waiting to be settled.
+    pub pending: Vec<PendingEffect>,
 }
 
 impl Summary {
@@ -54,7 +90,7 @@ impl Summary {
     pub fn of(engine: &Engine<'_>) -> Self {
         Summary {
             compensations: engine.compensations().to_vec(),
-            pending: engine.pending_effect().cloned(),
+            pending: engine.pending_effects().to_vec(),
         }
     }
 

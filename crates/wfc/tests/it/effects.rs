@@ -62,6 +62,7 @@ fn trace(events: &Path) -> String {
         let at = format!("{}/{}", s("workflow"), s("node"));
         let line = match name.as_str() {
             "node:exit" => format!("{name} {at} {}", s("status")),
+            "node:retry" => format!("{name} {at} attempt={}", e["attempt"]),
             "effect:reused" => format!("{name} {at} key={} of_step={}", s("key"), e["of_step"]),
             "blackboard:write" => {
                 let keys: Vec<&str> = e["writes"]
@@ -1124,4 +1125,302 @@ fn an_at_most_once_node_in_concurrent_branches_runs_at_most_once() {
     );
     let out = wfc(&dir, false, &["replay", &run_dir]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// Issue 17.3, "on retry": an attempt whose outcome is `retry` is not a
+/// completed effect. It is not recorded under the node's key, so the retry
+/// runs the node again instead of reusing the `retry` until the attempts
+/// run out; the success that follows is the effect, reused by the second
+/// call. Trace: `retry_attempt.trace`.
+#[test]
+fn an_attempt_that_asks_for_a_retry_is_not_a_completed_effect() {
+    let dir = scratch("retry_attempt");
+    let (events, run_dir) = (path(&dir, "events.jsonl"), path(&dir, "run"));
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/retry_attempt.wf",
+            "--set",
+            "customer=acme",
+            "--agent",
+            "script:tests/run/effects/retry_attempt.json",
+            "--run-dir",
+            &run_dir,
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["price"], 100);
+    assert_eq!(report["blackboard"]["again"], 100);
+    expect("retry_attempt", &dir, Path::new(&events));
+    // The log records one completed effect for the key: the success.
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let done: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("{\"effect\":\"done\""))
+        .collect();
+    assert_eq!(done.len(), 1, "{log}");
+    assert!(done[0].contains("\"status\":\"success\""), "{}", done[0]);
+}
+
+/// Runs `branch_keys.wf` (as `file`) with a run directory, killed once
+/// after the join, and resumes it: returns the scratch dir, the run dir
+/// and the events file of the resumed run.
+fn branch_keys(name: &str, file: &str) -> (PathBuf, String, String) {
+    let dir = scratch(name);
+    let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+    let args = [
+        "run",
+        file,
+        "--allow-tools",
+        "--agent",
+        "auto",
+        "--set",
+        "order=7",
+        "--run-dir",
+        &run_dir,
+    ];
+    let out = wfc(&dir, true, &args);
+    assert!(killed(&out), "`crash` kills the first process: {out:?}");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(&dir, true, &[&resume[..], &["--events", &events]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    (dir, run_dir, events)
+}
+
+/// Issue 17.3 across parallel branches: a branch reuses the key the run
+/// completed before the fan-out and the key a sibling completed, and the
+/// run after the join (killed and resumed in between) reuses the
+/// branches' keys: one `reserve`, one `charge`. Trace: `branch_keys.trace`.
+#[test]
+fn keys_completed_in_branches_are_the_runs_after_the_join() {
+    let (dir, run_dir, events) = branch_keys("branch_keys", "tests/run/effects/branch_keys.wf");
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let got = format!(
+        "# ledger\n{}# events\n{}",
+        ledger(&dir),
+        branch_trace(Path::new(&events))
+    );
+    check_trace("branch_keys", &got);
+    // The join recorded the branches' keys in the run log, at the
+    // fan-out's step, so the kill after it lost none.
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let merged: Vec<Value> = log
+        .lines()
+        .filter(|l| l.starts_with("{\"effect\":\"done\""))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v["key"] == "charge-7")
+        .collect();
+    assert_eq!(merged.len(), 1, "{log}");
+    assert_eq!(
+        (&merged[0]["workflow"], &merged[0]["node"]),
+        (&"Charge".into(), &"charge".into())
+    );
+}
+
+/// The same with the branches at once: `pay_a` and `pay_b` charge under
+/// one key at the same moment; one runs, the other waits for it and reuses
+/// its result (whichever comes first): still one `charge`.
+#[test]
+fn siblings_running_one_key_at_once_run_it_once() {
+    let source = std::fs::read_to_string(repo_root().join(DIR).join("branch_keys.wf")).unwrap();
+    let at_once = source.replace("max_parallel = 1", "max_parallel = 3");
+    assert_ne!(at_once, source);
+    let dir = scratch("branch_keys_at_once_src");
+    let file = dir.join("shop.wf");
+    std::fs::write(&file, at_once).unwrap();
+    let (dir, _, events) = branch_keys("branch_keys_at_once", file.to_str().unwrap());
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let all = std::fs::read_to_string(&events).unwrap();
+    assert!(all.contains("\"concurrency\":3"), "{all}");
+    let trace = branch_trace(Path::new(&events));
+    let reused = trace
+        .lines()
+        .filter(|l| l.contains("effect:reused Charge/charge"))
+        .count();
+    assert_eq!(reused, 2, "one branch and `pay_again` reuse it:\n{trace}");
+}
+
+/// Runs `branch_once_two.wf` until `charge` kills wfc with both branches'
+/// `at_most_once` nodes started, then resumes it unsettled: it suspends
+/// naming both at once, and `wfc status` lists both.
+fn killed_in_two_branches(name: &str) -> (PathBuf, String) {
+    let dir = scratch(name);
+    let run_dir = path(&dir, "run");
+    let file = "tests/run/effects/branch_once_two.wf";
+    let out = wfc(
+        &dir,
+        false,
+        &["run", file, "--allow-tools", "--run-dir", &run_dir],
+    );
+    assert!(killed(&out), "{out:?}");
+    let out = wfc(&dir, false, &["run", "--resume", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let (ship, charge) = ("fan#1/ship/ship", "fan#1/charge/charge");
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        said.contains("2 at_most_once nodes were started in parallel branches")
+            && said.contains(&format!("node `{ship}` (workflow `Two`)"))
+            && said.contains(&format!("node `{charge}` (workflow `Two`)"))
+            && said.contains(&format!("`--assume-done {ship}` if it took effect"))
+            && said.contains(&format!("`--rerun {charge}` if not")),
+        "{said}"
+    );
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    let stdout = text(&out.stdout);
+    for q in [ship, charge] {
+        assert!(
+            stdout.contains(&format!(
+                "unsettled: node `{q}` (at_most_once) started in a parallel branch"
+            )),
+            "{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains(&format!(
+            "`wfc run --resume {run_dir} --assume-done {ship} --assume-done {charge}`"
+        )),
+        "{stdout}"
+    );
+    let out = wfc(&dir, false, &["status", &run_dir, "--format", "json"]);
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = (status["unsettled_effects"].as_array().unwrap().iter())
+        .map(|e| e["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, [ship, charge], "{status}");
+    (dir, run_dir)
+}
+
+/// Issue 17.3: several unsettled `at_most_once` nodes in branches are
+/// asked at once and settled in one resume (`--assume-done` for `ship`,
+/// `--rerun` for `charge`): `ship` does not run again, `charge` does, and
+/// the run ends and replays. Trace: `branch_once_two.trace`.
+#[test]
+fn several_unsettled_nodes_in_branches_are_settled_at_once() {
+    let (dir, run_dir) = killed_in_two_branches("amo_two");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--assume-done",
+            "fan#1/ship/ship",
+            "--outputs",
+            r#"{"ship.stdout": "shipped by hand"}"#,
+            "--rerun",
+            "fan#1/charge/charge",
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["ship.stdout"], "shipped by hand");
+    assert_eq!(report["blackboard"]["charge.stdout"], "receipt\n");
+    let mut lines: Vec<String> = ledger(&dir).lines().map(str::to_owned).collect();
+    lines.sort();
+    assert_eq!(lines, ["charge", "charge", "ship"]);
+    check_trace("branch_once_two", &branch_trace(Path::new(&events)));
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = wfc(&dir, false, &["status", &run_dir]);
+    assert!(!text(&out.stdout).contains("unsettled"), "{out:?}");
+}
+
+/// Settling only some: the run goes on with them, and the branch whose
+/// node is still unsettled waits again, the run suspending naming only
+/// it; a node named twice, or one that does not wait, is refused.
+#[test]
+fn settling_some_unsettled_nodes_leaves_the_others_waiting() {
+    let (dir, run_dir) = killed_in_two_branches("amo_two_partial");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let twice = [
+        "--rerun",
+        "fan#1/ship/ship",
+        "--assume-done",
+        "fan#1/ship/ship",
+    ];
+    let out = wfc(&dir, false, &[&resume[..], &twice[..]].concat());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("`fan#1/ship/ship` is settled twice"),
+        "{out:?}"
+    );
+    let out = wfc(&dir, false, &[&resume[..], &["--rerun", "ship"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains(
+            "the run waits on the at_most_once nodes `fan#1/ship/ship`, `fan#1/charge/charge`, not `ship`"
+        ),
+        "{out:?}"
+    );
+    let out = wfc(
+        &dir,
+        false,
+        &[&resume[..], &["--rerun", "fan#1/charge/charge"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("node `fan#1/ship/ship` (workflow `Two`) is at_most_once")
+            && !said.contains("charge/charge"),
+        "{said}"
+    );
+    let out = wfc(
+        &dir,
+        false,
+        &[&resume[..], &["--assume-done", "fan#1/ship/ship"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut lines: Vec<String> = ledger(&dir).lines().map(str::to_owned).collect();
+    lines.sort();
+    assert_eq!(lines, ["charge", "charge", "ship"]);
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// Issue 17.3, "on retry after a partial result": a `retry` that ends the
+/// node as `partial_success` (its retries spent, `allow_partial`) is a
+/// result: recorded under the key as `partial_success`, and reused so by
+/// the second call, at once, without asking the agent again. Trace:
+/// `retry_partial.trace`.
+#[test]
+fn a_partial_result_when_retries_run_out_is_the_keys_effect() {
+    let dir = scratch("retry_partial");
+    let events = path(&dir, "events.jsonl");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/effects/retry_partial.wf",
+            "--set",
+            "customer=acme",
+            "--agent",
+            "script:tests/run/effects/retry_partial.json",
+            "--events",
+            &events,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["blackboard"]["price"], 90);
+    assert_eq!(report["blackboard"]["again"], 90);
+    expect("retry_partial", &dir, Path::new(&events));
 }

@@ -2,7 +2,8 @@
 //! processes on the fixtures of `tests/run/kill_storm/` (a `.wf` fan-out of
 //! keyed effectful tools, an Attractor `parallel` fan-out with its fan-in,
 //! a fan-out nested in a branch, Attractor fan-outs nested in a branch and
-//! in a child pipeline, a chain of `at_most_once` effects) are
+//! in a child pipeline, a chain of `at_most_once` effects, `at_most_once`
+//! effects in the branches of a `.wf` fan-out) are
 //! killed with SIGKILL at moments drawn across the run's duration (one in
 //! eight while the process starts), then resumed, killed again, … until a
 //! process completes the run; then a new run starts. Every run must:
@@ -23,7 +24,11 @@
 //! may run again: that is the at-least-once of a keyed effect. The ledger
 //! check tells the two apart by the process each line came from. An
 //! `at_most_once` effect the kill cut off suspends the resumed run; the
-//! harness settles it from the ledger ([`settle`]).
+//! harness settles it from the ledger ([`settle`]), all of them in one
+//! resume when a kill cut off several in a fan-out's branches. Such a
+//! fan-out's suspension is a logged step the uninterrupted run does not
+//! have: check 2 leaves those out (and check 1 their count), and only
+//! those.
 //!
 //! The moments come from a seeded generator: a failure prints the seed;
 //! `KILL_STORM_SEED=N cargo test -p wfc --test it kill_storm::` replays
@@ -52,7 +57,7 @@ fn seed(offset: u64) -> u64 {
         .wrapping_add(offset)
 }
 
-/// 165 kills in all across the five storms (the tests run at once).
+/// 190 kills in all across the six storms (the tests run at once).
 #[test]
 fn a_wf_fan_out_of_keyed_effects_survives_random_kills() {
     let t = storm("wf_fan", "fan_effects.wf", 40, seed(1));
@@ -318,4 +323,16 @@ fn a_kill_in_a_child_pipelines_fan_out_reruns_only_unfinished_inner_branches() {
     let own = run_dir.join("boss/child-journals/step-1");
     assert!(own.join("effects.jsonl").is_file(), "{}", own.display());
     assert!(own.join("fan/branches/step-2/0.json").is_file());
+}
+
+/// `at_most_once` keyed effects in the branches of a `.wf` fan-out
+/// running at once, under kills: a kill may cut off several branches'
+/// nodes; the resumed run suspends naming them all (a logged step the
+/// uninterrupted run does not have, which the step check leaves out), the
+/// harness settles them all in one resume, and each runs exactly once.
+/// `recheck`, keyed as `once_b2`, is reused after the join, never run.
+#[test]
+fn at_most_once_effects_in_branches_run_once_across_random_kills() {
+    let t = storm("fan_once", "fan_once.wf", 25, seed(6));
+    assert!(t.settled >= 1, "no kill left an effect to settle: {t:?}");
 }

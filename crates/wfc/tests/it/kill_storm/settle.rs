@@ -36,32 +36,58 @@ fn wait_for_orphans(ledger_file: &Path) {
     panic!("tools of a killed process still run after 20 s");
 }
 
-/// The node an unsettled `at_most_once` effect suspended the run at.
-pub(super) fn unsettled(stderr: &str) -> Option<String> {
-    let at = stderr.find("is at_most_once and was started")?;
-    let head = &stderr[..at];
-    let node = head.rsplit_once("node `")?.1;
-    Some(node.split('`').next()?.to_owned())
+/// The nodes unsettled `at_most_once` effects suspended the run at: one,
+/// or several (branches of a fan-out cut off by one kill), named in the
+/// suspension's reason as ``node `NAME` of workflow`` or ``node `NAME`
+/// (workflow``.
+pub(super) fn unsettled(said: &str) -> Vec<String> {
+    let Some(line) = said
+        .lines()
+        .find(|l| l.contains("at_most_once") && l.contains("not recorded as finished"))
+    else {
+        return Vec::new();
+    };
+    let mut nodes = Vec::new();
+    for (i, _) in line.match_indices("node `") {
+        let rest = &line[i + "node `".len()..];
+        let Some((name, after)) = rest.split_once('`') else {
+            continue;
+        };
+        if (after.starts_with(" of workflow") || after.starts_with(" (workflow"))
+            && !nodes.iter().any(|n| n == name)
+        {
+            nodes.push(name.to_owned());
+        }
+    }
+    nodes
 }
 
-/// How the operator settles `node`: its effect happened when the ledger
-/// has it (after its command, if it still runs, has had time to write),
-/// and then its outputs are what the command prints.
-pub(super) fn settle_flags(node: &str, ledger_file: &Path) -> Vec<String> {
+/// How the operator settles `nodes`: a node's effect happened when the
+/// ledger has it (after its command, if it still runs, has had time to
+/// write), and then its outputs are what the command prints. A node of a
+/// parallel branch (`fan#1/once_a1/once_a1`) is its last segment in the
+/// ledger and its outputs.
+pub(super) fn settle_flags(nodes: &[String], ledger_file: &Path) -> Vec<String> {
     wait_for_orphans(ledger_file);
-    if ledger(ledger_file).contains_key(node) {
-        let outputs = serde_json::json!({
-            format!("{node}.stdout"): format!("{node}\n"),
-            format!("{node}.exit_code"): 0,
-            format!("{node}.stderr"): "",
-        });
-        vec![
-            "--assume-done".into(),
-            node.into(),
-            "--outputs".into(),
-            outputs.to_string(),
-        ]
-    } else {
-        vec!["--rerun".into(), node.into()]
+    let ledger = ledger(ledger_file);
+    let mut flags = Vec::new();
+    for node in nodes {
+        let own = node.rsplit('/').next().unwrap_or(node);
+        if ledger.contains_key(own) {
+            let outputs = serde_json::json!({
+                format!("{own}.stdout"): format!("{own}\n"),
+                format!("{own}.exit_code"): 0,
+                format!("{own}.stderr"): "",
+            });
+            flags.extend([
+                "--assume-done".into(),
+                node.clone(),
+                "--outputs".into(),
+                outputs.to_string(),
+            ]);
+        } else {
+            flags.extend(["--rerun".into(), node.clone()]);
+        }
     }
+    flags
 }
