@@ -57,17 +57,21 @@ pub(crate) fn run<W: Send, S, R: Send>(
     let next = AtomicUsize::new(0);
     let stopped: Mutex<Option<String>> = Mutex::new(None);
     let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..targets.len()).map(|_| None).collect());
+    // Scripted answers go to the branches in edge order (agents/order.rs).
+    let turns = crate::agents::order::Turns::new(targets.len());
     std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .into_iter()
             .map(|worker| {
-                let (next, stopped, slots, setup, stop, skipped, work) =
-                    (&next, &stopped, &slots, &setup, &stop, &skipped, &work);
+                let (next, stopped, slots, setup, stop, skipped, work, turns) = (
+                    &next, &stopped, &slots, &setup, &stop, &skipped, &work, &turns,
+                );
                 scope.spawn(move || {
                     let mut worker = setup(worker);
                     loop {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(&target) = targets.get(i) else { break };
+                        let _turn = turns.enter(i);
                         let why = stopped
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner)
