@@ -100,3 +100,66 @@ pub(crate) fn wait_for_earlier_branches() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Branch 1 asks first, branch 0 later: branch 1 still goes second,
+    /// and so does branch 1 of a fan-out nested in branch 0 wait for
+    /// nothing outside its own fan-out.
+    #[test]
+    fn a_branch_waits_for_the_ones_before_it() {
+        let turns = Turns::new(2);
+        let order = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let _turn = turns.enter(1);
+                wait_for_earlier_branches();
+                order.lock().unwrap().push("b");
+            });
+            s.spawn(|| {
+                let _turn = turns.enter(0);
+                std::thread::sleep(Duration::from_millis(100));
+                // A nested fan-out in branch 0: its branch 1 waits for its
+                // branch 0 only.
+                let inner = Turns::new(2);
+                std::thread::scope(|s| {
+                    s.spawn(|| {
+                        let _turn = inner.enter(1);
+                        wait_for_earlier_branches();
+                        order.lock().unwrap().push("a.y");
+                    });
+                    s.spawn(|| {
+                        let _turn = inner.enter(0);
+                        std::thread::sleep(Duration::from_millis(50));
+                        wait_for_earlier_branches();
+                        order.lock().unwrap().push("a.x");
+                    });
+                });
+                order.lock().unwrap().push("a");
+            });
+        });
+        assert_eq!(*order.lock().unwrap(), ["a.x", "a.y", "a", "b"]);
+        // Outside any fan-out, nothing to wait for.
+        wait_for_earlier_branches();
+    }
+
+    /// A branch that panics counts as finished: the ones after it go on.
+    #[test]
+    fn a_panicking_branch_is_finished() {
+        let turns = Turns::new(2);
+        std::thread::scope(|s| {
+            let first = s.spawn(|| {
+                let _turn = turns.enter(0);
+                panic!("a bug in a branch");
+            });
+            assert!(first.join().is_err());
+            s.spawn(|| {
+                let _turn = turns.enter(1);
+                wait_for_earlier_branches();
+            });
+        });
+    }
+}

@@ -457,3 +457,45 @@ fn a_kill_in_a_fan_out_nested_in_a_branch_keeps_its_finished_answers_used() {
     assert_eq!(trace(&report, &plain), got);
     replays(&dir);
 }
+
+/// A kill in a child pipeline's fan-out, once its branch `i1` finished
+/// (journaled in the child's own folder, `boss/child-journals/step-N/`):
+/// the manager runs its child again, whose fan-out takes `i1`'s result
+/// from there, so the resumed script counts `i1`'s answer as used and the
+/// second child gets `i1`'s second answer (before: child journals were not
+/// read, and the second child got the first answer again).
+#[test]
+fn a_kill_in_a_child_pipelines_fan_out_keeps_its_finished_answers_used() {
+    let file = "tests/run/script_resume/child_loop.dot";
+    let agent = script("child_loop");
+    let dir = scratch("child-kill");
+    let d = dir.to_str().unwrap();
+    let mark = scratch("child-kill.mark");
+    let _ = std::fs::remove_file(&mark);
+    let run = |args: &[&str]| {
+        wfc(&[args, &["--allow-tools", "--format", "json"]].concat())
+            .env("WFC_TEST_MARK", &mark)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["run", file, "--agent", &agent, "--run-dir", d]);
+    assert_eq!(out.status.code(), None, "killed by i2");
+    let journal = dir.join("boss/child-journals/step-1/fan/branches/step-1/0.json");
+    assert!(journal.is_file(), "{}", journal.display());
+    // From now on the mark is there: `i2` does not kill.
+    let out = run(&["run", "--resume", d, "--agent", &agent]);
+    let report = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let i1 = std::fs::read_to_string(dir.join("boss/child/i1/response.md")).unwrap();
+    let got = format!("{}response boss/child/i1: {i1:?}\n", trace(&report, &dir));
+    expect_trace("child_loop", &got);
+    let plain = scratch("child-plain");
+    let p = plain.to_str().unwrap();
+    let out = run(&["run", file, "--agent", &agent, "--run-dir", p]);
+    let report = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let i1 = std::fs::read_to_string(plain.join("boss/child/i1/response.md")).unwrap();
+    let want = format!("{}response boss/child/i1: {i1:?}\n", trace(&report, &plain));
+    assert_eq!(want, got);
+    replays(&dir);
+}
