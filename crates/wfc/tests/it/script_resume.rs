@@ -375,17 +375,36 @@ fn an_answer_given_with_wfc_answer_is_not_a_script_answer_used() {
 /// first answer, so the branches traded answers with the timing).
 #[test]
 fn concurrent_branches_take_a_shared_queues_answers_in_edge_order() {
-    let agent = script("shared_node");
-    let file = "tests/run/script_resume/shared_node.wf";
-    for (round, (a, b)) in [("0.4", "0"), ("0", "0.4"), ("0.2", "0"), ("0", "0")]
-        .into_iter()
-        .enumerate()
-    {
-        let dir = scratch(&format!("shared-node-{round}"));
+    runs_with_delays("shared_node.wf", "shared_node", "shared_node");
+}
+
+/// The same for the branches of a pipeline fan-out that both run the
+/// stage `check`.
+#[test]
+fn concurrent_pipeline_branches_take_a_shared_queues_answers_in_edge_order() {
+    runs_with_delays("shared_node.dot", "shared_node_dot", "shared_node_dot");
+}
+
+/// Runs `DIR/file` with the script `name` six times, the branches'
+/// delays (`$DELAY_A`, `$DELAY_B`) in turn favouring one and the other:
+/// every run ran its branches at once and ends with the trace `trace`.
+fn runs_with_delays(file: &str, name: &str, trace_name: &str) {
+    let agent = script(name);
+    let file = format!("{DIR}/{file}");
+    let delays = [
+        ("0.4", "0"),
+        ("0", "0.4"),
+        ("0.2", "0"),
+        ("0", "0.2"),
+        ("0", "0"),
+        ("0.1", "0"),
+    ];
+    for (round, (a, b)) in delays.into_iter().enumerate() {
+        let dir = scratch(&format!("{name}-{round}"));
         let d = dir.to_str().unwrap();
         let out = wfc(&[
             "run",
-            file,
+            &file,
             "--agent",
             &agent,
             "--run-dir",
@@ -405,7 +424,7 @@ fn concurrent_branches_take_a_shared_queues_answers_in_edge_order() {
             log.contains(r#""concurrency":2"#),
             "the branches ran at once"
         );
-        expect_trace("shared_node", &trace(&report, &dir));
+        expect_trace(trace_name, &trace(&report, &dir));
     }
 }
 
