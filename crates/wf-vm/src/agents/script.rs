@@ -55,10 +55,10 @@ type Queues = HashMap<String, VecDeque<Decision>>;
 /// The `script:FILE` agent.
 ///
 /// Its forks (the concurrent branches of a fan-out) share its queues:
-/// each answer is used once. A branch takes a queued answer only once the
-/// branches before it in edge order have finished (`order.rs`), so every
-/// branch gets the answers it would get were the branches run one after
-/// another, whatever the timing.
+/// each answer is used once. A branch takes a queued answer at a node only
+/// once the branches before it in edge order that can reach that node
+/// have finished (`order.rs`), so every branch gets the answers it would
+/// get were the branches run one after another, whatever the timing.
 #[derive(Debug)]
 pub struct ScriptAgent {
     fallback: ScriptFallback,
@@ -165,9 +165,9 @@ impl DecisionAgent for ScriptAgent {
         };
         if queued {
             // In a concurrent branch, not before the branches ahead of it
-            // in edge order are done with the queues (order.rs). Without
-            // the lock: they take from them meanwhile.
-            super::order::wait_for_earlier_branches();
+            // in edge order that can reach this node are done (order.rs).
+            // Without the lock: they take from the queues meanwhile.
+            super::order::wait_for_earlier_branches(node_id(ctx));
         }
         let mut queues = self.queues();
         for key in [qualified.as_str(), node_id(ctx)] {
