@@ -223,15 +223,17 @@ mod tests {
             });
         });
         assert_eq!(*order.lock().unwrap(), ["a.x", "a.y", "a", "b"]);
-        // A node the branches before cannot reach: no waiting.
-        let turns = Turns::new(all(2, true));
+        // A node the branches before cannot reach: no waiting (branch 0
+        // never finishes here; a wait would time out, not hang the test).
+        let turns: &'static Turns = Box::leak(Box::new(Turns::new(all(2, true))));
         let _first = turns.enter(0);
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let _turn = turns.enter(1);
-                wait_for_earlier_branches("prep_b");
-            });
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _turn = turns.enter(1);
+            wait_for_earlier_branches("prep_b");
+            let _ = tx.send(());
         });
+        assert!(rx.recv_timeout(Duration::from_secs(10)).is_ok());
         // Outside any fan-out, nothing to wait for.
         wait_for_earlier_branches("check");
     }
