@@ -12,6 +12,7 @@ mod auto;
 pub mod console;
 pub mod exec;
 pub(crate) mod noting;
+pub(crate) mod order;
 mod rules;
 mod script;
 

@@ -53,6 +53,12 @@ fn note(decided: &Decided, ctx: &DecisionContext<'_>) {
 
 /// `inner`'s decision, noted when a `script:` agent in it gave a queued
 /// answer: the one body of [`Noting`] and its forks.
+///
+/// The flag is left set for the wrappers around this one: a branch of a
+/// fan-out nested in another branch is wrapped by its own [`Noting`]
+/// around the outer branch's, and both note the answer (the inner
+/// branch's journal must list it: the outer branch, killed, runs again
+/// and takes the inner one's journaled result).
 fn decide_noting(
     inner: &mut dyn DecisionAgent,
     decided: &Decided,
@@ -60,7 +66,7 @@ fn decide_noting(
 ) -> Result<Decision, AgentError> {
     SCRIPTED.with(|s| s.set(false));
     let d = inner.decide(ctx)?;
-    if SCRIPTED.with(|s| s.replace(false)) {
+    if SCRIPTED.with(Cell::get) {
         note(decided, ctx);
     }
     Ok(d)

@@ -54,11 +54,11 @@ type Queues = HashMap<String, VecDeque<Decision>>;
 
 /// The `script:FILE` agent.
 ///
-/// Its forks (the concurrent branches of a `.wf` fan-out) share its
-/// queues: each answer is used once, whichever branch thread takes it.
-/// Branches that reach different nodes get the answers they would get one
-/// after another; a node several branches reach at once takes its answers
-/// in the order they reach it.
+/// Its forks (the concurrent branches of a fan-out) share its queues:
+/// each answer is used once. A branch takes a queued answer at a node only
+/// once the branches before it in edge order that can reach that node
+/// have finished (`order.rs`), so every branch gets the answers it would
+/// get were the branches run one after another, whatever the timing.
 #[derive(Debug)]
 pub struct ScriptAgent {
     fallback: ScriptFallback,
@@ -157,6 +157,18 @@ impl DecisionAgent for ScriptAgent {
 
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         let qualified = format!("{}/{}", ctx.str(ctx.workflow.name), node_id(ctx));
+        let queued = {
+            let queues = self.queues();
+            [qualified.as_str(), node_id(ctx)]
+                .iter()
+                .any(|k| queues.get(*k).is_some_and(|q| !q.is_empty()))
+        };
+        if queued {
+            // In a concurrent branch, not before the branches ahead of it
+            // in edge order that can reach this node are done (order.rs).
+            // Without the lock: they take from the queues meanwhile.
+            super::order::wait_for_earlier_branches(node_id(ctx));
+        }
         let mut queues = self.queues();
         for key in [qualified.as_str(), node_id(ctx)] {
             if let Some(d) = queues.get_mut(key).and_then(VecDeque::pop_front) {

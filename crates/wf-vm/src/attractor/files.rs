@@ -85,13 +85,17 @@ impl RunFiles {
     }
 
     /// Writes `bytes` to `path` atomically: a temporary file beside it,
-    /// flushed to disk, renamed over `path`.
+    /// flushed to disk, renamed over `path`. The temporary file's name is
+    /// the writer's own: concurrent branches that run the same stage write
+    /// its files at once, and must not rename each other's away.
     pub fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let tmp = path.with_file_name(format!(".{name}.tmp"));
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()));
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;

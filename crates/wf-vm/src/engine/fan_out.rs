@@ -148,6 +148,7 @@ impl Engine<'_> {
                 let runs = super::fan_pool::run(
                     workers,
                     &targets,
+                    crate::agents::order::reach(program, wf, node, &targets),
                     |worker| worker,
                     |r: &(Run, Option<u64>)| {
                         (r.0.waiting.is_none() && r.0.unsettled.is_none())

@@ -43,12 +43,14 @@ pub(super) fn forks(
 /// targets taken in order, results in target order: each thread first
 /// turns its worker into its own state with `setup` (which may hold what
 /// cannot cross threads). Once `stop` says so for a finished branch,
-/// targets not yet started get `skipped(index, why)` instead. A worker
+/// targets not yet started get `skipped(index, why)` instead. `reach`
+/// (what each branch can reach) orders their scripted answers. A worker
 /// thread that panicked leaves `None`. Both fan-outs use it: the `.wf`
 /// engine's and the Attractor `parallel` handler's.
 pub(crate) fn run<W: Send, S, R: Send>(
     workers: Vec<W>,
     targets: &[NodeIdx],
+    reach: crate::agents::order::Reach,
     setup: impl Fn(W) -> S + Sync,
     stop: impl Fn(&R) -> Option<String> + Sync,
     skipped: impl Fn(usize, &str) -> R + Sync,
@@ -57,17 +59,21 @@ pub(crate) fn run<W: Send, S, R: Send>(
     let next = AtomicUsize::new(0);
     let stopped: Mutex<Option<String>> = Mutex::new(None);
     let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..targets.len()).map(|_| None).collect());
+    // Scripted answers go to the branches in edge order (agents/order.rs).
+    let turns = crate::agents::order::Turns::new(reach);
     std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .into_iter()
             .map(|worker| {
-                let (next, stopped, slots, setup, stop, skipped, work) =
-                    (&next, &stopped, &slots, &setup, &stop, &skipped, &work);
+                let (next, stopped, slots, setup, stop, skipped, work, turns) = (
+                    &next, &stopped, &slots, &setup, &stop, &skipped, &work, &turns,
+                );
                 scope.spawn(move || {
                     let mut worker = setup(worker);
                     loop {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(&target) = targets.get(i) else { break };
+                        let _turn = turns.enter(i);
                         let why = stopped
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner)

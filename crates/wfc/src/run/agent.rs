@@ -136,13 +136,14 @@ pub fn with_delay(
 }
 
 /// An agent that waits before every decision, so a test can kill a run at
-/// many different points.
-struct Delayed {
-    inner: Box<dyn DecisionAgent>,
+/// many different points. `A` is the run's agent, or a fork of it for a
+/// branch thread (`dyn DecisionAgent + Send`): one body for both.
+struct Delayed<A: DecisionAgent + ?Sized> {
+    inner: Box<A>,
     delay: Duration,
 }
 
-impl DecisionAgent for Delayed {
+impl<A: DecisionAgent + ?Sized> DecisionAgent for Delayed<A> {
     fn decide(&mut self, context: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         std::thread::sleep(self.delay);
         self.inner.decide(context)
@@ -150,27 +151,7 @@ impl DecisionAgent for Delayed {
 
     /// Forks as its inner agent does, each fork waiting as well.
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        Some(Box::new(DelayedFork {
-            inner: self.inner.fork()?,
-            delay: self.delay,
-        }))
-    }
-}
-
-/// A fork of [`Delayed`] for a branch thread.
-struct DelayedFork {
-    inner: Box<dyn DecisionAgent + Send>,
-    delay: Duration,
-}
-
-impl DecisionAgent for DelayedFork {
-    fn decide(&mut self, context: &DecisionContext<'_>) -> Result<Decision, AgentError> {
-        std::thread::sleep(self.delay);
-        self.inner.decide(context)
-    }
-
-    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        Some(Box::new(DelayedFork {
+        Some(Box::new(Delayed {
             inner: self.inner.fork()?,
             delay: self.delay,
         }))

@@ -12,8 +12,9 @@ use wf_vm::{DecisionAgent, RunDir, StepInput};
 
 /// The script at `file`, past the answers the run in `dir` already took:
 /// one per agent decision its log records (a decision the engine made of a
-/// timeout, `failure` set, took none), and one per decision of each
-/// finished, journaled branch of a fan-out ([`branch_decisions`]).
+/// timeout, `failure` set, took none; nor did one `wfc answer` gave,
+/// [`answered_steps`]), and one per decision of each finished, journaled
+/// branch of a fan-out ([`folder_decisions`]).
 pub fn resumed_script(
     file: &std::path::Path,
     dir: &RunDir,
@@ -22,48 +23,95 @@ pub fn resumed_script(
     let records = dir
         .read_log()
         .map_err(|e| format!("cannot read the run's log: {e}"))?;
+    let steps: Vec<usize> = records.iter().map(|(line, _)| *line).collect();
+    let given = answered_steps(dir, &steps);
     let mut answered: Vec<(String, String)> = records
         .iter()
         .filter(|(_, r)| matches!(r.input, StepInput::Decision { failure: None, .. }))
-        .filter_map(|(_, r)| {
+        .filter_map(|(line, r)| {
             // The decided node: the first event naming a workflow and node
             // (`node:exit`, or `engine:suspend` for a suspension).
-            r.events.iter().find_map(|e| {
+            let at = r.events.iter().find_map(|e| {
                 Some((
                     e.get("workflow")?.as_str()?.to_owned(),
                     e.get("node")?.as_str()?.to_owned(),
                 ))
-            })
+            })?;
+            (!given.contains(&(*line, at.0.clone(), at.1.clone()))).then_some(at)
         })
         .collect();
-    branch_decisions(&dir.path().join("branches"), &mut answered);
-    // A pipeline's fan-outs journal in their stage's folder.
-    for stage in sorted_dirs(dir.path()) {
-        for step in sorted_dirs(&stage.join("branches")) {
-            journal_decisions(&step, &mut answered);
-        }
-    }
+    folder_decisions(dir.path(), &mut answered);
     script.skip_answered(answered.iter().map(|(w, n)| (w.as_str(), n.as_str())));
     Ok(Box::new(script))
 }
 
-/// Adds the decisions of the finished `.wf` branches journaled under
-/// `branches` (`{workflow}/{node}/step-N/INDEX.json`, their `decided`
-/// list; a pipeline's, `{stage}/branches/step-N/INDEX.json`, are read the
-/// same way): a journaled branch is never run again (its fan-out, run again,
-/// takes its result; a fan-out the log completed is not run again), so
-/// its answers are used up; so are those a branch waiting at a gate gave
+/// The steps of the log that an answer `wfc answer` recorded decided, as
+/// `(line, workflow, node)`: an answer line (`{"answer": …}`) is applied
+/// by the step that follows it (the first of `steps`, the log's step
+/// lines as `RunDir::read_log` numbers them, after it), at the node its
+/// question names, in the run's own scope (a question of a branch,
+/// `fan#1/a/review#1`, is answered inside the branch, which notes no
+/// script answer for it).
+fn answered_steps(dir: &RunDir, steps: &[usize]) -> Vec<(usize, String, String)> {
+    let Ok(text) = std::fs::read(dir.log_path()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if !line.starts_with(br#"{"answer":"#) {
+            continue;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        let a = &v["answer"];
+        let (Some(w), Some(n), Some(q)) = (
+            a["workflow"].as_str(),
+            a["node"].as_str(),
+            a["question"].as_str(),
+        ) else {
+            continue;
+        };
+        if let Some(&step) = steps.iter().find(|&&s| s > i + 1)
+            && !q.contains('/')
+        {
+            out.push((step, w.to_owned(), n.to_owned()));
+        }
+    }
+    out
+}
+
+/// Adds the decisions journaled in `dir` (a run directory, or the own
+/// folder of a branch or of a child pipeline, laid out alike):
+///
+/// - `branches/{workflow}/{node}/step-N/`: the journals of a `.wf` run's
+///   fan-outs;
+/// - `{stage}/branches/step-N/`: those of a pipeline's fan-outs;
+/// - `{stage}/child-journals/step-N/`: the own folder of a child pipeline
+///   a manager node ran, read the same way (its fan-outs' finished
+///   branches are kept whether the child finished or runs again).
+///
+/// A journaled branch is never run again (its fan-out, run again, takes
+/// its result; a fan-out the log completed is not run again), so its
+/// answers are used up; so are those a branch waiting at a gate gave
 /// before it (it is restored there). A branch with no result (killed)
 /// runs again from its start and is asked again: its answers are not
 /// skipped, except those of the finished branches of fan-outs nested in
-/// it, journaled in its own folder `step-N/INDEX/branches/`, which the
-/// branch run again takes as they are.
-fn branch_decisions(branches: &Path, out: &mut Vec<(String, String)>) {
-    for workflow in sorted_dirs(branches) {
+/// it, journaled in its own folder `step-N/INDEX/`, read the same way.
+fn folder_decisions(dir: &Path, out: &mut Vec<(String, String)>) {
+    for workflow in sorted_dirs(&dir.join("branches")) {
         for node in sorted_dirs(&workflow) {
             for step in sorted_dirs(&node) {
                 journal_decisions(&step, out);
             }
+        }
+    }
+    for stage in sorted_dirs(dir) {
+        for step in sorted_dirs(&stage.join("branches")) {
+            journal_decisions(&step, out);
+        }
+        for child in sorted_dirs(&stage.join("child-journals")) {
+            folder_decisions(&child, out);
         }
     }
 }
@@ -96,7 +144,7 @@ fn journal_decisions(step: &Path, out: &mut Vec<(String, String)>) {
             decided(&doc["waiting"]["decided"], out);
         } else {
             // Runs again: only its nested fan-outs' finished branches stay.
-            branch_decisions(&step.join(index.to_string()).join("branches"), out);
+            folder_decisions(&step.join(index.to_string()), out);
         }
     }
 }

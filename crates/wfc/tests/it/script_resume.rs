@@ -328,3 +328,193 @@ fn random_kills_of_a_scripted_fan_out_never_change_its_answers() {
     }
     assert!(kills >= 6, "{kills} kills landed");
 }
+
+/// A run suspended at `review`, answered with `wfc answer`, resumed to a
+/// suspension at `work`, resumed again: the answer `wfc answer` gave is
+/// not the script's, so the second resume does not count it as a script
+/// answer used up, and `review`'s second visit gets the script's
+/// `[D] Done` (before: its queue was one answer short, and the run
+/// suspended on "no answer left").
+#[test]
+fn an_answer_given_with_wfc_answer_is_not_a_script_answer_used() {
+    let dir = scratch("answered");
+    let d = dir.to_str().unwrap();
+    let agent = script("answered");
+    let file = "tests/run/script_resume/answered.wf";
+    let out = wfc(&["run", file, "--agent", &agent, "--run-dir", d])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "suspends at review");
+    let out = wfc(&["answer", d, "Y"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = wfc(&["run", "--resume", d, "--agent", &agent])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "suspends at work: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (out, resumed) = run_json(&["run", "--resume", d, "--agent", &agent]);
+    assert_eq!(out.status.code(), Some(0), "{resumed}");
+    expect_trace("answered", &trace(&resumed, &dir));
+    replays(&dir);
+}
+
+/// Two concurrent branches whose calls ask the same node `check`, one
+/// queue of two answers: whichever branch gets there first (each sleeps
+/// first, one longer than the other, in turn), branch `a` takes the first
+/// answer and `b` the second, the answers a run of the branches one after
+/// another in edge order gives (before: the first to arrive took the
+/// first answer, so the branches traded answers with the timing).
+#[test]
+fn concurrent_branches_take_a_shared_queues_answers_in_edge_order() {
+    runs_with_delays("shared_node.wf", "shared_node", "shared_node");
+}
+
+/// The same for the branches of a pipeline fan-out that both run the
+/// stage `check`.
+#[test]
+fn concurrent_pipeline_branches_take_a_shared_queues_answers_in_edge_order() {
+    runs_with_delays("shared_node.dot", "shared_node_dot", "shared_node_dot");
+}
+
+/// Runs `DIR/file` with the script `name` six times, the branches'
+/// delays (`$DELAY_A`, `$DELAY_B`) in turn favouring one and the other:
+/// every run ran its branches at once and ends with the trace `trace`.
+fn runs_with_delays(file: &str, name: &str, trace_name: &str) {
+    let agent = script(name);
+    let file = format!("{DIR}/{file}");
+    let delays = [
+        ("0.4", "0"),
+        ("0", "0.4"),
+        ("0.2", "0"),
+        ("0", "0.2"),
+        ("0", "0"),
+        ("0.1", "0"),
+    ];
+    for (round, (a, b)) in delays.into_iter().enumerate() {
+        let dir = scratch(&format!("{name}-{round}"));
+        let d = dir.to_str().unwrap();
+        let out = wfc(&[
+            "run",
+            &file,
+            "--agent",
+            &agent,
+            "--run-dir",
+            d,
+            "--allow-tools",
+            "--format",
+            "json",
+        ])
+        .env("DELAY_A", a)
+        .env("DELAY_B", b)
+        .output()
+        .unwrap();
+        let report = summary(&out);
+        assert_eq!(out.status.code(), Some(0), "{report}");
+        let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+        assert!(
+            log.contains(r#""concurrency":2"#),
+            "the branches ran at once"
+        );
+        expect_trace(trace_name, &trace(&report, &dir));
+    }
+}
+
+/// A kill in an Attractor fan-out nested in a branch, once its inner
+/// branch `i1` finished (journaled in the outer branch's own folder): the
+/// resumed run takes `i1`'s result from that journal, so the resumed
+/// script counts `i1`'s answer as used, and the second round gets `i1`'s
+/// second answer (before: nested journals were not read, and the second
+/// round got the first answer again). The end is the uninterrupted run's.
+#[test]
+fn a_kill_in_a_fan_out_nested_in_a_branch_keeps_its_finished_answers_used() {
+    let file = "tests/run/script_resume/nested_loop.dot";
+    let agent = script("nested_loop");
+    let dir = scratch("nested-kill");
+    let d = dir.to_str().unwrap();
+    let mark = scratch("nested-kill.mark");
+    let _ = std::fs::remove_file(&mark);
+    let out = wfc(&[
+        "run",
+        file,
+        "--agent",
+        &agent,
+        "--run-dir",
+        d,
+        "--allow-tools",
+    ])
+    .env("WFC_TEST_MARK", &mark)
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), None, "killed by i2");
+    let journal = dir.join("outer/branches/step-1/0/inner/branches/step-1/0.json");
+    assert!(journal.is_file(), "{}", journal.display());
+    // From now on the mark is there: `i2` does not kill.
+    let marked = |args: &[&str]| {
+        let out = wfc(&[args, &["--allow-tools", "--format", "json"]].concat())
+            .env("WFC_TEST_MARK", &mark)
+            .output()
+            .unwrap();
+        let report = summary(&out);
+        assert_eq!(out.status.code(), Some(0), "{report}");
+        report
+    };
+    let resumed = marked(&["run", "--resume", d, "--agent", &agent]);
+    let got = trace(&resumed, &dir);
+    expect_trace("nested_loop", &got);
+    let plain = scratch("nested-plain");
+    let p = plain.to_str().unwrap();
+    let report = marked(&["run", file, "--agent", &agent, "--run-dir", p]);
+    assert_eq!(trace(&report, &plain), got);
+    replays(&dir);
+}
+
+/// A kill in a child pipeline's fan-out, once its branch `i1` finished
+/// (journaled in the child's own folder, `boss/child-journals/step-N/`):
+/// the manager runs its child again, whose fan-out takes `i1`'s result
+/// from there, so the resumed script counts `i1`'s answer as used and the
+/// second child gets `i1`'s second answer (before: child journals were not
+/// read, and the second child got the first answer again).
+#[test]
+fn a_kill_in_a_child_pipelines_fan_out_keeps_its_finished_answers_used() {
+    let file = "tests/run/script_resume/child_loop.dot";
+    let agent = script("child_loop");
+    let dir = scratch("child-kill");
+    let d = dir.to_str().unwrap();
+    let mark = scratch("child-kill.mark");
+    let _ = std::fs::remove_file(&mark);
+    let run = |args: &[&str]| {
+        wfc(&[args, &["--allow-tools", "--format", "json"]].concat())
+            .env("WFC_TEST_MARK", &mark)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["run", file, "--agent", &agent, "--run-dir", d]);
+    assert_eq!(out.status.code(), None, "killed by i2");
+    let journal = dir.join("boss/child-journals/step-1/fan/branches/step-1/0.json");
+    assert!(journal.is_file(), "{}", journal.display());
+    // From now on the mark is there: `i2` does not kill.
+    let out = run(&["run", "--resume", d, "--agent", &agent]);
+    let report = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let i1 = std::fs::read_to_string(dir.join("boss/child/i1/response.md")).unwrap();
+    let got = format!("{}response boss/child/i1: {i1:?}\n", trace(&report, &dir));
+    expect_trace("child_loop", &got);
+    let plain = scratch("child-plain");
+    let p = plain.to_str().unwrap();
+    let out = run(&["run", file, "--agent", &agent, "--run-dir", p]);
+    let report = summary(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let i1 = std::fs::read_to_string(plain.join("boss/child/i1/response.md")).unwrap();
+    let want = format!("{}response boss/child/i1: {i1:?}\n", trace(&report, &plain));
+    assert_eq!(want, got);
+    replays(&dir);
+}

@@ -309,6 +309,7 @@ pub fn run(s: &Shared<'_>, plan: Plan, targets: &[NodeIdx], policy: &Policy) -> 
     let slots = crate::engine::fan_pool::run(
         plan.workers,
         targets,
+        crate::agents::order::reach(program, workflow, fan_out, targets),
         // The branch's run files and kit hold `Rc`s: made on its thread.
         |(agent, runner)| {
             let kit = Kit {
