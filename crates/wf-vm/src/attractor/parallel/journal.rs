@@ -279,13 +279,42 @@ impl Journal {
 const SUSPENDED: &str = "suspended.json";
 
 /// The journal a fan-out that suspended named for `step`, if any: only a
-/// sibling `step-N` folder is accepted.
+/// sibling `step-N` folder is accepted. A note for `step + 1` is this
+/// step's own: the fan-out at `step` wrote it, then a kill cut the step's
+/// record off the log, so `step` runs again and must find the branches
+/// where that run left them (a fresh journal would run again what they
+/// had started, `at_most_once` effects included).
 fn redirected(branches: &Path, step: u64) -> Option<PathBuf> {
     let v: Value = serde_json::from_slice(&std::fs::read(branches.join(SUSPENDED)).ok()?).ok()?;
-    if v["resume_step"].as_u64()? != step {
+    let resume_step = v["resume_step"].as_u64()?;
+    if resume_step != step && resume_step != step.saturating_add(1) {
         return None;
     }
     let name = v["journal"].as_str()?;
     let digits = name.strip_prefix("step-")?;
     (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| branches.join(name))
+}
+
+#[cfg(test)]
+mod redirect_tests {
+    use super::*;
+
+    /// A suspended fan-out's note is read at the step it names, and at
+    /// the step before it (the suspending step whose record a kill cut
+    /// off), never at others.
+    #[test]
+    fn a_suspension_note_serves_its_step_and_the_cut_off_one() {
+        let branches =
+            std::env::temp_dir().join(format!("wfc-journal-redirect-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&branches);
+        let journal = Journal::in_dir_at(&branches, 1);
+        journal.suspend(3).unwrap();
+        let at = |step| Journal::in_dir_at(&branches, step).dir.unwrap();
+        assert_eq!(at(3), branches.join("step-1"));
+        assert_eq!(at(2), branches.join("step-1"));
+        assert_eq!(at(4), branches.join("step-4"));
+        assert_eq!(at(1), branches.join("step-1"));
+        assert_eq!(at(0), branches.join("step-0"));
+        let _ = std::fs::remove_dir_all(&branches);
+    }
 }
