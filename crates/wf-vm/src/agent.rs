@@ -189,6 +189,10 @@ pub struct DecisionContext<'a> {
     pub limits: &'a crate::config::RunLimits,
     /// The run's active time so far (as of the last clock reading).
     pub elapsed: std::time::Duration,
+    /// At an Attractor `parallel` node of a program with effect
+    /// attributes: the idempotence keys its branches share with the run
+    /// (engine/fan_keys.rs); `None` elsewhere.
+    pub(crate) fan_keys: Option<&'a std::sync::Arc<crate::engine::fan_keys::SharedKeys>>,
 }
 
 impl DecisionContext<'_> {

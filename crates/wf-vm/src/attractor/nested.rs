@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use wf_ir::{IrProgram, WorkflowIdx};
@@ -13,6 +14,7 @@ use super::files::RunFiles;
 use super::tool::AttractorToolRunner;
 use crate::agent::{DecisionContext, Outcome, ToolRunner};
 use crate::config::{EngineConfig, RunLimits};
+use crate::engine::fan_keys::SharedKeys;
 use crate::engine::{Engine, EngineError};
 use crate::template::ShellCommand;
 
@@ -79,6 +81,9 @@ pub struct Inherited {
     /// A durable fan-out's branch, or a child pipeline: its own folder
     /// (engine/fan_durable.rs).
     branch_dir: Option<std::path::PathBuf>,
+    /// A fan-out's branch: the idempotence keys it shares with its
+    /// siblings and the run (engine/fan_keys.rs).
+    keys: Option<Arc<SharedKeys>>,
 }
 
 impl Inherited {
@@ -91,6 +96,7 @@ impl Inherited {
             config: d.config.clone(),
             cap,
             branch_dir: None,
+            keys: None,
         }
     }
 
@@ -109,6 +115,7 @@ impl Inherited {
             config: config.clone(),
             cap,
             branch_dir: None,
+            keys: None,
         }
     }
 
@@ -125,6 +132,7 @@ impl Inherited {
         if let Some(dir) = &self.branch_dir {
             engine.attach_branch_dir(dir.clone());
         }
+        engine.effects.shared = self.keys.clone();
         Ok(engine)
     }
 
@@ -145,7 +153,15 @@ impl Inherited {
         if let Some(dir) = &self.branch_dir {
             engine.attach_branch_dir(dir.clone());
         }
+        engine.effects.shared = self.keys.clone();
         Ok(engine)
+    }
+
+    /// What the branches of a fan-out whose keys are `keys` inherit: each
+    /// branch's engine claims its keys there, so siblings and the run
+    /// share them (engine/fan_keys.rs).
+    pub(crate) fn with_keys(self, keys: Option<Arc<SharedKeys>>) -> Self {
+        Inherited { keys, ..self }
     }
 
     /// What the branch of a durable fan-out whose own folder is `dir`

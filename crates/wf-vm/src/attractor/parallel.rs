@@ -164,7 +164,6 @@ impl Handler for Parallel {
             .into_iter()
             .filter_map(|k| view.get(k).map(|v| (k.to_owned(), v.clone())))
             .collect();
-        let inherited = super::nested::Inherited::of(d);
         // The branches' gates scope their question ids under this node and
         // visit (their branch adds its own id).
         let kit = Kit {
@@ -175,6 +174,19 @@ impl Handler for Parallel {
             ),
             ..self.kit.clone()
         };
+        // A nested fan-out journals in the folder of the branch or child
+        // it runs in, at that engine's step: the branch run again after a
+        // kill takes the same steps to it.
+        let journal = match self.kit.journal_root(cx.files) {
+            Some(root) => journal::Journal::under(&root, cx.node_id, d.step),
+            None => journal::Journal::default(),
+        };
+        // The branches share the run's idempotence keys, and those their
+        // folders recorded before a kill (engine/fan_keys.rs).
+        if let Some(keys) = d.fan_keys {
+            keys.seed_branches(&journal, targets.len());
+        }
+        let inherited = super::nested::Inherited::of(d).with_keys(d.fan_keys.cloned());
         let shared = concurrent::Shared {
             program: d.program,
             workflow: d.workflow_idx,
@@ -183,13 +195,7 @@ impl Handler for Parallel {
             kit: &kit,
             fan_out: d.node_idx,
             inherited: &inherited,
-            // A nested fan-out journals in the folder of the branch or
-            // child it runs in, at that engine's step: the branch run
-            // again after a kill takes the same steps to it.
-            journal: &match self.kit.journal_root(cx.files) {
-                Some(root) => journal::Journal::under(&root, cx.node_id, d.step),
-                None => journal::Journal::default(),
-            },
+            journal: &journal,
         };
         let asked_before = asked::mark(&kit);
         let plan = concurrent::plan(&shared, cx.backend.as_deref(), &targets, &policy);

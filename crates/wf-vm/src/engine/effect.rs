@@ -570,6 +570,7 @@ impl<'p> Engine<'p> {
             config: &self.config,
             limits: &self.limits,
             elapsed: self.elapsed,
+            fan_keys: None,
         };
         let outcome = match (&mut self.tools, command) {
             (_, None) => failed("the compensating node has no `command`".into()),

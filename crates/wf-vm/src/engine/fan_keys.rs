@@ -1,5 +1,5 @@
-//! Idempotence keys across a `.wf` fan-out's branches (docs/runtime.md,
-//! "Keys across parallel branches").
+//! Idempotence keys across a fan-out's branches, `.wf` and Attractor
+//! (docs/runtime.md, "Keys across parallel branches").
 //!
 //! The branches of one fan-out share a registry of keys ([`SharedKeys`]),
 //! seeded with the keys the run completed before the fan-out and those the
@@ -11,9 +11,18 @@
 //! the branches completed become the parent's, recorded as `done` lines of
 //! its log (or its branch folder) before the fan-out's step record, so that
 //! a kill after the join loses none.
+//!
+//! An Attractor `parallel` node fans out in its handler
+//! (attractor/parallel.rs), which the engine asks as it asks any agent:
+//! the engine makes the registry before asking and passes it in the
+//! decision context ([`crate::agent::DecisionContext`]), the handler seeds
+//! it with its journal's branch folders and hands it to its branch
+//! engines, and the engine joins the keys when the handler returns.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
+
+use wf_ir::{NodeIdx, Opcode, WorkflowIdx};
 
 use super::{Engine, StepInput};
 use crate::attractor::parallel::journal::Journal;
@@ -140,6 +149,21 @@ impl SharedKeys {
     }
 }
 
+impl SharedKeys {
+    /// Adds the keys the folders of the `branches` branches journaled in
+    /// `journal` recorded in an earlier run (a kill), so a branch run
+    /// again does not run a key its sibling completed before the kill.
+    pub(crate) fn seed_branches(&self, journal: &Journal, branches: usize) {
+        for i in 0..branches {
+            if let Some(dir) = journal.branch_dir(i) {
+                for (k, done) in super::fan_durable::keyed(&dir) {
+                    self.insert_done(&k, done);
+                }
+            }
+        }
+    }
+}
+
 impl Engine<'_> {
     /// The registry of keys for the branches of the fan-out journaled in
     /// `journal` with `branches` branches: this engine's keys, those of
@@ -147,6 +171,32 @@ impl Engine<'_> {
     /// folders recorded in an earlier run. `None` when no node has an
     /// effect attribute.
     pub(super) fn fan_keys(&self, journal: &Journal, branches: usize) -> Option<Arc<SharedKeys>> {
+        let keys = self.own_keys()?;
+        keys.seed_branches(journal, branches);
+        Some(keys)
+    }
+
+    /// The registry of keys for the branches of the Attractor `parallel`
+    /// node `node`, which its handler seeds with its journal's folders
+    /// ([`SharedKeys::seed_branches`]) and hands to its branch engines
+    /// (`Inherited::with_keys`); `None` at any other node, or when no node
+    /// has an effect attribute.
+    pub(super) fn attractor_fan_keys(
+        &self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+    ) -> Option<Arc<SharedKeys>> {
+        let w = &self.program.workflows[wf.0 as usize];
+        let attractor = w.dialect == wf_ir::Dialect::Attractor;
+        (attractor && w.nodes[node.0 as usize].op == Opcode::Parallel)
+            .then(|| self.own_keys())
+            .flatten()
+    }
+
+    /// A registry holding this engine's keys and those of the fan-out
+    /// this engine is a branch of; `None` when no node has an effect
+    /// attribute.
+    fn own_keys(&self) -> Option<Arc<SharedKeys>> {
         if !self.effects.any {
             return None;
         }
@@ -164,13 +214,6 @@ impl Engine<'_> {
         if let Some(outer) = &self.effects.shared {
             for (k, done) in outer.done() {
                 keys.insert_done(&k, done);
-            }
-        }
-        for i in 0..branches {
-            if let Some(dir) = journal.branch_dir(i) {
-                for (k, done) in super::fan_durable::keyed(&dir) {
-                    keys.insert_done(&k, done);
-                }
             }
         }
         Some(keys)

@@ -213,7 +213,11 @@ impl<'p> Engine<'p> {
                 Some(input) => input,
                 None => {
                     let started = if instant { None } else { now };
-                    let input = self.ask(agent, wf, node, started);
+                    // An Attractor fan-out's branches share the run's keys,
+                    // and theirs are the run's after it (fan_keys.rs).
+                    let keys = self.attractor_fan_keys(wf, node);
+                    let input = self.ask(agent, wf, node, started, keys.as_ref());
+                    self.join_keys(keys);
                     // A step a stop cut short is no effect to record.
                     let input = self.unless_interrupted(wf, node, input, false);
                     self.effect_after(wf, node, &input);
@@ -295,6 +299,7 @@ impl<'p> Engine<'p> {
         wf: WorkflowIdx,
         node: NodeIdx,
         started: Option<Instant>,
+        fan_keys: Option<&std::sync::Arc<super::fan_keys::SharedKeys>>,
     ) -> StepInput {
         let workflow = &self.program.workflows[wf.0 as usize];
         let ir_node = &workflow.nodes[node.0 as usize];
@@ -343,6 +348,7 @@ impl<'p> Engine<'p> {
             config: &self.config,
             limits: &self.limits,
             elapsed: self.elapsed,
+            fan_keys,
         };
         if ir_node.op == Opcode::Tool {
             let command = ir_node

@@ -142,5 +142,6 @@ pub(crate) fn context<'a>(
         config: &DEFAULT_CONFIG,
         limits: &DEFAULT_CONFIG.limits,
         elapsed: std::time::Duration::ZERO,
+        fan_keys: None,
     }
 }

@@ -1424,3 +1424,63 @@ fn a_partial_result_when_retries_run_out_is_the_keys_effect() {
     assert_eq!(report["blackboard"]["again"], 90);
     expect("retry_partial", &dir, Path::new(&events));
 }
+
+/// Issue 17.3 across Attractor parallel branches, as for `.wf`
+/// (`branch_keys.dot`, branches one at a time): a branch reuses the key
+/// the run completed before the fan-out and the key a sibling completed,
+/// and the node after the fan-in (killed and resumed in between) reuses
+/// the branches' key: one `reserve`, one `charge`. Trace:
+/// `branch_keys_dot.trace`.
+#[test]
+fn keys_completed_in_attractor_branches_are_the_runs_after_the_fan_in() {
+    let file = "tests/run/effects/branch_keys.dot";
+    let (dir, run_dir, events) = branch_keys("branch_keys_dot", file);
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let got = format!(
+        "# ledger\n{}# events\n{}",
+        ledger(&dir),
+        branch_trace(Path::new(&events))
+    );
+    check_trace("branch_keys_dot", &got);
+    // The fan-out's step recorded the branch's key in the run log, before
+    // its step record, so the kill after the fan-in lost none.
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    let merged: Vec<(usize, Value)> = (lines.iter().enumerate())
+        .filter(|(_, l)| l.starts_with("{\"effect\":\"done\""))
+        .map(|(i, l)| (i, serde_json::from_str(l).unwrap()))
+        .filter(|(_, v): &(usize, Value)| v["key"] == "charge-7")
+        .collect();
+    assert_eq!(merged.len(), 1, "{log}");
+    let (at, done) = &merged[0];
+    assert_eq!((&done["node"], &done["step"]), (&"pay_a".into(), &2.into()));
+    assert!(lines[at + 1].starts_with("{\"step\":2,"), "{log}");
+}
+
+/// The same with the Attractor branches at once (`max_parallel=3`):
+/// `pay_a` and `pay_b` charge under one key at the same moment; one runs,
+/// the other waits for it and reuses its result: still one `charge`.
+#[test]
+fn attractor_siblings_running_one_key_at_once_run_it_once() {
+    let source = std::fs::read_to_string(repo_root().join(DIR).join("branch_keys.dot")).unwrap();
+    let at_once = source.replace("max_parallel=1", "max_parallel=3");
+    assert_ne!(at_once, source);
+    let dir = scratch("branch_keys_dot_at_once_src");
+    let file = dir.join("shop.dot");
+    std::fs::write(&file, at_once).unwrap();
+    let (dir, _, events) = branch_keys("branch_keys_dot_at_once", file.to_str().unwrap());
+    assert_eq!(ledger(&dir), "reserve\ncharge\n");
+    let all = std::fs::read_to_string(&events).unwrap();
+    assert!(all.contains("\"concurrency\":3"), "{all}");
+    let trace = branch_trace(Path::new(&events));
+    let reused = |node: &str| {
+        let at = format!("effect:reused branch_keys/{node} ");
+        trace.lines().filter(|l| l.contains(&at)).count()
+    };
+    assert_eq!(
+        (reused("pay_a") + reused("pay_b"), reused("pay_again")),
+        (1, 1),
+        "one branch and `pay_again` reuse the charge:\n{trace}"
+    );
+    assert_eq!(reused("hold_again"), 1, "{trace}");
+}
