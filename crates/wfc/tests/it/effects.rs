@@ -1484,3 +1484,35 @@ fn attractor_siblings_running_one_key_at_once_run_it_once() {
     );
     assert_eq!(reused("hold_again"), 1, "{trace}");
 }
+
+/// A fan-out nested in an Attractor branch shares the keys that branch
+/// sees: `c` (nested) reuses the key its outer sibling `a` completed, and
+/// `after` reuses it after the fan-in: one `charge`; the run replays.
+#[test]
+fn a_fan_out_nested_in_an_attractor_branch_shares_the_keys() {
+    let dir = scratch("branch_keys_nested");
+    let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+    let file = "tests/run/effects/branch_keys_nested.dot";
+    let run = ["run", file, "--allow-tools", "--run-dir", &run_dir];
+    let out = wfc(&dir, false, &[&run[..], &["--events", &events]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "charge\n");
+    // Reused effects, at any depth of branch events: (node, of_step).
+    fn reused(v: &Value, out: &mut Vec<(String, u64)>) {
+        match v {
+            Value::Object(m) if m.get("event").is_some_and(|e| e == "effect:reused") => out.push((
+                m["node"].as_str().unwrap().into(),
+                m["of_step"].as_u64().unwrap(),
+            )),
+            Value::Object(m) => m.values().for_each(|v| reused(v, out)),
+            _ => {}
+        }
+    }
+    let mut got = Vec::new();
+    for line in std::fs::read_to_string(&events).unwrap().lines() {
+        reused(&serde_json::from_str(line).unwrap(), &mut got);
+    }
+    assert_eq!(got, [("c".into(), 0), ("after".into(), 1)]);
+    let out = wfc(&dir, false, &["replay", &run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
