@@ -18,8 +18,12 @@
 //!   branches again.
 //!
 //! A branch engine has no run log: this folder is all it writes. An
-//! Attractor `parallel` branch gets one too (`Inherited::in_branch_dir`),
-//! for its effect records: its nested fan-outs are not journaled.
+//! Attractor `parallel` branch, and a manager node's child pipeline, get
+//! one too (`Inherited::in_branch_dir`), for their effect records and the
+//! journals of the fan-outs and child pipelines nested in them, laid out
+//! as the run directory keeps the root's (`Kit::journal`:
+//! `{node}/branches/step-M/`, `{node}/child-journals/step-M/`;
+//! docs/runtime.md, "Fan-outs nested in a branch or a child pipeline").
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
