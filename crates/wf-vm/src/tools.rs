@@ -32,7 +32,8 @@ pub use process::end_children_on_termination_signals;
 #[cfg(unix)]
 pub(crate) use process::install_graceful;
 pub(crate) use process::{
-    Capture, GroupRecord, captured_text, deadline_after, kill_group, own_process_group, wait_until,
+    Capture, GroupRecord, captured_text, deadline_after, kill_group, own_process_group,
+    spawn_recorded, wait_until,
 };
 pub use simulate::SimulatedToolRunner;
 
@@ -104,11 +105,10 @@ impl ToolRunner for ProcessToolRunner {
             cmd.env(name, value);
         }
         own_process_group(&mut cmd);
-        let mut child = match cmd.spawn() {
-            Ok(child) => child,
+        let (mut child, record) = match spawn_recorded(&mut cmd) {
+            Ok(started) => started,
             Err(e) => return failed(Vec::new(), self.start_failure(command, &e)),
         };
-        let record = GroupRecord::of(&child);
         let limit = self.max_output_bytes;
         let stdout = child.stdout.take().map(|s| Capture::start(s, limit));
         let stderr = child.stderr.take().map(|s| Capture::start(s, limit));

@@ -23,7 +23,8 @@ use serde_json::{Map, Value, json};
 
 use crate::agent::{AgentError, Decision, DecisionAgent, DecisionContext};
 use crate::tools::{
-    GroupRecord, deadline_after, human_duration, kill_group, own_process_group, wait_until,
+    GroupRecord, deadline_after, human_duration, kill_group, own_process_group, spawn_recorded,
+    wait_until,
 };
 
 /// The protocol name sent in the hello and in every request.
@@ -118,7 +119,7 @@ impl ExecAgent {
             cmd.current_dir(dir);
         }
         own_process_group(&mut cmd);
-        let mut child = cmd.spawn().map_err(|e| AgentError {
+        let (mut child, group) = spawn_recorded(&mut cmd).map_err(|e| AgentError {
             message: format!("could not start the agent `{}`: {e}", self.command),
         })?;
         let stdin = child.stdin.take().expect("piped");
@@ -138,7 +139,7 @@ impl ExecAgent {
         let (tx, from_agent) = mpsc::channel();
         thread::spawn(move || read_lines(stdout, tx));
         Ok(Running {
-            group: GroupRecord::of(&child),
+            group,
             child,
             to_agent: Some(to_agent),
             from_agent,

@@ -10,7 +10,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::{
-    Capture, GroupRecord, captured_text, deadline_after, kill_group, own_process_group, wait_until,
+    Capture, captured_text, deadline_after, kill_group, own_process_group, spawn_recorded,
+    wait_until,
 };
 
 /// How a program run by [`run_child`] ended.
@@ -61,8 +62,7 @@ pub fn run_child(
         .stderr(Stdio::piped());
     own_process_group(&mut command);
     let started = Instant::now();
-    let mut child = command.spawn()?;
-    let record = GroupRecord::of(&child);
+    let (mut child, record) = spawn_recorded(&mut command)?;
     // A writer thread: a program that never reads its input cannot block
     // the caller past the deadline.
     if let Some(mut stdin) = child.stdin.take() {

@@ -26,13 +26,19 @@ pub(crate) fn own_process_group(command: &mut Command) -> &mut Command {
 /// process group, so the terminal's `SIGINT` does not reach them.
 #[cfg(unix)]
 mod live {
-    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 
     const SLOTS: usize = 64;
     static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
     /// The first signal requests a graceful stop (`crate::interrupt`)
     /// instead of ending the process.
     static GRACEFUL: AtomicBool = AtomicBool::new(false);
+    /// Children being started whose group is not recorded yet
+    /// ([`starting`]): a signal then would not reach them.
+    static STARTING: AtomicUsize = AtomicUsize::new(0);
+    /// A signal that came while children were being started (0: none):
+    /// the last of them to be recorded ends the process with it.
+    static DEFERRED: AtomicI32 = AtomicI32::new(0);
 
     /// Records a running group; `None` when every slot is taken (the
     /// group then only dies with its own timeout).
@@ -51,28 +57,67 @@ mod live {
         }
     }
 
-    extern "C" fn on_signal(signal: libc::c_int) {
-        // Only async-signal-safe calls here: atomics, kill, signal, raise.
+    /// Kills every recorded group.
+    fn kill_groups() {
+        // Only async-signal-safe calls here: atomics and kill.
         for slot in &GROUPS {
             let pid = slot.load(Ordering::SeqCst);
             if pid > 0 {
-                // SAFETY: kill(2) and signal(2)/raise(3) are async-signal-safe
-                // and touch no memory of ours.
+                // SAFETY: kill(2) is async-signal-safe and touches no
+                // memory of ours.
                 unsafe {
                     libc::kill(-pid, libc::SIGKILL);
                 }
             }
         }
+    }
+
+    /// Kills every recorded group, then ends the process as `signal`
+    /// would have (its default action).
+    fn die(signal: libc::c_int) {
+        kill_groups();
+        // SAFETY: signal(2) and raise(3) are async-signal-safe and touch
+        // no memory of ours.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+
+    extern "C" fn on_signal(signal: libc::c_int) {
+        kill_groups();
         // The first signal of a graceful run only asks the engine to stop
         // (an atomic store); a second one ends the process below.
         if GRACEFUL.load(Ordering::SeqCst) && crate::interrupt::request(signal) {
             return;
         }
-        // SAFETY: as above; the default action then ends the process as
-        // the signal would have.
-        unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-            libc::raise(signal);
+        // A child started but not recorded yet would outlive the process
+        // (it runs, under load, before its group is recorded): the last
+        // such child to be recorded ends the process instead
+        // ([`started`]). Stored before `STARTING` is read, and read there
+        // after it is lowered, so one of the two sees the other.
+        DEFERRED.store(signal, Ordering::SeqCst);
+        if STARTING.load(Ordering::SeqCst) > 0 {
+            return;
+        }
+        die(signal);
+    }
+
+    /// A child is about to be started: a signal ending the process waits
+    /// until [`started`].
+    pub fn starting() {
+        STARTING.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The child [`starting`] announced is recorded (or failed to start):
+    /// a signal that came meanwhile ends the process now, its group
+    /// killed with the others.
+    pub fn started() {
+        if STARTING.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let signal = DEFERRED.load(Ordering::SeqCst);
+            if signal != 0 {
+                die(signal);
+            }
         }
     }
 
@@ -109,6 +154,39 @@ pub fn end_children_on_termination_signals() {
 #[cfg(unix)]
 pub(crate) fn install_graceful() {
     live::install_graceful();
+}
+
+/// Starts `command` and records its process group for
+/// [`end_children_on_termination_signals`]. A signal that would end wfc
+/// while the child starts waits until its group is recorded, so that the
+/// child dies with wfc even when it started just as Ctrl-C came (under
+/// load a child may run before its parent records it).
+pub(crate) fn spawn_recorded(command: &mut Command) -> std::io::Result<(Child, GroupRecord)> {
+    #[cfg(unix)]
+    let _window = Starting::open();
+    let child = command.spawn()?;
+    let record = GroupRecord::of(&child);
+    Ok((child, record))
+}
+
+/// The time a child takes to start and be recorded ([`live::starting`]
+/// to [`live::started`], on every way out).
+#[cfg(unix)]
+struct Starting;
+
+#[cfg(unix)]
+impl Starting {
+    fn open() -> Starting {
+        live::starting();
+        Starting
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Starting {
+    fn drop(&mut self) {
+        live::started();
+    }
 }
 
 /// A child's process group, recorded for
@@ -284,3 +362,6 @@ pub(crate) fn captured_text(c: &Captured) -> String {
     }
     text
 }
+
+#[cfg(all(test, unix))]
+mod tests;
