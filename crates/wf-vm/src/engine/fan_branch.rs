@@ -12,6 +12,7 @@ use crate::attractor::nested::Inherited;
 use crate::attractor::parallel::journal::{Journal, Waiting};
 use crate::attractor::parallel::policy::BranchResult;
 use crate::attractor::parallel::trace::{BranchEvents, TraceSink};
+use crate::failure::FailureKind;
 use crate::report::RunStatus;
 
 /// A branch's run.
@@ -32,9 +33,19 @@ pub(super) struct Run {
     /// started and did not finish (not journaled: it runs again once the
     /// node is settled; engine/fan_effect.rs).
     pub(super) unsettled: Option<crate::effects::PendingEffect>,
+    /// An agent error suspended it (`EngineConfig::suspend_on_agent_error`,
+    /// a durable run's default): its reason. Not journaled: the run
+    /// suspends on it, and the resumed fan-out runs the branch again.
+    pub(super) agent_error: Option<String>,
 }
 
 impl Run {
+    /// Whether the branch ended (it does not wait for an answer, a
+    /// settlement or a retry after an agent error).
+    pub(super) fn ended(&self) -> bool {
+        self.waiting.is_none() && self.unsettled.is_none() && self.agent_error.is_none()
+    }
+
     /// The questions the branch waits on, in edge order: its own
     /// `human` node's, or those of the fan-out nested in it.
     pub(super) fn questions(&self) -> Vec<crate::question::PendingQuestion> {
@@ -108,6 +119,7 @@ pub(super) fn run_branch(
     let mut waiting = None;
     let mut asked = Vec::new();
     let mut unsettled = None;
+    let mut agent_error = None;
     let trace = TraceSink::default();
     let made = (env.inherited).branch_engine(env.program, env.wf, start, env.context, from, &trace);
     match made {
@@ -202,6 +214,18 @@ pub(super) fn run_branch(
                             break;
                         }
                         result.outcome = Status::Fail;
+                        // An agent error the run suspends on: the fan-out
+                        // suspends the run, and a resume tries again.
+                        let by_agent = engine.failures().len() > failures
+                            && engine.failures().last().is_some_and(|f| {
+                                matches!(f.kind, FailureKind::Agent | FailureKind::Limit)
+                            });
+                        if by_agent && engine.config.suspend_on_agent_error {
+                            result.failure_reason =
+                                Some(format!("suspended by an agent error ({reason})"));
+                            agent_error = Some(reason);
+                            break;
+                        }
                         result.failure_reason = Some(format!(
                             "the branch suspended ({reason}); branches cannot suspend"
                         ));
@@ -231,6 +255,7 @@ pub(super) fn run_branch(
         waiting,
         asked,
         unsettled,
+        agent_error,
     }
 }
 
@@ -261,6 +286,7 @@ pub(super) fn run_journaled(
             waiting: None,
             asked: Vec::new(),
             unsettled: None,
+            agent_error: None,
         };
     }
     // Where it waited: at its own `human` node, or in a fan-out nested
@@ -280,8 +306,9 @@ pub(super) fn run_journaled(
         from,
         journal.branch_dir(index),
     );
-    if run.unsettled.is_some() {
-        // Not journaled: it runs again once the node is settled.
+    if run.unsettled.is_some() || run.agent_error.is_some() {
+        // Not journaled: it runs again once the node is settled, or when
+        // the run suspended by the agent error is resumed.
     } else if let Some(w) = &mut run.waiting {
         w.decided = crate::agents::noting::to_json(&decided);
         if let Err(e) = journal.record_waiting(index, w) {

@@ -139,6 +139,7 @@ impl Engine<'_> {
                     waiting: None,
                     asked: Vec::new(),
                     unsettled: None,
+                    agent_error: None,
                 },
                 None,
             )
@@ -150,10 +151,7 @@ impl Engine<'_> {
                     &targets,
                     crate::agents::order::reach(program, wf, node, &targets),
                     |worker| worker,
-                    |r: &(Run, Option<u64>)| {
-                        (r.0.waiting.is_none() && r.0.unsettled.is_none())
-                            .then(|| policy.stop_after(&r.0.result))?
-                    },
+                    |r: &(Run, Option<u64>)| r.0.ended().then(|| policy.stop_after(&r.0.result))?,
                     skipped,
                     |(agent, tools), i, t| {
                         let tools = tools
@@ -194,7 +192,7 @@ impl Engine<'_> {
                     let at = started.elapsed().as_millis() as u64;
                     let run = run_journaled(env, (i, t), agent, lent, &journal);
                     // A branch that waits has not ended: it stops nothing.
-                    if run.waiting.is_none() && run.unsettled.is_none() {
+                    if run.ended() {
                         stopped = policy.stop_after(&run.result);
                     }
                     out.push((run, Some(at)));
@@ -222,14 +220,44 @@ impl Engine<'_> {
             .iter()
             .filter_map(|(r, _)| r.unsettled.clone())
             .collect();
-        if !asked.is_empty() || !unsettled.is_empty() {
+        let agent_errors: Vec<String> = (runs.iter())
+            .filter_map(|(r, _)| {
+                let reason = r.agent_error.as_ref()?;
+                Some(format!("branch `{}`: {reason}", r.result.id))
+            })
+            .collect();
+        if !asked.is_empty() || !unsettled.is_empty() || !agent_errors.is_empty() {
             // A suspension carries no events: the branches that ended keep
             // theirs, told when the fan-out ends.
             for (index, (run, at)) in runs.iter().enumerate() {
-                if run.waiting.is_none() && run.unsettled.is_none() && !run.resumed && at.is_some()
-                {
+                if run.ended() && !run.resumed && at.is_some() {
                     let _ = journal.record_events(index, (*at, run.duration_ms), &run.events);
                 }
+            }
+            // Branches an agent error stopped, and nothing else waits: the
+            // step ends with the agent error, which suspends the run (or
+            // the branch around a nested fan-out, in turn); a resume runs
+            // those branches again, the others from the journal.
+            if asked.is_empty() && unsettled.is_empty() {
+                let mut message = format!(
+                    "an agent error stopped {} of parallel node `{}`: {}",
+                    match agent_errors.len() {
+                        1 => "a branch".to_owned(),
+                        n => format!("{n} branches"),
+                    },
+                    self.node_name(wf, node),
+                    agent_errors.join("; ")
+                );
+                if let Err(e) = journal.suspend(self.step + 1) {
+                    message.push_str(&format!(
+                        " (the finished branches could not be noted ({e}): a resumed run runs them again)"
+                    ));
+                }
+                return StepInput::AgentError {
+                    message,
+                    suspended: self.config.suspend_on_agent_error,
+                    failure: None,
+                };
             }
             // An unsettled effect comes first: the run cannot go on
             // before it is settled, whatever the answers.

@@ -1290,3 +1290,59 @@ fn an_agent_error_in_a_nested_fan_out_suspends_the_run_and_resume_tries_again() 
         }
     }
 }
+
+/// Issue 17.1/17.6: an agent error in a `.wf` parallel branch, and in a
+/// `.wf` fan-out nested in one through a call, suspends a durable run
+/// (exit 3) rather than failing the branch; `--resume` runs the branches
+/// the error stopped again (their first nodes are asked again) while the
+/// branch that finished comes from the journal, and the run replays.
+#[test]
+fn an_agent_error_in_a_wf_branch_suspends_the_run_and_resume_tries_again() {
+    let dir = scratch("wf_branch_error");
+    let d = dir.to_str().unwrap();
+    let wf = "tests/run/answer/wf_branch_error.wf";
+    let down = "script:tests/run/answer/wf_branch_error_down.json";
+    let up = "script:tests/run/answer/wf_branch_error_up.json";
+    let out = wfc(&[
+        "run",
+        wf,
+        "--agent",
+        down,
+        "--run-dir",
+        d,
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "suspended", "{report}");
+    let reason = report["reason"].as_str().unwrap_or_default();
+    for said in [
+        "an agent error stopped 2 branches of parallel node `fan`",
+        "branch `p`: the agent failed at node `q`",
+        "branch `deep`: ",
+        "an agent error stopped a branch of parallel node `inner`: branch `y`",
+    ] {
+        assert!(reason.contains(said), "{said}: {reason}");
+    }
+    let hint = String::from_utf8_lossy(&out.stderr);
+    assert!(hint.contains("tries the step again"), "{hint}");
+    // The script of the resume has no answer for `r`: asking it again
+    // would be an agent error, and the run would not complete.
+    let out = wfc(&["run", "--resume", d, "--agent", up, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["blackboard"]["built_q"], true, "{done}");
+    // `r` ran once (its events, journaled while the run was suspended,
+    // are told once when the fan-out ends); `p`'s first run, which the
+    // error cut, left none.
+    assert_eq!(entered_anywhere(&dir, "r"), 1);
+    assert_eq!(entered_anywhere(&dir, "p"), 1);
+    let out = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
