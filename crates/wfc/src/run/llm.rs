@@ -420,15 +420,19 @@ impl Caller {
     }
 
     /// The decision of a stage the budget refuses: the run suspends with
-    /// the reason. In a parallel branch of a pipeline, which cannot
-    /// suspend on its own, it is an agent error: a durable run suspends
-    /// once the other branches ended, and `--resume` runs that branch
-    /// again (docs/llm.md, "Usage and cost").
+    /// the reason. In a parallel branch (of a pipeline or of a `.wf`
+    /// workflow), which cannot suspend on its own, it is an agent error:
+    /// a durable run suspends once the other branches ended, and
+    /// `--resume` runs that branch again (docs/llm.md, "Usage and cost").
     fn refused(ctx: &DecisionContext<'_>, reason: String) -> Result<Decision, AgentError> {
         let reason = format!("budget: {reason}");
-        if wf_vm::attractor::is_attractor(ctx.workflow)
-            && !scope::scope(ctx.program, ctx.workflow, ctx.node_idx).is_empty()
-        {
+        let in_branch = if wf_vm::attractor::is_attractor(ctx.workflow) {
+            !scope::scope(ctx.program, ctx.workflow, ctx.node_idx).is_empty()
+        } else {
+            // A `.wf` branch's engine names its questions after it.
+            !ctx.config.question_scope.is_empty()
+        };
+        if in_branch {
             return Err(AgentError {
                 message: format!("node `{}`: {reason}", ctx.str(ctx.node.id)),
             });

@@ -876,3 +876,85 @@ fn parallel_branches_fork_a_full_thread_and_the_main_line_keeps_its_own() {
         assert_eq!(status(&dir, "after")["usage"]["sent"]["messages"], 3);
     }
 }
+
+/// Issue 17.1/17.6 for `.wf`: a provider outage in a `.wf` parallel
+/// branch suspends a durable run (it used to fail the branch), and
+/// `--resume` asks only the branch that met it.
+#[test]
+fn an_outage_in_a_wf_parallel_branch_suspends_the_run_and_resume_runs_that_branch_alone() {
+    let dir = scratch(
+        "wf_parallel_outage",
+        "parallel.wf",
+        "[llm.providers.anthropic]\nretries = 0\n",
+    );
+    let marker = dir.join("provider-is-back");
+    let fake = Fake::start(vec![Reply::DownFor(
+        "Review speed".into(),
+        marker.clone(),
+        "looks fine".into(),
+    )]);
+    let out = run(&fake, &dir, "parallel.wf");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(report(&out)["status"], "suspended");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("branch `speed`") && text.contains("HTTP 503: Overloaded"),
+        "{text}"
+    );
+    assert_eq!(fake.seen().len(), 2);
+
+    std::fs::write(&marker, "").unwrap();
+    let run_dir = dir.join("run");
+    let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&out);
+    assert_eq!(report(&out)["status"], "completed");
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert!(messages(&seen[2])[0].1.ends_with("Review speed"));
+}
+
+/// A spent budget in a `.wf` parallel branch is an agent error there, as
+/// in a pipeline's branch: a durable run suspends (it used to fail the
+/// branch), and resumed with a budget that allows the calls, it completes.
+#[test]
+fn a_spent_budget_in_a_wf_parallel_branch_suspends_the_run() {
+    let dir = scratch(
+        "wf_parallel_budget",
+        "parallel.wf",
+        "[llm]\nmax_cost_usd = 0.000001\n",
+    );
+    let fake = Fake::start(vec![Reply::Json("looks fine".into())]);
+    let out = run(&fake, &dir, "parallel.wf");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        (text.contains("branch `speed`") || text.contains("branch `security`"))
+            && text.contains("budget: ")
+            && text.contains("max_cost_usd"),
+        "{text}"
+    );
+    // At most the call the budget allowed went out; the branch it
+    // served finished and is journaled.
+    assert!(fake.seen().len() <= 1);
+    std::fs::write(dir.join("wf.toml"), "[llm]\nmax_cost_usd = 10\n").unwrap();
+    let run_dir = dir.join("run");
+    let out = wfc(&fake, &["run", "--resume", run_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&out);
+    assert_eq!(report(&out)["status"], "completed");
+    // Each branch's call went out once in all.
+    assert_eq!(fake.seen().len(), 2);
+}
