@@ -32,6 +32,10 @@ pub(super) struct Run {
     /// started and did not finish (not journaled: it runs again once the
     /// node is settled; engine/fan_effect.rs).
     pub(super) unsettled: Option<crate::effects::PendingEffect>,
+    /// Its completed effects that name a compensation, for the join to
+    /// hand over (a run without a directory: a durable branch's are in
+    /// its folder; engine/fan_saga.rs).
+    pub(super) compensable: Vec<crate::effects::Completed>,
 }
 
 impl Run {
@@ -108,6 +112,7 @@ pub(super) fn run_branch(
     let mut waiting = None;
     let mut asked = Vec::new();
     let mut unsettled = None;
+    let mut compensable = Vec::new();
     let trace = TraceSink::default();
     let made = (env.inherited).branch_engine(env.program, env.wf, start, env.context, from, &trace);
     match made {
@@ -117,6 +122,7 @@ pub(super) fn run_branch(
         }
         Ok(mut engine) => {
             engine.config.question_scope = format!("{}{id}/", env.scope);
+            engine.effects.in_branch = true;
             if let Some(dir) = durable {
                 engine.attach_branch_dir(dir);
             }
@@ -209,6 +215,7 @@ pub(super) fn run_branch(
                     }
                 }
             }
+            compensable = std::mem::take(&mut engine.effects.completed);
             for (k, v) in engine.report().blackboard.0 {
                 let before = env.context.iter().find(|(pk, _)| *pk == k).map(|p| &p.1);
                 if before != Some(&v) {
@@ -231,6 +238,7 @@ pub(super) fn run_branch(
         waiting,
         asked,
         unsettled,
+        compensable,
     }
 }
 
@@ -261,6 +269,7 @@ pub(super) fn run_journaled(
             waiting: None,
             asked: Vec::new(),
             unsettled: None,
+            compensable: Vec::new(),
         };
     }
     // Where it waited: at its own `human` node, or in a fan-out nested

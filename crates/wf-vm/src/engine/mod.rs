@@ -13,6 +13,7 @@ mod fan_durable;
 mod fan_effect;
 pub(crate) mod fan_keys;
 mod fan_out;
+mod fan_saga;
 pub(crate) mod fan_pool;
 mod fan_wait;
 mod interrupted;
