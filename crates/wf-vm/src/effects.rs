@@ -557,4 +557,58 @@ mod tests {
         e.load(retry("k"));
         assert!(e.by_key.is_empty() && e.last_done.is_none());
     }
+
+    /// Effects a fan-out's join handed over share its step and are told
+    /// apart by their id: one handed over again (a kill before the step
+    /// record, a suspended fan-out asked again) is one effect, and a
+    /// `compensated` line settles the effect its id names. Lines without
+    /// an id (the run's own effects, older logs) keep their meaning: the
+    /// step is the effect.
+    #[test]
+    fn handed_over_effects_are_told_apart_by_id() {
+        let comp = |step: u64, id: Option<&str>, node: &str| {
+            let mut r = done(step, node);
+            if let EffectRecord::Done {
+                compensate, id: i, ..
+            } = &mut r
+            {
+                *compensate = Some("undo".into());
+                *i = id.map(str::to_owned);
+            }
+            r
+        };
+        let undone = |step: u64, id: Option<&str>| EffectRecord::Compensated {
+            step,
+            id: id.map(str::to_owned),
+            workflow: "W".into(),
+            node: "n".into(),
+            by: "undo".into(),
+            status: crate::agent::Status::Success,
+            reason: None,
+        };
+        let mut e = Effects::default();
+        for r in [
+            comp(1, None, "book"),
+            comp(1, None, "book"),
+            comp(2, Some("fan#1/a/hotel@1"), "fan#1/a/hotel"),
+            comp(2, Some("fan#1/b/flight@1"), "fan#1/b/flight"),
+            comp(2, Some("fan#1/a/hotel@1"), "fan#1/a/hotel"),
+            comp(3, None, "insure"),
+            undone(3, None),
+            undone(2, Some("fan#1/b/flight@1")),
+        ] {
+            e.load(r);
+        }
+        let nodes = |e: &Effects, due: bool| -> Vec<String> {
+            (e.completed.iter())
+                .filter(|c| !due || !c.compensated(e))
+                .map(|c| c.node.clone())
+                .collect()
+        };
+        assert_eq!(
+            nodes(&e, false),
+            ["book", "fan#1/a/hotel", "fan#1/b/flight", "insure"]
+        );
+        assert_eq!(nodes(&e, true), ["book", "fan#1/a/hotel"]);
+    }
 }

@@ -48,7 +48,12 @@ impl BlackboardView for Overlay<'_> {
     }
 
     fn keys(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = self.top.into_iter().flat_map(|t| t.keys()).map(|k| k.as_str()).collect();
+        let mut out: Vec<&str> = self
+            .top
+            .into_iter()
+            .flat_map(|t| t.keys())
+            .map(|k| k.as_str())
+            .collect();
         for k in self.base.keys() {
             if !self.top.is_some_and(|t| t.contains_key(k)) {
                 out.push(k);
@@ -61,7 +66,12 @@ impl BlackboardView for Overlay<'_> {
         let mut out: Vec<(&str, &Value)> = (self.base.local().into_iter())
             .filter(|(k, _)| !self.top.is_some_and(|t| t.contains_key(*k)))
             .collect();
-        out.extend(self.top.into_iter().flat_map(|t| t.iter()).map(|(k, v)| (k.as_str(), v)));
+        out.extend(
+            self.top
+                .into_iter()
+                .flat_map(|t| t.iter())
+                .map(|(k, v)| (k.as_str(), v)),
+        );
         out
     }
 }
@@ -159,9 +169,14 @@ fn handed(own: Vec<Own>, prefix: &str, updates: &Map<String, Value>) -> VecDeque
                 // already.
                 Some(id) => (id, o.node),
                 None => {
-                    let n = seen.entry((o.workflow.clone(), o.node.clone())).or_default();
+                    let n = seen
+                        .entry((o.workflow.clone(), o.node.clone()))
+                        .or_default();
                     *n += 1;
-                    (format!("{prefix}{}@{n}", o.node), format!("{prefix}{}", o.node))
+                    (
+                        format!("{prefix}{}@{n}", o.node),
+                        format!("{prefix}{}", o.node),
+                    )
                 }
             };
             let mut scope = updates.clone();
@@ -288,10 +303,21 @@ mod tests {
     /// when a clock went back.
     #[test]
     fn branch_effects_merge_by_completion_time() {
-        let a: VecDeque<_> = [h("a1", Some("2026-01-01T00:00:00.300Z")), h("a2", Some("2026-01-01T00:00:00.100Z"))].into();
-        let b: VecDeque<_> = [h("b1", Some("2026-01-01T00:00:00.200Z")), h("b2", Some("2026-01-01T00:00:00.300Z"))].into();
+        let a: VecDeque<_> = [
+            h("a1", Some("2026-01-01T00:00:00.300Z")),
+            h("a2", Some("2026-01-01T00:00:00.100Z")),
+        ]
+        .into();
+        let b: VecDeque<_> = [
+            h("b1", Some("2026-01-01T00:00:00.200Z")),
+            h("b2", Some("2026-01-01T00:00:00.300Z")),
+        ]
+        .into();
         let c: VecDeque<_> = [h("c1", None)].into();
-        let ids: Vec<String> = by_completion(vec![a, b, c]).into_iter().map(|h| h.id).collect();
+        let ids: Vec<String> = by_completion(vec![a, b, c])
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
         assert_eq!(ids, ["c1", "b1", "a1", "a2", "b2"]);
     }
 }
