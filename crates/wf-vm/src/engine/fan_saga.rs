@@ -14,9 +14,9 @@
 //! Each handed-over effect has an `id` that stays the same however often
 //! it is handed over (a kill before the step record, a fan-out suspended
 //! and asked again): the branch-qualified node and the how-manieth
-//! completion of that node in the branch (`fan#1/left/reserve@1`). Its
-//! `compensated` line names that id, so a resume runs only the
-//! compensations not recorded.
+//! completion of a node of that name in the branch
+//! (`fan#1/left/reserve@1`). Its `compensated` line names that id, so a
+//! resume runs only the compensations not recorded.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -161,7 +161,10 @@ fn from_memory(completed: &[Completed]) -> Vec<Own> {
 /// branch-qualified node (`prefix`: `fan#1/left/`), each with its id, and
 /// seeing the branch's writes (`updates`) under its own scope.
 fn handed(own: Vec<Own>, prefix: &str, updates: &Map<String, Value>) -> VecDeque<Handed> {
-    let mut seen: HashMap<(String, String), u32> = HashMap::new();
+    // By node name alone: the qualified name does not say the workflow
+    // (a branch calling two workflows that each have a node `x` gets
+    // `x@1` and `x@2`).
+    let mut seen: HashMap<String, u32> = HashMap::new();
     (own.into_iter())
         .map(|o| {
             let (id, node) = match o.id {
@@ -169,9 +172,7 @@ fn handed(own: Vec<Own>, prefix: &str, updates: &Map<String, Value>) -> VecDeque
                 // already.
                 Some(id) => (id, o.node),
                 None => {
-                    let n = seen
-                        .entry((o.workflow.clone(), o.node.clone()))
-                        .or_default();
+                    let n = seen.entry(o.node.clone()).or_default();
                     *n += 1;
                     (
                         format!("{prefix}{}@{n}", o.node),
