@@ -292,3 +292,27 @@ fn a_fan_out_that_suspends_hands_over_its_effects_once() {
     expect("gate_fail", &dir, Path::new(&events), &out.stdout);
     replays(&dir, &run_dir);
 }
+
+/// A fan-out nested in a branch: its join hands `x` and `y` to the
+/// branch, whose join hands them on to the run with its sibling's `z`;
+/// all are undone once, named by their full path, with a run directory
+/// and without. Trace: `nested_fail.trace`.
+#[test]
+fn effects_of_a_nested_fan_out_are_handed_on_to_the_run() {
+    for durable in [true, false] {
+        let dir = scratch(&format!("nested-{durable}"));
+        let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+        let mut args = vec!["run", "tests/run/saga/nested.wf", "--allow-tools"];
+        let script = "script:tests/run/saga/pay_fails.json";
+        args.extend_from_slice(&["--agent", script, "--events", &events, "--format", "json"]);
+        if durable {
+            args.extend_from_slice(&["--run-dir", &run_dir]);
+        }
+        let out = wfc(&dir, false, &args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        expect("nested_fail", &dir, Path::new(&events), &out.stdout);
+        if durable {
+            replays(&dir, &run_dir);
+        }
+    }
+}
