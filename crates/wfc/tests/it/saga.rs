@@ -316,3 +316,41 @@ fn effects_of_a_nested_fan_out_are_handed_on_to_the_run() {
         }
     }
 }
+
+/// A kill between the join's hand-over and the fan-out's step record (the
+/// window is too short to hit from outside: the run directory is cut back
+/// to that moment, the log up to the last handed-over line, the snapshot
+/// at the start). The resumed fan-out takes its branches from the journal
+/// and hands the same effects over again: known by their ids, they are
+/// not recorded twice, and the failure undoes each once.
+#[test]
+fn effects_handed_over_again_after_a_kill_are_undone_once() {
+    let script = "script:tests/run/saga/pay_waits.json";
+    let (dir, run_dir, _, out) = trip("handed_again", false, &["--agent", script]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let run = Path::new(&run_dir);
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    let last = log.find("\"id\":\"fan#1/hotel/hotel@1\"").unwrap();
+    let end = last + log[last..].find('\n').unwrap() + 1;
+    assert!(log[..end].contains("\"id\":\"fan#1/flight/flight@1\""), "{log}");
+    std::fs::write(run.join("log.jsonl"), &log[..end]).unwrap();
+    std::fs::copy(run.join("start.json"), run.join("snapshot.json")).unwrap();
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let pay = ["--agent", "script:tests/run/saga/pay_fails.json"];
+    let out = wfc(&dir, false, &[&resume[..], &pay[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // The branches did not run again (`insure`, whose `done` line was
+    // cut, did: a step the log does not hold).
+    assert_eq!(
+        ledger(&dir),
+        "book\nflight\nhotel\ninsure\ninsure\nuninsure I-3\ncancel-hotel H-7\ncancel-flight F-9\nunbook B-1\n"
+    );
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    for id in ["fan#1/hotel/hotel@1", "fan#1/flight/flight@1"] {
+        let done = (log.lines())
+            .filter(|l| l.starts_with("{\"effect\":\"done\"") && l.contains(id))
+            .count();
+        assert_eq!(done, 1, "{id}: {log}");
+    }
+    replays(&dir, &run_dir);
+}
