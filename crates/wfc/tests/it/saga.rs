@@ -332,7 +332,10 @@ fn effects_handed_over_again_after_a_kill_are_undone_once() {
     let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
     let last = log.find("\"id\":\"fan#1/hotel/hotel@1\"").unwrap();
     let end = last + log[last..].find('\n').unwrap() + 1;
-    assert!(log[..end].contains("\"id\":\"fan#1/flight/flight@1\""), "{log}");
+    assert!(
+        log[..end].contains("\"id\":\"fan#1/flight/flight@1\""),
+        "{log}"
+    );
     std::fs::write(run.join("log.jsonl"), &log[..end]).unwrap();
     std::fs::copy(run.join("start.json"), run.join("snapshot.json")).unwrap();
     let resume = ["run", "--resume", &run_dir, "--allow-tools"];
