@@ -56,11 +56,30 @@ pub enum EffectRecord {
         compensate: Option<String>,
         /// What the node produced, as the step record holds it.
         input: Box<StepInput>,
+        /// The effect's identity when `step` alone does not say which
+        /// effect it is: one a fan-out's join handed over from a parallel
+        /// branch (`fan#1/left/reserve@1`: the first completion of
+        /// `reserve` in branch `left` of the first visit of `fan`;
+        /// engine/fan_saga.rs). Older logs have none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// When a parallel branch completed it (RFC 3339, UTC, ms): the
+        /// join orders its branches' effects by it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ts: Option<String>,
+        /// For an effect handed over from a branch: the keys its
+        /// compensation sees over the run's blackboard (the branch's
+        /// writes as the branch left them, then the effect's own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scope: Option<Box<serde_json::Map<String, Value>>>,
     },
     /// The compensation of the effect done at `step` ran.
     Compensated {
         /// The step of the [`EffectRecord::Done`] it undoes.
         step: u64,
+        /// The `id` of that record, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
         /// The workflow.
         workflow: String,
         /// The node whose effect was undone.
@@ -139,9 +158,29 @@ pub(crate) type BranchHistory = std::collections::VecDeque<Option<(u64, StepInpu
 #[derive(Debug, Clone)]
 pub(crate) struct Completed {
     pub step: u64,
+    /// Its identity beside `step` (see [`EffectRecord::Done`]).
+    pub id: Option<String>,
     pub workflow: String,
     pub node: String,
     pub compensate: String,
+    /// When a branch engine completed it.
+    pub ts: Option<String>,
+    /// The keys its compensation sees over the run's blackboard (an
+    /// effect handed over from a branch; a branch engine's own: its
+    /// writes).
+    pub scope: Option<Box<serde_json::Map<String, Value>>>,
+    /// What it produced, kept by a branch engine only (its join hands it
+    /// over: engine/fan_saga.rs).
+    pub input: Option<Box<StepInput>>,
+}
+
+/// What a `done` record says beyond the step, node, key and input.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DoneExtra {
+    pub compensate: Option<String>,
+    pub id: Option<String>,
+    pub ts: Option<String>,
+    pub scope: Option<Box<serde_json::Map<String, Value>>>,
 }
 
 /// The engine's index of effects (rebuilt from the log on resume).
@@ -166,8 +205,15 @@ pub(crate) struct Effects {
     pub resolution: Vec<Resolution>,
     /// Effects that name a compensation, in order of completion.
     pub completed: Vec<Completed>,
-    /// The steps whose compensation ran.
+    /// The steps whose compensation ran (effects without an `id`).
     pub compensated: HashSet<u64>,
+    /// The ids of the effects whose compensation ran.
+    pub compensated_ids: HashSet<String>,
+    /// The ids of the effects in `completed`.
+    pub completed_ids: HashSet<String>,
+    /// A branch engine of a `.wf` fan-out: it keeps what its effects
+    /// produced, for its join to hand over (engine/fan_saga.rs).
+    pub in_branch: bool,
     /// The compensations that ran, in order.
     pub results: Vec<Compensation>,
     /// A branch engine's own folder (engine/fan_durable.rs), where it
@@ -229,6 +275,9 @@ impl Effects {
                 key,
                 compensate,
                 input,
+                id,
+                ts,
+                scope,
             } => {
                 // Finished (or settled, for a branch's node): no longer
                 // pending.
@@ -237,18 +286,28 @@ impl Effects {
                 // A log written before a `retry` stopped being recorded
                 // holds some: no result to reuse (see `is_done`).
                 if is_done(&input) {
-                    self.add_done(step, workflow, node, key, compensate, *input)
+                    let extra = DoneExtra {
+                        compensate,
+                        id,
+                        ts,
+                        scope,
+                    };
+                    self.add_done(step, workflow, node, key, extra, *input)
                 }
             }
             EffectRecord::Compensated {
                 step,
+                id,
                 workflow,
                 node,
                 by,
                 status,
                 reason,
             } => {
-                self.compensated.insert(step);
+                match id {
+                    Some(id) => self.compensated_ids.insert(id),
+                    None => self.compensated.insert(step),
+                };
                 self.results.push(Compensation {
                     workflow,
                     node,
@@ -267,21 +326,43 @@ impl Effects {
         workflow: String,
         node: String,
         key: Option<String>,
-        compensate: Option<String>,
+        extra: DoneExtra,
         input: StepInput,
     ) {
         if let Some(k) = &key {
             self.by_key.insert(k.clone(), (step, input.clone()));
         }
-        if let Some(c) = compensate {
+        if let Some(c) = extra.compensate {
             // A step replayed twice (a done record written again after a
-            // kill) is one effect.
-            if self.completed.last().is_none_or(|l| l.step != step) {
+            // kill) is one effect; so is an effect a join handed over
+            // again (a kill before the fan-out's step record, a fan-out
+            // suspended then resumed).
+            let again = match &extra.id {
+                Some(id) => self.completed_ids.contains(id),
+                None => (self.completed.iter().rev())
+                    .find(|l| l.id.is_none())
+                    .is_some_and(|l| l.step == step),
+            };
+            if !again {
+                if let Some(id) = &extra.id {
+                    self.completed_ids.insert(id.clone());
+                }
+                // A branch engine's own effect: its compensation sees its
+                // writes (engine/fan_saga.rs).
+                let scope = match (extra.scope, self.in_branch) {
+                    (Some(s), _) => Some(s),
+                    (None, true) => Some(Box::new(writes_of(&input))),
+                    (None, false) => None,
+                };
                 self.completed.push(Completed {
                     step,
+                    id: extra.id,
                     workflow,
                     node,
                     compensate: c,
+                    ts: extra.ts,
+                    scope,
+                    input: self.in_branch.then(|| Box::new(input.clone())),
                 });
             }
         }
@@ -313,6 +394,33 @@ pub(crate) fn is_done(input: &StepInput) -> bool {
             ..
         } => !matches!(outcome.status, Status::Fail | Status::Retry),
         _ => false,
+    }
+}
+
+/// The writes of a finished effect's input, as a map (later writes of a
+/// key win).
+pub(crate) fn writes_of(input: &StepInput) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    if let StepInput::Tool { outcome, .. }
+    | StepInput::Decision {
+        decision: Decision::Advance(outcome),
+        ..
+    } = input
+    {
+        for w in &outcome.writes {
+            out.insert(w.key.clone(), w.value.clone());
+        }
+    }
+    out
+}
+
+impl Completed {
+    /// Whether its compensation ran.
+    pub(crate) fn compensated(&self, effects: &Effects) -> bool {
+        match &self.id {
+            Some(id) => effects.compensated_ids.contains(id),
+            None => effects.compensated.contains(&self.step),
+        }
     }
 }
 
@@ -385,6 +493,9 @@ mod tests {
                 outcome: Outcome::success(),
                 refused: false,
             }),
+            id: None,
+            ts: None,
+            scope: None,
         }
     }
 
@@ -438,9 +549,66 @@ mod tests {
                 },
                 refused: false,
             }),
+            id: None,
+            ts: None,
+            scope: None,
         };
         let mut e = Effects::default();
         e.load(retry("k"));
         assert!(e.by_key.is_empty() && e.last_done.is_none());
+    }
+
+    /// Effects a fan-out's join handed over share its step and are told
+    /// apart by their id: one handed over again (a kill before the step
+    /// record, a suspended fan-out asked again) is one effect, and a
+    /// `compensated` line settles the effect its id names. Lines without
+    /// an id (the run's own effects, older logs) keep their meaning: the
+    /// step is the effect.
+    #[test]
+    fn handed_over_effects_are_told_apart_by_id() {
+        let comp = |step: u64, id: Option<&str>, node: &str| {
+            let mut r = done(step, node);
+            if let EffectRecord::Done {
+                compensate, id: i, ..
+            } = &mut r
+            {
+                *compensate = Some("undo".into());
+                *i = id.map(str::to_owned);
+            }
+            r
+        };
+        let undone = |step: u64, id: Option<&str>| EffectRecord::Compensated {
+            step,
+            id: id.map(str::to_owned),
+            workflow: "W".into(),
+            node: "n".into(),
+            by: "undo".into(),
+            status: crate::agent::Status::Success,
+            reason: None,
+        };
+        let mut e = Effects::default();
+        for r in [
+            comp(1, None, "book"),
+            comp(1, None, "book"),
+            comp(2, Some("fan#1/a/hotel@1"), "fan#1/a/hotel"),
+            comp(2, Some("fan#1/b/flight@1"), "fan#1/b/flight"),
+            comp(2, Some("fan#1/a/hotel@1"), "fan#1/a/hotel"),
+            comp(3, None, "insure"),
+            undone(3, None),
+            undone(2, Some("fan#1/b/flight@1")),
+        ] {
+            e.load(r);
+        }
+        let nodes = |e: &Effects, due: bool| -> Vec<String> {
+            (e.completed.iter())
+                .filter(|c| !due || !c.compensated(e))
+                .map(|c| c.node.clone())
+                .collect()
+        };
+        assert_eq!(
+            nodes(&e, false),
+            ["book", "fan#1/a/hotel", "fan#1/b/flight", "insure"]
+        );
+        assert_eq!(nodes(&e, true), ["book", "fan#1/a/hotel"]);
     }
 }

@@ -232,6 +232,10 @@ impl<'p> Engine<'p> {
             self.wf_name(wf).to_owned(),
             self.node_name(wf, node).to_owned(),
         );
+        // A branch's effects are ordered across its siblings by when they
+        // completed (engine/fan_saga.rs).
+        let ts = (attrs.compensate.is_some() && self.effects.in_branch)
+            .then(|| crate::stamp::rfc3339(crate::stamp::now_ms()));
         let record = || EffectRecord::Done {
             step: self.step,
             workflow: workflow.clone(),
@@ -239,6 +243,9 @@ impl<'p> Engine<'p> {
             key: key.clone(),
             compensate: attrs.compensate.clone(),
             input: Box::new(input.clone()),
+            id: None,
+            ts: ts.clone(),
+            scope: None,
         };
         if let Some(log) = &mut self.out.log {
             // Handed to the OS like a step record (a kill loses nothing).
@@ -271,8 +278,12 @@ impl<'p> Engine<'p> {
             (None, Some(shared), Some(key)) => shared.insert_done(key, done()),
             _ => {}
         }
-        self.effects
-            .add_done(step, workflow, node, key, attrs.compensate, input.clone());
+        let extra = crate::effects::DoneExtra {
+            compensate: attrs.compensate,
+            ts,
+            ..Default::default()
+        };
+        (self.effects).add_done(step, workflow, node, key, extra, input.clone());
     }
 
     /// A `retry` on the node's last attempt when the node has
@@ -444,7 +455,7 @@ impl<'p> Engine<'p> {
     /// yet: what a cancellation or a failure would run.
     pub fn compensations_due(&self) -> usize {
         (self.effects.completed.iter())
-            .filter(|c| !self.effects.compensated.contains(&c.step))
+            .filter(|c| !c.compensated(&self.effects))
             .count()
     }
 
@@ -466,7 +477,7 @@ impl<'p> Engine<'p> {
             .completed
             .iter()
             .rev()
-            .filter(|c| !self.effects.compensated.contains(&c.step))
+            .filter(|c| !c.compensated(&self.effects))
             .cloned()
             .collect();
         for c in todo {
@@ -480,7 +491,7 @@ impl<'p> Engine<'p> {
                 .find(|&w| self.wf_name(w) == c.workflow)
                 .and_then(|w| Some((w, node_named(self.program, w, &c.compensate)?)));
             let outcome = match target {
-                Some((wf, node)) => self.run_compensation(wf, node),
+                Some((wf, node)) => self.run_compensation(wf, node, c.scope.as_deref()),
                 None => failed(format!(
                     "the compensating node `{}` does not exist in workflow `{}`",
                     c.compensate, c.workflow
@@ -492,6 +503,7 @@ impl<'p> Engine<'p> {
             }
             let record = EffectRecord::Compensated {
                 step: c.step,
+                id: c.id.clone(),
                 workflow: c.workflow.clone(),
                 node: c.node.clone(),
                 by: c.compensate.clone(),
@@ -515,7 +527,10 @@ impl<'p> Engine<'p> {
                     reason: outcome.failure_reason.as_deref(),
                 });
             }
-            self.effects.compensated.insert(c.step);
+            match &c.id {
+                Some(id) => self.effects.compensated_ids.insert(id.clone()),
+                None => self.effects.compensated.insert(c.step),
+            };
             self.effects.results.push(Compensation {
                 workflow: c.workflow,
                 node: c.node,
@@ -527,8 +542,14 @@ impl<'p> Engine<'p> {
     }
 
     /// Runs the command of the compensating `tool` node `node` against
-    /// the blackboard as the run left it.
-    fn run_compensation(&mut self, wf: WorkflowIdx, node: NodeIdx) -> Outcome {
+    /// the blackboard as the run left it, with `scope` over it (an effect
+    /// handed over from a parallel branch: engine/fan_saga.rs).
+    fn run_compensation(
+        &mut self,
+        wf: WorkflowIdx,
+        node: NodeIdx,
+        scope: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) -> Outcome {
         let workflow = &self.program.workflows[wf.0 as usize];
         let ir_node = &workflow.nodes[node.0 as usize];
         if ir_node.op != Opcode::Tool {
@@ -540,12 +561,13 @@ impl<'p> Engine<'p> {
         let timeout = self
             .node_timeout(wf, node)
             .unwrap_or(self.info[wf.0 as usize].default_timeout);
-        let view = Blackboard {
+        let base = Blackboard {
             program: self.program,
             frames: &self.frames,
             visible: &self.visible,
             keys: &self.keys,
         };
+        let view = super::fan_saga::Overlay::new(&base, scope);
         let command = ir_node
             .engine
             .command

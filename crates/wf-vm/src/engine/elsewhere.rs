@@ -248,6 +248,9 @@ impl<'p> Engine<'p> {
                     node,
                     key,
                     compensate: None,
+                    id: None,
+                    ts: None,
+                    scope: None,
                     input,
                 }),
                 // A start is settled by its step, which the fork has; a

@@ -37,6 +37,10 @@ pub(super) struct Run {
     /// a durable run's default): its reason. Not journaled: the run
     /// suspends on it, and the resumed fan-out runs the branch again.
     pub(super) agent_error: Option<String>,
+    /// Its completed effects that name a compensation, for the join to
+    /// hand over (a run without a directory: a durable branch's are in
+    /// its folder; engine/fan_saga.rs).
+    pub(super) compensable: Vec<crate::effects::Completed>,
 }
 
 impl Run {
@@ -120,6 +124,7 @@ pub(super) fn run_branch(
     let mut asked = Vec::new();
     let mut unsettled = None;
     let mut agent_error = None;
+    let mut compensable = Vec::new();
     let trace = TraceSink::default();
     let made = (env.inherited).branch_engine(env.program, env.wf, start, env.context, from, &trace);
     match made {
@@ -129,6 +134,7 @@ pub(super) fn run_branch(
         }
         Ok(mut engine) => {
             engine.config.question_scope = format!("{}{id}/", env.scope);
+            engine.effects.in_branch = true;
             if let Some(dir) = durable {
                 engine.attach_branch_dir(dir);
             }
@@ -233,6 +239,7 @@ pub(super) fn run_branch(
                     }
                 }
             }
+            compensable = std::mem::take(&mut engine.effects.completed);
             for (k, v) in engine.report().blackboard.0 {
                 let before = env.context.iter().find(|(pk, _)| *pk == k).map(|p| &p.1);
                 if before != Some(&v) {
@@ -256,6 +263,7 @@ pub(super) fn run_branch(
         asked,
         unsettled,
         agent_error,
+        compensable,
     }
 }
 
@@ -287,6 +295,7 @@ pub(super) fn run_journaled(
             asked: Vec::new(),
             unsettled: None,
             agent_error: None,
+            compensable: Vec::new(),
         };
     }
     // Where it waited: at its own `human` node, or in a fan-out nested

@@ -122,7 +122,7 @@ pub(super) fn keyed(dir: &Path) -> Vec<(String, super::fan_keys::Done)> {
 /// The complete records of `dir`'s effects file. A torn last line (a kill
 /// mid-write) is cut off the file, so the next record starts a line of
 /// its own; a line that does not parse is skipped (its effect runs again).
-fn read(dir: &Path) -> Vec<EffectRecord> {
+pub(super) fn read(dir: &Path) -> Vec<EffectRecord> {
     let path = dir.join(EFFECTS);
     let Ok((bytes, complete)) = crate::persist::read_lines_file(&path) else {
         return Vec::new();
@@ -152,6 +152,9 @@ mod tests {
             node: format!("n{step}"),
             key: key.map(str::to_owned),
             compensate: None,
+            id: None,
+            ts: None,
+            scope: None,
             input: Box::new(StepInput::Tool {
                 outcome: Outcome::success(),
                 refused: false,

@@ -135,6 +135,9 @@ impl Engine<'_> {
             node: p.node.clone(),
             key: None,
             compensate: None,
+            id: None,
+            ts: None,
+            scope: None,
             input: Box::new(StepInput::Decision {
                 decision: Decision::Advance(Outcome {
                     notes: Some(how.into()),
@@ -288,6 +291,9 @@ mod tests {
             node: node.into(),
             key: None,
             compensate: None,
+            id: None,
+            ts: None,
+            scope: None,
             input: Box::new(StepInput::Tool {
                 outcome: Outcome::success(),
                 refused: false,

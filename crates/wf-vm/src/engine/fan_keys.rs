@@ -234,8 +234,12 @@ impl Engine<'_> {
                 workflow: done.workflow.clone(),
                 node: done.node.clone(),
                 key: Some(key.clone()),
-                // Compensations stay with the branch that ran the effect.
+                // Compensations are handed over on lines of their own
+                // (engine/fan_saga.rs).
                 compensate: None,
+                id: None,
+                ts: None,
+                scope: None,
                 input: Box::new(done.input.clone()),
             };
             let written = match (&mut self.out.log, &self.effects.branch_dir) {

@@ -140,6 +140,7 @@ impl Engine<'_> {
                     asked: Vec::new(),
                     unsettled: None,
                     agent_error: None,
+                    compensable: Vec::new(),
                 },
                 None,
             )
@@ -205,6 +206,9 @@ impl Engine<'_> {
         // The effects the branches completed happened, whatever the
         // fan-out's outcome: their keys are the run's from now on.
         self.join_keys(keys);
+        // So are their effects to compensate if the run fails (also those
+        // of a fan-out that suspends: a cancellation undoes them).
+        self.join_compensations(&journal, &runs, &scope);
         let mut outcome = Outcome::success();
         let mut started = json!({"branch_count": targets.len(),
             "max_parallel": policy.max_parallel, "concurrency": concurrency});

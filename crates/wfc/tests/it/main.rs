@@ -35,5 +35,6 @@ mod run_dot;
 mod run_dot_corpus;
 mod run_elsewhere;
 mod run_parallel;
+mod saga;
 mod script_resume;
 mod tool_hooks;

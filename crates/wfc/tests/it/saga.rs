@@ -1,0 +1,359 @@
+//! Compensation across `.wf` parallel branches (issue 17.3, the saga;
+//! docs/runtime.md, "Compensation across parallel branches"). Each fixture
+//! in `tests/run/saga/` carries its expectation beside it: `NAME.trace`
+//! holds the ledger its tools append to, then the run's event trace (node
+//! exits, a branch's prefixed by it, compensations, engine events), then
+//! the report's compensations. Kills are real (`kill -9 $PPID` from the
+//! fixture's own compensating tool), and every durable run replays.
+
+use crate::common::repo_root;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use insta_cmd::get_cargo_bin;
+use serde_json::Value;
+
+const DIR: &str = "tests/run/saga";
+const TRIP: &str = "tests/run/saga/trip.wf";
+
+/// A scratch directory for the ledger and the run's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("saga")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `wfc ARGS` from the repository root, with the ledger in `dir`
+/// (`kill`: `cancel_flight` kills wfc once).
+fn wfc(dir: &Path, kill: bool, args: &[&str]) -> Output {
+    let mut cmd = Command::new(get_cargo_bin("wfc"));
+    cmd.current_dir(repo_root())
+        .args(args)
+        .env("WFC_TEST_LEDGER", dir.join("ledger"))
+        .env_remove("WFC_TEST_KILL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if kill {
+        cmd.env("WFC_TEST_KILL", "1");
+    }
+    cmd.output().unwrap()
+}
+
+fn ledger(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("ledger")).unwrap_or_default()
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_owned()
+}
+
+/// The trace of an `--events` file: node exits (a branch's prefixed by
+/// it), compensations and engine events.
+fn trace(events: &Path) -> String {
+    let mut out = String::new();
+    for line in std::fs::read_to_string(events).unwrap().lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        let (prefix, ev) = match e["name"].as_str() {
+            Some("ParallelBranchEvent") => (
+                format!("branch {}: ", e["data"]["branch"].as_str().unwrap()),
+                &e["data"]["event"],
+            ),
+            _ => (String::new(), &e),
+        };
+        let s = |k: &str| ev[k].as_str().unwrap_or("").to_owned();
+        let (name, at) = (s("event"), format!("{}/{}", s("workflow"), s("node")));
+        let line = match name.as_str() {
+            "node:exit" => format!("{name} {at} {}", s("status")),
+            "effect:compensated" => format!("{name} {at} by={} {}", s("by"), s("status")),
+            n if n.starts_with("engine:") => name.clone(),
+            _ => continue,
+        };
+        out.push_str(&format!("{prefix}{line}\n"));
+    }
+    out
+}
+
+/// The compensations of a `--format json` report, one line each.
+fn listed(report: &[u8]) -> String {
+    let report: Value = serde_json::from_slice(report).unwrap();
+    let mut out = String::new();
+    for c in report["compensations"].as_array().unwrap() {
+        let s = |k: &str| c[k].as_str().unwrap_or("").to_owned();
+        out.push_str(&format!(
+            "{} undid {}/{}: {}\n",
+            s("by"),
+            s("workflow"),
+            s("node"),
+            s("status")
+        ));
+    }
+    out
+}
+
+/// Checks the ledger, the trace and the report's compensations against
+/// `DIR/NAME.trace` (`UPDATE_TRACES=1` rewrites it: review its diff).
+fn expect(name: &str, dir: &Path, events: &Path, report: &[u8]) {
+    let got = format!(
+        "# ledger\n{}# events\n{}# compensations\n{}",
+        ledger(dir),
+        trace(events),
+        listed(report)
+    );
+    let file = repo_root().join(DIR).join(format!("{name}.trace"));
+    if std::env::var_os("UPDATE_TRACES").is_some() {
+        std::fs::write(&file, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    assert_eq!(
+        got,
+        want,
+        "{} differs from this run:\n{got}",
+        file.display()
+    );
+}
+
+fn replays(dir: &Path, run_dir: &str) {
+    let out = wfc(dir, false, &["replay", run_dir]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// `trip.wf` with `args`, a run directory, events and a JSON report.
+fn trip(name: &str, kill: bool, args: &[&str]) -> (PathBuf, String, String, Output) {
+    let dir = scratch(name);
+    let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+    let mut all = vec!["run", TRIP, "--allow-tools", "--run-dir", &run_dir];
+    all.extend_from_slice(&["--events", &events, "--format", "json"]);
+    all.extend_from_slice(args);
+    let out = wfc(&dir, kill, &all);
+    (dir, run_dir, events, out)
+}
+
+/// (a) Two branches each complete an effect, then a root node fails: the
+/// branches' effects are undone with the run's own, most recent first,
+/// the branches' by the order they completed (`flight` before `hotel`,
+/// against edge order), each seeing the writes of its effect; the report
+/// lists them by their branch-qualified names. Trace: `trip_fail.trace`.
+#[test]
+fn effects_of_parallel_branches_are_compensated_when_the_run_fails() {
+    let script = "script:tests/run/saga/pay_fails.json";
+    let (dir, run_dir, events, out) = trip("fail", false, &["--agent", script]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("trip_fail", &dir, Path::new(&events), &out.stdout);
+    replays(&dir, &run_dir);
+    // The join handed the effects over in the run log, before the
+    // fan-out's step record, each with an id its compensation names.
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let ids: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("{\"effect\":\"compensated\""))
+        .filter_map(|l| l.split("\"id\":\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(
+        ids,
+        ["fan#1/hotel/hotel@1", "fan#1/flight/flight@1"],
+        "{log}"
+    );
+}
+
+/// (b) `wfc cancel` of a run suspended after the join undoes the
+/// branches' effects too. Trace: `trip_cancel.trace`.
+#[test]
+fn cancelling_after_the_join_compensates_branch_effects() {
+    let script = "script:tests/run/saga/pay_waits.json";
+    let (dir, run_dir, _, out) = trip("cancel", false, &["--agent", script]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(ledger(&dir), "book\nflight\nhotel\ninsure\n");
+    let events = path(&dir, "cancel.jsonl");
+    let cancel = [
+        "cancel",
+        &run_dir,
+        "--allow-tools",
+        "--events",
+        &events,
+        "--format",
+        "json",
+    ];
+    let out = wfc(&dir, false, &cancel);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    expect("trip_cancel", &dir, Path::new(&events), &out.stdout);
+    replays(&dir, &run_dir);
+}
+
+/// (c) A run that exceeds its step budget after the join compensates the
+/// branches' effects. Trace: `trip_budget.trace`.
+#[test]
+fn a_budget_exceeded_after_the_join_compensates_branch_effects() {
+    let (dir, run_dir, events, out) =
+        trip("budget", false, &["--agent", "auto", "--max-steps", "5"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("trip_budget", &dir, Path::new(&events), &out.stdout);
+    replays(&dir, &run_dir);
+}
+
+/// (d) A kill during compensation (in `cancel_flight`, after `uninsure`
+/// and `cancel_hotel` are recorded), then `--resume`: only the
+/// compensations not recorded run (`cancel_flight`, which the kill cut
+/// short, again, and `unbook`), each branch effect undone exactly once
+/// more; a second resume runs none.
+#[test]
+fn a_kill_during_compensation_resumes_only_those_not_recorded() {
+    let script = "script:tests/run/saga/pay_fails.json";
+    let (dir, run_dir, _, out) = trip("kill", true, &["--agent", script]);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(9), "{out:?}");
+    let before = "book\nflight\nhotel\ninsure\nuninsure I-3\ncancel-hotel H-7\ncancel-flight F-9\n";
+    assert_eq!(ledger(&dir), before);
+    let events = path(&dir, "resumed.jsonl");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let json = ["--events", &events, "--format", "json"];
+    let out = wfc(&dir, true, &[&resume[..], &json[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("trip_kill", &dir, Path::new(&events), &out.stdout);
+    let out = wfc(&dir, true, &resume);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        ledger(&dir),
+        format!("{before}cancel-flight F-9\nunbook B-1\n")
+    );
+    replays(&dir, &run_dir);
+}
+
+/// A branch that fails after its effect fails the fan-out (`fail_fast`),
+/// and the run: its effect and its sibling's are undone, the failed
+/// branch's with its writes (not merged at the join), with a run
+/// directory (the branches' folders) and without (their memory). Trace:
+/// `rental_fail.trace`.
+#[test]
+fn a_failed_branch_and_its_siblings_are_compensated() {
+    for durable in [true, false] {
+        let dir = scratch(&format!("rental-{durable}"));
+        let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+        let mut args = vec!["run", "tests/run/saga/rental.wf", "--allow-tools"];
+        args.extend_from_slice(&["--agent", "auto", "--events", &events, "--format", "json"]);
+        if durable {
+            args.extend_from_slice(&["--run-dir", &run_dir]);
+        }
+        let out = wfc(&dir, false, &args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        expect("rental_fail", &dir, Path::new(&events), &out.stdout);
+        if durable {
+            replays(&dir, &run_dir);
+        }
+    }
+}
+
+/// A fan-out that suspends (a branch waits at a gate) has handed over the
+/// effects its branches completed: `wfc cancel` then undoes `hotel`. Once
+/// answered and resumed, the fan-out hands over `flight` and not `hotel`
+/// again: when `pay` fails each is undone once. Trace (the resumed run):
+/// `gate_fail.trace`.
+#[test]
+fn a_fan_out_that_suspends_hands_over_its_effects_once() {
+    let script = "script:tests/run/saga/gate.json";
+    let start = |name: &str| {
+        let dir = scratch(name);
+        let run_dir = path(&dir, "run");
+        let args = ["run", "tests/run/saga/gate.wf", "--allow-tools"];
+        let out = wfc(
+            &dir,
+            false,
+            &[&args[..], &["--agent", script, "--run-dir", &run_dir]].concat(),
+        );
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        assert_eq!(ledger(&dir), "hotel\n");
+        (dir, run_dir)
+    };
+    let (dir, run_dir) = start("gate_cancel");
+    let out = wfc(&dir, false, &["cancel", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "hotel\ncancel-hotel H-7\n");
+    replays(&dir, &run_dir);
+
+    let (dir, run_dir) = start("gate_fail");
+    let out = wfc(&dir, false, &["answer", &run_dir, "Y"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let events = path(&dir, "events.jsonl");
+    let resume = [
+        "run",
+        "--resume",
+        &run_dir,
+        "--allow-tools",
+        "--agent",
+        script,
+    ];
+    let json = ["--events", &events, "--format", "json"];
+    let out = wfc(&dir, false, &[&resume[..], &json[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("gate_fail", &dir, Path::new(&events), &out.stdout);
+    replays(&dir, &run_dir);
+}
+
+/// A fan-out nested in a branch: its join hands `x` and `y` to the
+/// branch, whose join hands them on to the run with its sibling's `z`;
+/// all are undone once, named by their full path, with a run directory
+/// and without. Trace: `nested_fail.trace`.
+#[test]
+fn effects_of_a_nested_fan_out_are_handed_on_to_the_run() {
+    for durable in [true, false] {
+        let dir = scratch(&format!("nested-{durable}"));
+        let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+        let mut args = vec!["run", "tests/run/saga/nested.wf", "--allow-tools"];
+        let script = "script:tests/run/saga/pay_fails.json";
+        args.extend_from_slice(&["--agent", script, "--events", &events, "--format", "json"]);
+        if durable {
+            args.extend_from_slice(&["--run-dir", &run_dir]);
+        }
+        let out = wfc(&dir, false, &args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        expect("nested_fail", &dir, Path::new(&events), &out.stdout);
+        if durable {
+            replays(&dir, &run_dir);
+        }
+    }
+}
+
+/// A kill between the join's hand-over and the fan-out's step record (the
+/// window is too short to hit from outside: the run directory is cut back
+/// to that moment, the log up to the last handed-over line, the snapshot
+/// at the start). The resumed fan-out takes its branches from the journal
+/// and hands the same effects over again: known by their ids, they are
+/// not recorded twice, and the failure undoes each once.
+#[test]
+fn effects_handed_over_again_after_a_kill_are_undone_once() {
+    let script = "script:tests/run/saga/pay_waits.json";
+    let (dir, run_dir, _, out) = trip("handed_again", false, &["--agent", script]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let run = Path::new(&run_dir);
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    let last = log.find("\"id\":\"fan#1/hotel/hotel@1\"").unwrap();
+    let end = last + log[last..].find('\n').unwrap() + 1;
+    assert!(
+        log[..end].contains("\"id\":\"fan#1/flight/flight@1\""),
+        "{log}"
+    );
+    std::fs::write(run.join("log.jsonl"), &log[..end]).unwrap();
+    std::fs::copy(run.join("start.json"), run.join("snapshot.json")).unwrap();
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let pay = ["--agent", "script:tests/run/saga/pay_fails.json"];
+    let out = wfc(&dir, false, &[&resume[..], &pay[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // The branches did not run again (`insure`, whose `done` line was
+    // cut, did: a step the log does not hold).
+    assert_eq!(
+        ledger(&dir),
+        "book\nflight\nhotel\ninsure\ninsure\nuninsure I-3\ncancel-hotel H-7\ncancel-flight F-9\nunbook B-1\n"
+    );
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    for id in ["fan#1/hotel/hotel@1", "fan#1/flight/flight@1"] {
+        let done = (log.lines())
+            .filter(|l| l.starts_with("{\"effect\":\"done\"") && l.contains(id))
+            .count();
+        assert_eq!(done, 1, "{id}: {log}");
+    }
+    replays(&dir, &run_dir);
+}
