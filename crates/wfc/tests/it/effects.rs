@@ -6,6 +6,7 @@
 //! exits, effect and engine events); processes are killed for real by the
 //! fixtures' own tools (`kill -9 $PPID`).
 
+use crate::common::ledger::{ledger, path, wfc};
 use crate::common::repo_root;
 
 use std::path::{Path, PathBuf};
@@ -18,37 +19,11 @@ const DIR: &str = "tests/run/effects";
 
 /// A scratch directory holding the ledger `ledger` and the run's files.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("effects")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// `wfc ARGS` from the repository root, with the ledger in `dir`
-/// (`kill`: the fixtures' tools kill wfc once).
-fn wfc(dir: &Path, kill: bool, args: &[&str]) -> Output {
-    let mut cmd = Command::new(get_cargo_bin("wfc"));
-    cmd.current_dir(repo_root())
-        .args(args)
-        .env("WFC_TEST_LEDGER", dir.join("ledger"))
-        .env_remove("WFC_TEST_KILL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if kill {
-        cmd.env("WFC_TEST_KILL", "1");
-    }
-    cmd.output().unwrap()
+    crate::common::ledger::scratch("effects", name)
 }
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn ledger(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join("ledger")).unwrap_or_default()
 }
 
 /// The trace of an `--events` file: one line per node exit, write (its
@@ -87,22 +62,7 @@ fn trace(events: &Path) -> String {
 /// Checks the ledger and the trace against `DIR/NAME.trace`.
 fn expect(name: &str, dir: &Path, events: &Path) {
     let got = format!("# ledger\n{}# events\n{}", ledger(dir), trace(events));
-    let file = repo_root().join(DIR).join(format!("{name}.trace"));
-    // `UPDATE_TRACES=1` rewrites the expectation (review its diff).
-    if std::env::var_os("UPDATE_TRACES").is_some() {
-        std::fs::write(&file, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(
-        got,
-        want,
-        "{} differs from this run:\n{got}",
-        file.display()
-    );
-}
-
-fn path(dir: &Path, name: &str) -> String {
-    dir.join(name).to_str().unwrap().to_owned()
+    crate::common::ledger::expect_trace(DIR, name, &got);
 }
 
 fn killed(out: &Output) -> bool {

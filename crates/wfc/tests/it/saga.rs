@@ -6,12 +6,11 @@
 //! the report's compensations. Kills are real (`kill -9 $PPID` from the
 //! fixture's own compensating tool), and every durable run replays.
 
-use crate::common::repo_root;
+use crate::common::ledger::{ledger, path, wfc};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use insta_cmd::get_cargo_bin;
 use serde_json::Value;
 
 const DIR: &str = "tests/run/saga";
@@ -19,37 +18,7 @@ const TRIP: &str = "tests/run/saga/trip.wf";
 
 /// A scratch directory for the ledger and the run's files.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("saga")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// `wfc ARGS` from the repository root, with the ledger in `dir`
-/// (`kill`: `cancel_flight` kills wfc once).
-fn wfc(dir: &Path, kill: bool, args: &[&str]) -> Output {
-    let mut cmd = Command::new(get_cargo_bin("wfc"));
-    cmd.current_dir(repo_root())
-        .args(args)
-        .env("WFC_TEST_LEDGER", dir.join("ledger"))
-        .env_remove("WFC_TEST_KILL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if kill {
-        cmd.env("WFC_TEST_KILL", "1");
-    }
-    cmd.output().unwrap()
-}
-
-fn ledger(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join("ledger")).unwrap_or_default()
-}
-
-fn path(dir: &Path, name: &str) -> String {
-    dir.join(name).to_str().unwrap().to_owned()
+    crate::common::ledger::scratch("saga", name)
 }
 
 /// The trace of an `--events` file: node exits (a branch's prefixed by
@@ -104,17 +73,7 @@ fn expect(name: &str, dir: &Path, events: &Path, report: &[u8]) {
         trace(events),
         listed(report)
     );
-    let file = repo_root().join(DIR).join(format!("{name}.trace"));
-    if std::env::var_os("UPDATE_TRACES").is_some() {
-        std::fs::write(&file, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&file).unwrap_or_default();
-    assert_eq!(
-        got,
-        want,
-        "{} differs from this run:\n{got}",
-        file.display()
-    );
+    crate::common::ledger::expect_trace(DIR, name, &got);
 }
 
 fn replays(dir: &Path, run_dir: &str) {

@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test module uses its own subset
 
 pub mod dot;
+pub mod ledger;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
