@@ -469,12 +469,13 @@ pub(crate) fn read_effects(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::{EffectRecord, Effects};
     use crate::agent::Outcome;
     use crate::engine::StepInput;
 
-    fn started(step: u64, node: &str) -> EffectRecord {
+    /// A `started` record of node `node` of workflow `W`.
+    pub(crate) fn started(step: u64, node: &str) -> EffectRecord {
         EffectRecord::Started {
             step,
             workflow: "W".into(),
@@ -482,7 +483,8 @@ mod tests {
         }
     }
 
-    fn done(step: u64, node: &str) -> EffectRecord {
+    /// A `done` record of node `node` of workflow `W`: a tool's success.
+    pub(crate) fn done(step: u64, node: &str) -> EffectRecord {
         EffectRecord::Done {
             step,
             workflow: "W".into(),

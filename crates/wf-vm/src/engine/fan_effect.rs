@@ -272,34 +272,8 @@ fn history(records: &[EffectRecord], from: u64) -> HashMap<(String, String), Bra
 #[cfg(test)]
 mod tests {
     use super::history;
-    use crate::agent::Outcome;
     use crate::effects::EffectRecord;
-    use crate::engine::StepInput;
-
-    fn started(step: u64, node: &str) -> EffectRecord {
-        EffectRecord::Started {
-            step,
-            workflow: "W".into(),
-            node: node.into(),
-        }
-    }
-
-    fn done(step: u64, node: &str) -> EffectRecord {
-        EffectRecord::Done {
-            step,
-            workflow: "W".into(),
-            node: node.into(),
-            key: None,
-            compensate: None,
-            id: None,
-            ts: None,
-            scope: None,
-            input: Box::new(StepInput::Tool {
-                outcome: Outcome::success(),
-                refused: false,
-            }),
-        }
-    }
+    use crate::effects::tests::{done, started};
 
     fn of(records: &[EffectRecord], from: u64, node: &str) -> Vec<Option<u64>> {
         let h = history(records, from);
