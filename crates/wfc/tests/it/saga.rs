@@ -515,3 +515,46 @@ fn a_pipeline_over_its_budget_after_the_fan_in_compensates_branch_effects() {
     expect("trip_dot_budget", &dir, Path::new(&events), &out.stdout);
     replays(&dir, &run_dir);
 }
+
+/// A kill between the fan-in's hand-over and the `parallel` node's step
+/// record (cut back to that moment, as for `.wf`): the resumed node takes
+/// its branches from the journal and hands the same effects over again;
+/// known by their ids, they are recorded once, and `wfc cancel` undoes
+/// each once.
+#[test]
+fn attractor_effects_handed_over_again_after_a_kill_are_undone_once() {
+    let src = scratch("dot_handed_again_src");
+    let file = trip_gate(&src);
+    let console = ["--interviewer", "console"];
+    let (dir, run_dir, _, out) = dot_run("dot_handed_again", &file, (true, false), &console);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let run = Path::new(&run_dir);
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    let last = log.find("\"id\":\"fan#1/hotel/hotel@1\"").unwrap();
+    let end = last + log[last..].find('\n').unwrap() + 1;
+    assert!(
+        log[..end].contains("\"id\":\"fan#1/flight/flight@1\""),
+        "{log}"
+    );
+    std::fs::write(run.join("log.jsonl"), &log[..end]).unwrap();
+    std::fs::copy(run.join("start.json"), run.join("snapshot.json")).unwrap();
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(&dir, false, &[&resume[..], &console[..]].concat());
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let out = wfc(&dir, false, &["cancel", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The branches did not run again (`insure`, whose step the log did
+    // not hold, did).
+    assert_eq!(
+        ledger(&dir),
+        "book\nflight\nhotel\ninsure\ninsure\nuninsure\ncancel-hotel\ncancel-flight\nunbook\n"
+    );
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    for id in ["fan#1/hotel/hotel@1", "fan#1/flight/flight@1"] {
+        let done = (log.lines())
+            .filter(|l| l.starts_with("{\"effect\":\"done\"") && l.contains(id))
+            .count();
+        assert_eq!(done, 1, "{id}: {log}");
+    }
+    replays(&dir, &run_dir);
+}
