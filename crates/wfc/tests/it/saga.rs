@@ -558,3 +558,51 @@ fn attractor_effects_handed_over_again_after_a_kill_are_undone_once() {
     }
     replays(&dir, &run_dir);
 }
+
+/// An Attractor fan-out that suspends (a branch waits at a gate) has
+/// handed over the effects its branches completed: `wfc cancel` then
+/// undoes `hotel`. Once answered and resumed, the fan-in hands over
+/// `flight` and not `hotel` again: when `pay` fails each is undone once.
+/// Trace (the resumed run): `gate_dot_fail.trace`.
+#[test]
+fn an_attractor_fan_out_that_suspends_hands_over_its_effects_once() {
+    let console = ["--interviewer", "console"];
+    let start = |name: &str| {
+        let dir = scratch(name);
+        let run_dir = path(&dir, "run");
+        let args = ["run", "tests/run/saga/gate.dot", "--allow-tools"];
+        let out = wfc(
+            &dir,
+            false,
+            &[&args[..], &console, &["--run-dir", &run_dir]].concat(),
+        );
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        assert_eq!(ledger(&dir), "hotel\n");
+        (dir, run_dir)
+    };
+    let (dir, run_dir) = start("gate_dot_cancel");
+    let out = wfc(&dir, false, &["cancel", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "hotel\ncancel-hotel\n");
+    replays(&dir, &run_dir);
+
+    let (dir, run_dir) = start("gate_dot_fail");
+    let out = wfc(&dir, false, &["answer", &run_dir, "Y"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let events = path(&dir, "events.jsonl");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let json = ["--events", &events, "--format", "json"];
+    let out = wfc(&dir, false, &[&resume[..], &console, &json[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("gate_dot_fail", &dir, Path::new(&events), &out.stdout);
+    assert_eq!(
+        compensated_ids(&run_dir),
+        ["fan#1/ask/flight@1", "fan#1/hotel/hotel@1"]
+    );
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let handed = (log.lines())
+        .filter(|l| l.starts_with("{\"effect\":\"done\"") && l.contains("fan#1/hotel/hotel@1"))
+        .count();
+    assert_eq!(handed, 1, "{log}");
+    replays(&dir, &run_dir);
+}
