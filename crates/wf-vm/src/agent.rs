@@ -193,6 +193,9 @@ pub struct DecisionContext<'a> {
     /// attributes: the idempotence keys its branches share with the run
     /// (engine/fan_keys.rs); `None` elsewhere.
     pub(crate) fan_keys: Option<&'a std::sync::Arc<crate::engine::fan_keys::SharedKeys>>,
+    /// At the same nodes: where the handler leaves its branches' effects
+    /// to compensate, for the engine to hand over (engine/fan_saga.rs).
+    pub(crate) fan_effects: Option<&'a crate::engine::fan_saga::FanEffects>,
 }
 
 impl DecisionContext<'_> {

@@ -33,6 +33,7 @@ use wf_ir::IrProgram;
 use super::handler::{Handler, HandlerCx, HandlerRegistry};
 use super::human::{SharedInterviewer, WaitHuman};
 use crate::agent::{AgentError, Decision, Outcome, Status, Write};
+use crate::engine::fan_saga::BranchEffects;
 use branch::BranchEnv;
 pub use policy::{BranchResult, ErrorPolicy, JoinPolicy, Policy};
 
@@ -218,6 +219,20 @@ impl Handler for Parallel {
                 one_at_a_time(&shared, backend, &targets, &policy)
             }
         };
+        // The effects the branches completed happened, whatever comes of
+        // the fan-out (also when it suspends): the engine hands those to
+        // compensate over to the run when this returns (engine/fan_saga.rs).
+        if let Some(sink) = d.fan_effects {
+            let lists = (runs.iter().enumerate()).map(|(i, ran)| {
+                let prefix = format!("{}{}/", kit.scope, ran.result.id);
+                let dir = journal.branch_dir(i);
+                let updates = &ran.result.context_updates;
+                BranchEffects::of(dir.as_deref(), &ran.compensable, &prefix, updates)
+            });
+            sink.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend(lists);
+        }
         // A branch that an agent error suspended (a backend outage in a
         // durable run) suspends the fan-out once every branch has ended.
         let suspended = runs

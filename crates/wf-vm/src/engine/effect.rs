@@ -593,6 +593,7 @@ impl<'p> Engine<'p> {
             limits: &self.limits,
             elapsed: self.elapsed,
             fan_keys: None,
+            fan_effects: None,
         };
         let outcome = match (&mut self.tools, command) {
             (_, None) => failed("the compensating node has no `command`".into()),

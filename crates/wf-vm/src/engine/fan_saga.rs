@@ -1,5 +1,6 @@
-//! Compensations of the effects completed in a `.wf` fan-out's branches
-//! (docs/runtime.md, "Compensation across parallel branches").
+//! Compensations of the effects completed in a fan-out's branches, `.wf`
+//! and Attractor (docs/runtime.md, "Compensation across parallel
+//! branches").
 //!
 //! A branch engine records its completed effects (its folder's
 //! `effects.jsonl` in a durable run, its memory otherwise), each stamped
@@ -17,6 +18,12 @@
 //! completion of a node of that name in the branch
 //! (`fan#1/left/reserve@1`). Its `compensated` line names that id, so a
 //! resume runs only the compensations not recorded.
+//!
+//! An Attractor `parallel` node fans out in its handler, which the engine
+//! asks as any agent: the engine gives it a [`FanEffects`] in the decision
+//! context (beside the keys, engine/fan_keys.rs), the handler leaves one
+//! [`BranchEffects`] per branch there, and the engine hands them over
+//! when the handler returns ([`Engine::hand_over`]).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -213,13 +220,40 @@ fn by_completion(mut lists: Vec<VecDeque<Handed>>) -> Vec<Handed> {
     }
 }
 
+/// One branch's effects to compensate, as its fan-out's join hands them
+/// over: made by the Attractor `parallel` handler for each of its
+/// branches ([`FanEffects`]), by the `.wf` fan-out for its own.
+pub(crate) struct BranchEffects(VecDeque<Handed>);
+
+impl BranchEffects {
+    /// The effects of the branch whose question scope is `prefix`
+    /// (`fan#1/left/`): read from its folder `dir` in a durable run, else
+    /// taken from its engine's memory (`compensable`); each sees the
+    /// branch's writes (`updates`) under its own.
+    pub(crate) fn of(
+        dir: Option<&std::path::Path>,
+        compensable: &[Completed],
+        prefix: &str,
+        updates: &Map<String, Value>,
+    ) -> Self {
+        let own = match dir {
+            Some(dir) => from_folder(dir),
+            None => from_memory(compensable),
+        };
+        BranchEffects(handed(own, prefix, updates))
+    }
+}
+
+/// Where an Attractor `parallel` handler leaves its branches' effects, in
+/// edge order, for the engine that asked it to hand over when the handler
+/// returns (as it joins their keys: engine/fan_keys.rs). A mutex: the
+/// decision context is shared with branch threads.
+pub(crate) type FanEffects = std::sync::Mutex<Vec<BranchEffects>>;
+
 impl Engine<'_> {
     /// At the end of a fan-out (or its suspension): the effects its
-    /// branches completed that name a compensation become this engine's,
-    /// recorded at this step in order of completion (in the run log
-    /// before the step's record, or in this branch's folder). `scope` is
-    /// the fan-out's question scope (`fan#1/`). Effects handed over
-    /// before (same id) are not again.
+    /// branches completed that name a compensation become this engine's.
+    /// `scope` is the fan-out's question scope (`fan#1/`).
     pub(super) fn join_compensations(
         &mut self,
         journal: &Journal,
@@ -231,14 +265,24 @@ impl Engine<'_> {
         }
         let lists = (runs.iter().enumerate())
             .map(|(i, (run, _))| {
-                let own = match journal.branch_dir(i) {
-                    Some(dir) => from_folder(&dir),
-                    None => from_memory(&run.compensable),
-                };
                 let prefix = format!("{scope}{}/", run.result.id);
-                handed(own, &prefix, &run.result.context_updates)
+                let dir = journal.branch_dir(i);
+                let updates = &run.result.context_updates;
+                BranchEffects::of(dir.as_deref(), &run.compensable, &prefix, updates)
             })
             .collect();
+        self.hand_over(lists);
+    }
+
+    /// The branches' effects (`lists`, in edge order) become this
+    /// engine's, recorded at this step in order of completion (in the run
+    /// log before the step's record, or in this branch's folder). Effects
+    /// handed over before (same id) are not again.
+    pub(super) fn hand_over(&mut self, lists: Vec<BranchEffects>) {
+        if !self.effects.any {
+            return;
+        }
+        let lists = lists.into_iter().map(|l| l.0).collect();
         for h in by_completion(lists) {
             if self.effects.completed_ids.contains(&h.id) {
                 continue;

@@ -14,7 +14,7 @@ mod fan_effect;
 pub(crate) mod fan_keys;
 mod fan_out;
 pub(crate) mod fan_pool;
-mod fan_saga;
+pub(crate) mod fan_saga;
 mod fan_wait;
 mod interrupted;
 mod lifecycle;

@@ -216,8 +216,17 @@ impl<'p> Engine<'p> {
                     // An Attractor fan-out's branches share the run's keys,
                     // and theirs are the run's after it (fan_keys.rs).
                     let keys = self.attractor_fan_keys(wf, node);
-                    let input = self.ask(agent, wf, node, started, keys.as_ref());
+                    // So are their effects to compensate (fan_saga.rs).
+                    let handed = keys
+                        .as_ref()
+                        .map(|_| super::fan_saga::FanEffects::default());
+                    let fan = (keys.as_ref(), handed.as_ref());
+                    let input = self.ask(agent, wf, node, started, fan);
                     self.join_keys(keys);
+                    if let Some(handed) = handed {
+                        let lists = handed.into_inner().unwrap_or_else(|e| e.into_inner());
+                        self.hand_over(lists);
+                    }
                     // A step a stop cut short is no effect to record.
                     let input = self.unless_interrupted(wf, node, input, false);
                     self.effect_after(wf, node, &input);
@@ -299,7 +308,10 @@ impl<'p> Engine<'p> {
         wf: WorkflowIdx,
         node: NodeIdx,
         started: Option<Instant>,
-        fan_keys: Option<&std::sync::Arc<super::fan_keys::SharedKeys>>,
+        (fan_keys, fan_effects): (
+            Option<&std::sync::Arc<super::fan_keys::SharedKeys>>,
+            Option<&super::fan_saga::FanEffects>,
+        ),
     ) -> StepInput {
         let workflow = &self.program.workflows[wf.0 as usize];
         let ir_node = &workflow.nodes[node.0 as usize];
@@ -349,6 +361,7 @@ impl<'p> Engine<'p> {
             limits: &self.limits,
             elapsed: self.elapsed,
             fan_keys,
+            fan_effects,
         };
         if ir_node.op == Opcode::Tool {
             let command = ir_node

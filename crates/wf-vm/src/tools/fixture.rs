@@ -143,5 +143,6 @@ pub(crate) fn context<'a>(
         limits: &DEFAULT_CONFIG.limits,
         elapsed: std::time::Duration::ZERO,
         fan_keys: None,
+        fan_effects: None,
     }
 }

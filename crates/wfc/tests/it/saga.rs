@@ -1,5 +1,6 @@
-//! Compensation across `.wf` parallel branches (issue 17.3, the saga;
-//! docs/runtime.md, "Compensation across parallel branches"). Each fixture
+//! Compensation across parallel branches, `.wf` and Attractor (issue
+//! 17.3, the saga; docs/runtime.md, "Compensation across parallel
+//! branches"). Each fixture
 //! in `tests/run/saga/` carries its expectation beside it: `NAME.trace`
 //! holds the ledger its tools append to, then the run's event trace (node
 //! exits, a branch's prefixed by it, compensations, engine events), then
@@ -314,5 +315,253 @@ fn effects_handed_over_again_after_a_kill_are_undone_once() {
             .count();
         assert_eq!(done, 1, "{id}: {log}");
     }
+    replays(&dir, &run_dir);
+}
+
+/// `FILE` (an Attractor pipeline) with `args`, a run directory (unless
+/// `durable` is false), events and a JSON report.
+fn dot_run(
+    name: &str,
+    file: &str,
+    (durable, kill): (bool, bool),
+    args: &[&str],
+) -> (PathBuf, String, String, Output) {
+    let dir = scratch(name);
+    let (run_dir, events) = (path(&dir, "run"), path(&dir, "events.jsonl"));
+    let mut all = vec!["run", file, "--allow-tools"];
+    if durable {
+        all.extend_from_slice(&["--run-dir", &run_dir]);
+    }
+    all.extend_from_slice(&["--events", &events, "--format", "json"]);
+    all.extend_from_slice(args);
+    let out = wfc(&dir, kill, &all);
+    (dir, run_dir, events, out)
+}
+
+const TRIP_DOT: &str = "tests/run/saga/trip.dot";
+
+/// The ids of the effects the `compensated` lines of `run_dir`'s log
+/// name, in order.
+fn compensated_ids(run_dir: &str) -> Vec<String> {
+    let log = std::fs::read_to_string(Path::new(run_dir).join("log.jsonl")).unwrap();
+    (log.lines())
+        .filter(|l| l.starts_with("{\"effect\":\"compensated\""))
+        .filter_map(|l| Some(l.split("\"id\":\"").nth(1)?.split('"').next()?.to_owned()))
+        .collect()
+}
+
+/// Attractor (a): two `parallel` branches (`shape=component`) each
+/// complete an effect at once, then `pay` fails after the fan-in: the
+/// branches' effects are handed to the run at the fan-in and undone with
+/// its own, most recent first, the branches' by the order they completed
+/// (`flight` before `hotel`, against edge order), with a run directory
+/// (the branches' folders) and without (their engines' memory); the
+/// report lists them by their branch-qualified names. Trace:
+/// `trip_dot_fail.trace`.
+#[test]
+fn effects_of_attractor_branches_are_compensated_when_the_pipeline_fails() {
+    for durable in [true, false] {
+        let name = format!("dot_fail_{durable}");
+        let (dir, run_dir, events, out) = dot_run(&name, TRIP_DOT, (durable, false), &[]);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert!(
+            std::fs::read_to_string(&events)
+                .unwrap()
+                .contains("\"concurrency\":2"),
+            "the branches run at once"
+        );
+        expect("trip_dot_fail", &dir, Path::new(&events), &out.stdout);
+        if durable {
+            replays(&dir, &run_dir);
+            assert_eq!(
+                compensated_ids(&run_dir),
+                ["fan#1/hotel/hotel@1", "fan#1/flight/flight@1"]
+            );
+        }
+    }
+}
+
+/// `trip.dot` with `pay` a `wait.human` gate, written to `dir`.
+fn trip_gate(dir: &Path) -> String {
+    let source = std::fs::read_to_string(repo_root().join(TRIP_DOT)).unwrap();
+    let pay = source
+        .lines()
+        .find(|l| l.trim_start().starts_with("pay "))
+        .unwrap();
+    let gated = source.replace(pay, "    pay    [shape=hexagon, label=\"Pay now?\"]");
+    assert_ne!(gated, source);
+    let file = dir.join("trip_gate.dot");
+    std::fs::write(&file, gated).unwrap();
+    file.to_str().unwrap().to_owned()
+}
+
+/// Attractor (b): `wfc cancel` of a pipeline suspended after the fan-in
+/// (at the `pay` gate, which the console interviewer cannot ask: its
+/// input is closed) undoes the branches' effects with
+/// the run's own. Trace: `trip_dot_cancel.trace`.
+#[test]
+fn cancelling_a_pipeline_after_the_fan_in_compensates_branch_effects() {
+    let src = scratch("dot_cancel_src");
+    let file = trip_gate(&src);
+    let console = ["--interviewer", "console"];
+    let (dir, run_dir, _, out) = dot_run("dot_cancel", &file, (true, false), &console);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(ledger(&dir), "book\nflight\nhotel\ninsure\n");
+    let events = path(&dir, "cancel.jsonl");
+    let cancel = ["cancel", &run_dir, "--allow-tools", "--events", &events];
+    let out = wfc(&dir, false, &[&cancel[..], &["--format", "json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    expect("trip_dot_cancel", &dir, Path::new(&events), &out.stdout);
+    replays(&dir, &run_dir);
+}
+
+/// Attractor (c): a kill during compensation (in `cancel_flight`, after
+/// `uninsure` and `cancel_hotel` are recorded), then `--resume`: only the
+/// compensations not recorded run (`cancel_flight`, cut short, again, and
+/// `unbook`), each branch effect undone once more at most; a second
+/// resume runs none. Trace: `trip_dot_kill.trace`.
+#[test]
+fn a_kill_during_a_pipeline_compensation_resumes_only_those_not_recorded() {
+    let (dir, run_dir, _, out) = dot_run("dot_kill", TRIP_DOT, (true, true), &[]);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(9), "{out:?}");
+    let before = "book\nflight\nhotel\ninsure\npay\nuninsure\ncancel-hotel\ncancel-flight\n";
+    assert_eq!(ledger(&dir), before);
+    let events = path(&dir, "resumed.jsonl");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let json = ["--events", &events, "--format", "json"];
+    let out = wfc(&dir, true, &[&resume[..], &json[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("trip_dot_kill", &dir, Path::new(&events), &out.stdout);
+    let out = wfc(&dir, true, &resume);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(ledger(&dir), format!("{before}cancel-flight\nunbook\n"));
+    assert_eq!(
+        compensated_ids(&run_dir),
+        ["fan#1/hotel/hotel@1", "fan#1/flight/flight@1"]
+    );
+    replays(&dir, &run_dir);
+}
+
+/// An Attractor fan-out nested in a branch: its fan-in hands `x` and `y`
+/// to the branch, whose fan-in hands them on to the run with its
+/// sibling's `z`; all are undone once, named by their full path, with a
+/// run directory and without. Trace: `nested_dot_fail.trace`.
+#[test]
+fn effects_of_a_fan_out_nested_in_an_attractor_branch_reach_the_run() {
+    for durable in [true, false] {
+        let name = format!("nested_dot_{durable}");
+        let file = "tests/run/saga/nested.dot";
+        let (dir, run_dir, events, out) = dot_run(&name, file, (durable, false), &[]);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        expect("nested_dot_fail", &dir, Path::new(&events), &out.stdout);
+        if durable {
+            replays(&dir, &run_dir);
+        }
+    }
+}
+
+/// A pipeline that exceeds its step budget after the fan-in compensates
+/// the branches' effects too (`pay` never runs). Trace:
+/// `trip_dot_budget.trace`.
+#[test]
+fn a_pipeline_over_its_budget_after_the_fan_in_compensates_branch_effects() {
+    let budget = ["--max-steps", "5"];
+    let (dir, run_dir, events, out) = dot_run("dot_budget", TRIP_DOT, (true, false), &budget);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "limit", "{report}");
+    expect("trip_dot_budget", &dir, Path::new(&events), &out.stdout);
+    replays(&dir, &run_dir);
+}
+
+/// A kill between the fan-in's hand-over and the `parallel` node's step
+/// record (cut back to that moment, as for `.wf`): the resumed node takes
+/// its branches from the journal and hands the same effects over again;
+/// known by their ids, they are recorded once, and `wfc cancel` undoes
+/// each once.
+#[test]
+fn attractor_effects_handed_over_again_after_a_kill_are_undone_once() {
+    let src = scratch("dot_handed_again_src");
+    let file = trip_gate(&src);
+    let console = ["--interviewer", "console"];
+    let (dir, run_dir, _, out) = dot_run("dot_handed_again", &file, (true, false), &console);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let run = Path::new(&run_dir);
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    let last = log.find("\"id\":\"fan#1/hotel/hotel@1\"").unwrap();
+    let end = last + log[last..].find('\n').unwrap() + 1;
+    assert!(
+        log[..end].contains("\"id\":\"fan#1/flight/flight@1\""),
+        "{log}"
+    );
+    std::fs::write(run.join("log.jsonl"), &log[..end]).unwrap();
+    std::fs::copy(run.join("start.json"), run.join("snapshot.json")).unwrap();
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let out = wfc(&dir, false, &[&resume[..], &console[..]].concat());
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let out = wfc(&dir, false, &["cancel", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The branches did not run again (`insure`, whose step the log did
+    // not hold, did).
+    assert_eq!(
+        ledger(&dir),
+        "book\nflight\nhotel\ninsure\ninsure\nuninsure\ncancel-hotel\ncancel-flight\nunbook\n"
+    );
+    let log = std::fs::read_to_string(run.join("log.jsonl")).unwrap();
+    for id in ["fan#1/hotel/hotel@1", "fan#1/flight/flight@1"] {
+        let done = (log.lines())
+            .filter(|l| l.starts_with("{\"effect\":\"done\"") && l.contains(id))
+            .count();
+        assert_eq!(done, 1, "{id}: {log}");
+    }
+    replays(&dir, &run_dir);
+}
+
+/// An Attractor fan-out that suspends (a branch waits at a gate) has
+/// handed over the effects its branches completed: `wfc cancel` then
+/// undoes `hotel`. Once answered and resumed, the fan-in hands over
+/// `flight` and not `hotel` again: when `pay` fails each is undone once.
+/// Trace (the resumed run): `gate_dot_fail.trace`.
+#[test]
+fn an_attractor_fan_out_that_suspends_hands_over_its_effects_once() {
+    let console = ["--interviewer", "console"];
+    let start = |name: &str| {
+        let dir = scratch(name);
+        let run_dir = path(&dir, "run");
+        let args = ["run", "tests/run/saga/gate.dot", "--allow-tools"];
+        let out = wfc(
+            &dir,
+            false,
+            &[&args[..], &console, &["--run-dir", &run_dir]].concat(),
+        );
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        assert_eq!(ledger(&dir), "hotel\n");
+        (dir, run_dir)
+    };
+    let (dir, run_dir) = start("gate_dot_cancel");
+    let out = wfc(&dir, false, &["cancel", &run_dir, "--allow-tools"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(ledger(&dir), "hotel\ncancel-hotel\n");
+    replays(&dir, &run_dir);
+
+    let (dir, run_dir) = start("gate_dot_fail");
+    let out = wfc(&dir, false, &["answer", &run_dir, "Y"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let events = path(&dir, "events.jsonl");
+    let resume = ["run", "--resume", &run_dir, "--allow-tools"];
+    let json = ["--events", &events, "--format", "json"];
+    let out = wfc(&dir, false, &[&resume[..], &console, &json[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    expect("gate_dot_fail", &dir, Path::new(&events), &out.stdout);
+    assert_eq!(
+        compensated_ids(&run_dir),
+        ["fan#1/ask/flight@1", "fan#1/hotel/hotel@1"]
+    );
+    let log = std::fs::read_to_string(Path::new(&run_dir).join("log.jsonl")).unwrap();
+    let handed = (log.lines())
+        .filter(|l| l.starts_with("{\"effect\":\"done\"") && l.contains("fan#1/hotel/hotel@1"))
+        .count();
+    assert_eq!(handed, 1, "{log}");
     replays(&dir, &run_dir);
 }

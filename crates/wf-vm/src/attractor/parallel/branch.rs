@@ -24,6 +24,7 @@ use super::{Kit, install};
 use crate::agent::{AgentError, BlackboardView, Decision, DecisionAgent, DecisionContext, Status};
 use crate::attractor::nested::{self, Inherited};
 use crate::attractor::{AttractorAgent, RunFiles};
+use crate::effects::Completed;
 use crate::engine::Engine;
 use crate::report::RunStatus;
 
@@ -116,7 +117,7 @@ pub fn run_branch(
     env: BranchEnv<'_>,
     start: NodeIdx,
 ) -> (BranchResult, BranchEvents, Option<String>) {
-    let (result, events, suspended, _) = run_branch_from(env, start, None);
+    let (result, events, suspended, _, _) = run_branch_from(env, start, None);
     (result, events, suspended)
 }
 
@@ -124,12 +125,20 @@ pub fn run_branch(
 /// resumed fan-out), and with what it waits on when it stops at a gate
 /// nobody answered, or at a fan-out or manager nested in it that waits,
 /// in a journaled fan-out (docs/runtime.md, "Gates in parallel
-/// branches").
-pub fn run_branch_from(
+/// branches"); last, the effects it completed that name a compensation,
+/// from its engine's memory, for the join to hand over when the branch
+/// has no folder (engine/fan_saga.rs).
+pub(crate) fn run_branch_from(
     env: BranchEnv<'_>,
     start: NodeIdx,
     from: Option<Waiting>,
-) -> (BranchResult, BranchEvents, Option<String>, Option<Waiting>) {
+) -> (
+    BranchResult,
+    BranchEvents,
+    Option<String>,
+    Option<Waiting>,
+    Vec<Completed>,
+) {
     let id = env
         .program
         .str(env.program.workflows[env.workflow.0 as usize].nodes[start.0 as usize].id);
@@ -151,9 +160,12 @@ pub fn run_branch_from(
         Err(e) => {
             result.outcome = Status::Fail;
             result.failure_reason = Some(e.to_string());
-            return (result, BranchEvents::default(), None, None);
+            return (result, BranchEvents::default(), None, None, Vec::new());
         }
     };
+    // Its effects are stamped with when they completed, and keep what
+    // they produced, for the join (engine/fan_saga.rs).
+    engine.effects.in_branch = true;
     let mut suspended = None;
     let mut waiting = None;
     // Only a journaled fan-out (a run with a run directory) keeps a
@@ -318,12 +330,13 @@ pub fn run_branch_from(
     if let Some(score) = result.context_updates.get("score").and_then(Value::as_f64) {
         result.score = score;
     }
+    let compensable = std::mem::take(&mut engine.effects.completed);
     drop(engine);
     let events = std::mem::take(&mut *trace.0.borrow_mut());
     if let Some(w) = &mut waiting {
         w.set_events(&events.events);
     }
-    (result, events, suspended, waiting)
+    (result, events, suspended, waiting, compensable)
 }
 
 /// The first question the handlers nested in the branch whose questions

@@ -99,6 +99,10 @@ pub struct Ran {
     /// The branch waits at a gate nobody answered (journaled, so the
     /// resumed fan-out restores it there): the fan-out suspends the run.
     pub waiting: Option<super::journal::Waiting>,
+    /// Its completed effects that name a compensation, from its engine's
+    /// memory (a durable branch's are read from its folder), for the join
+    /// to hand over (engine/fan_saga.rs).
+    pub(crate) compensable: Vec<crate::effects::Completed>,
 }
 
 impl Ran {
@@ -113,6 +117,7 @@ impl Ran {
             events: BranchEvents::default(),
             suspended: None,
             waiting: None,
+            compensable: Vec::new(),
         }
     }
 }
@@ -167,7 +172,8 @@ pub fn run_one(
         inherited: &inherited,
     };
     let t = Instant::now();
-    let (mut result, events, suspended, mut waiting) = run_branch_from(env, target, from);
+    let (mut result, events, suspended, mut waiting, compensable) =
+        run_branch_from(env, target, from);
     let duration_ms = t.elapsed().as_millis() as u64;
     if suspended.is_some() {
         // Not journaled: the resumed run runs it again.
@@ -199,6 +205,7 @@ pub fn run_one(
         events,
         suspended,
         waiting,
+        compensable,
     }
 }
 
