@@ -8,6 +8,7 @@
 //! fixture's own compensating tool), and every durable run replays.
 
 use crate::common::ledger::{ledger, path, wfc};
+use crate::common::repo_root;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
