@@ -146,16 +146,7 @@ impl<'p> Engine<'p> {
             };
             // Synced before the effect: a kill from here on is seen on
             // resume (a branch's, in its own folder).
-            let written = match (&mut self.out.log, &self.effects.branch_dir) {
-                (Some(log), _) => log
-                    .append_effect(&record, true)
-                    .err()
-                    .map(|e| (e.to_string(), "the run log")),
-                (None, Some(dir)) => super::fan_durable::record(dir, &record)
-                    .err()
-                    .map(|e| (e.to_string(), "its branch's folder")),
-                (None, None) => None,
-            };
+            let written = self.write_effect_record(&record, true);
             if let Some((e, place)) = written {
                 // Not run: a waiting sibling may run it.
                 self.effects.claim = None;
@@ -652,6 +643,29 @@ pub(super) fn unsettled_reason(pending: &[PendingEffect]) -> String {
                 pending.len(),
                 names.join(", ")
             )
+        }
+    }
+}
+
+impl Engine<'_> {
+    /// Writes an effect record where this engine keeps them: the run log
+    /// (synced when `sync`), or a branch engine's own folder (always
+    /// synced); an engine that persists nothing writes nothing. `Err`:
+    /// why it could not, and where it was to go.
+    pub(super) fn write_effect_record(
+        &mut self,
+        record: &EffectRecord,
+        sync: bool,
+    ) -> Option<(String, &'static str)> {
+        match (&mut self.out.log, &self.effects.branch_dir) {
+            (Some(log), _) => log
+                .append_effect(record, sync)
+                .err()
+                .map(|e| (e.to_string(), "the run log")),
+            (None, Some(dir)) => super::fan_durable::record(dir, record)
+                .err()
+                .map(|e| (e.to_string(), "its branch's folder")),
+            (None, None) => None,
         }
     }
 }

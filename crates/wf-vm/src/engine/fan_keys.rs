@@ -242,17 +242,7 @@ impl Engine<'_> {
                 scope: None,
                 input: Box::new(done.input.clone()),
             };
-            let written = match (&mut self.out.log, &self.effects.branch_dir) {
-                (Some(log), _) => log
-                    .append_effect(&record, false)
-                    .err()
-                    .map(|e| e.to_string()),
-                (None, Some(dir)) => super::fan_durable::record(dir, &record)
-                    .err()
-                    .map(|e| e.to_string()),
-                (None, None) => None,
-            };
-            if let Some(e) = written {
+            if let Some((e, _)) = self.write_effect_record(&record, false) {
                 self.persist_warning = Some(format!(
                     "could not record the effect with key `{key}` of a parallel branch: {e}"
                 ));
