@@ -37,6 +37,10 @@ pub(super) struct Run {
     /// a durable run's default): its reason. Not journaled: the run
     /// suspends on it, and the resumed fan-out runs the branch again.
     pub(super) agent_error: Option<String>,
+    /// Its agent suspended at a node that asks no question, in a run
+    /// whose questions wait: the reason. Not journaled either: the run
+    /// suspends, and the resumed fan-out runs the branch again.
+    pub(super) suspended: Option<String>,
     /// Its completed effects that name a compensation, for the join to
     /// hand over (a run without a directory: a durable branch's are in
     /// its folder; engine/fan_saga.rs).
@@ -47,7 +51,10 @@ impl Run {
     /// Whether the branch ended (it does not wait for an answer, a
     /// settlement or a retry after an agent error).
     pub(super) fn ended(&self) -> bool {
-        self.waiting.is_none() && self.unsettled.is_none() && self.agent_error.is_none()
+        self.waiting.is_none()
+            && self.unsettled.is_none()
+            && self.agent_error.is_none()
+            && self.suspended.is_none()
     }
 
     /// The questions the branch waits on, in edge order: its own
@@ -124,6 +131,7 @@ pub(super) fn run_branch(
     let mut asked = Vec::new();
     let mut unsettled = None;
     let mut agent_error = None;
+    let mut suspended = None;
     let mut compensable = Vec::new();
     let trace = TraceSink::default();
     let made = (env.inherited).branch_engine(env.program, env.wf, start, env.context, from, &trace);
@@ -232,6 +240,15 @@ pub(super) fn run_branch(
                             agent_error = Some(reason);
                             break;
                         }
+                        // The agent's own suspension elsewhere than at a
+                        // question (awaiting external data; no failure
+                        // recorded, unlike an interrupt): the run
+                        // suspends as it would at the root.
+                        if engine.failures().len() == failures && env.may_ask {
+                            result.failure_reason = Some(format!("suspended ({reason})"));
+                            suspended = Some(reason);
+                            break;
+                        }
                         result.failure_reason = Some(format!(
                             "the branch suspended ({reason}); branches cannot suspend"
                         ));
@@ -263,6 +280,7 @@ pub(super) fn run_branch(
         asked,
         unsettled,
         agent_error,
+        suspended,
         compensable,
     }
 }
@@ -295,6 +313,7 @@ pub(super) fn run_journaled(
             asked: Vec::new(),
             unsettled: None,
             agent_error: None,
+            suspended: None,
             compensable: Vec::new(),
         };
     }
@@ -315,9 +334,9 @@ pub(super) fn run_journaled(
         from,
         journal.branch_dir(index),
     );
-    if run.unsettled.is_some() || run.agent_error.is_some() {
+    if run.unsettled.is_some() || run.agent_error.is_some() || run.suspended.is_some() {
         // Not journaled: it runs again once the node is settled, or when
-        // the run suspended by the agent error is resumed.
+        // the run its agent (or agent error) suspended is resumed.
     } else if let Some(w) = &mut run.waiting {
         w.decided = crate::agents::noting::to_json(&decided);
         if let Err(e) = journal.record_waiting(index, w) {

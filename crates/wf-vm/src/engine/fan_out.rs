@@ -140,6 +140,7 @@ impl Engine<'_> {
                     asked: Vec::new(),
                     unsettled: None,
                     agent_error: None,
+                    suspended: None,
                     compensable: Vec::new(),
                 },
                 None,
@@ -230,7 +231,14 @@ impl Engine<'_> {
                 Some(format!("branch `{}`: {reason}", r.result.id))
             })
             .collect();
-        if !asked.is_empty() || !unsettled.is_empty() || !agent_errors.is_empty() {
+        let suspensions: Vec<String> = (runs.iter())
+            .filter_map(|(r, _)| {
+                let reason = r.suspended.as_ref()?;
+                Some(format!("branch `{}`: {reason}", r.result.id))
+            })
+            .collect();
+        let stopped = !agent_errors.is_empty() || !suspensions.is_empty();
+        if !asked.is_empty() || !unsettled.is_empty() || stopped {
             // A suspension carries no events: the branches that ended keep
             // theirs, told when the fan-out ends.
             for (index, (run, at)) in runs.iter().enumerate() {
@@ -238,24 +246,47 @@ impl Engine<'_> {
                     let _ = journal.record_events(index, (*at, run.duration_ms), &run.events);
                 }
             }
-            // Branches an agent error stopped, and nothing else waits: the
-            // step ends with the agent error, which suspends the run (or
-            // the branch around a nested fan-out, in turn); a resume runs
-            // those branches again, the others from the journal.
+            // Branches an agent error or the agent's own suspension
+            // stopped, and nothing else waits: the step ends with the
+            // agent error (or suspends), which suspends the run (or the
+            // branch around a nested fan-out, in turn); a resume runs those
+            // branches again, the others from the journal.
             if asked.is_empty() && unsettled.is_empty() {
-                let mut message = format!(
-                    "an agent error stopped {} of parallel node `{}`: {}",
-                    match agent_errors.len() {
-                        1 => "a branch".to_owned(),
-                        n => format!("{n} branches"),
-                    },
-                    self.node_name(wf, node),
-                    agent_errors.join("; ")
-                );
+                let count = |n: usize| match n {
+                    1 => "a branch".to_owned(),
+                    n => format!("{n} branches"),
+                };
+                let name = self.node_name(wf, node);
+                let mut message = if agent_errors.is_empty() {
+                    format!(
+                        "the agent suspended {} of parallel node `{name}`: {}",
+                        count(suspensions.len()),
+                        suspensions.join("; ")
+                    )
+                } else {
+                    format!(
+                        "an agent error stopped {} of parallel node `{name}`: {}",
+                        count(agent_errors.len()),
+                        agent_errors.join("; ")
+                    )
+                };
+                if !agent_errors.is_empty() && !suspensions.is_empty() {
+                    message.push_str(&format!(
+                        "; the agent also suspended {}: {}",
+                        count(suspensions.len()),
+                        suspensions.join("; ")
+                    ));
+                }
                 if let Err(e) = journal.suspend(self.step + 1) {
                     message.push_str(&format!(
                         " (the finished branches could not be noted ({e}): a resumed run runs them again)"
                     ));
+                }
+                if agent_errors.is_empty() {
+                    return StepInput::Decision {
+                        decision: Decision::Suspend { reason: message },
+                        failure: None,
+                    };
                 }
                 return StepInput::AgentError {
                     message,

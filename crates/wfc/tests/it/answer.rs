@@ -1346,3 +1346,48 @@ fn an_agent_error_in_a_wf_branch_suspends_the_run_and_resume_tries_again() {
     let out = wfc(&["replay", d]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+/// Issue 17.2/17.6: the agent's own suspension at a `.wf` branch's step
+/// that asks no question suspends a durable run (it failed the branch:
+/// "branches cannot suspend"); `--resume` runs that branch again, the
+/// finished one comes from the journal, and the run replays.
+#[test]
+fn an_agents_suspension_in_a_wf_branch_suspends_the_run() {
+    let dir = scratch("wf_branch_suspend");
+    let d = dir.to_str().unwrap();
+    let wf = "tests/run/answer/wf_branch_suspend.wf";
+    let down = "script:tests/run/answer/wf_branch_suspend_down.json";
+    let up = "script:tests/run/answer/wf_branch_suspend_up.json";
+    let out = wfc(&[
+        "run",
+        wf,
+        "--agent",
+        down,
+        "--run-dir",
+        d,
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"], "suspended", "{report}");
+    let reason = report["reason"].as_str().unwrap_or_default();
+    assert_eq!(
+        reason,
+        "the agent suspended a branch of parallel node `fan`: branch `p`: waiting for the build farm"
+    );
+    assert_eq!(report["failures"], serde_json::json!([]), "{report}");
+    let out = wfc(&["run", "--resume", d, "--agent", up, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["blackboard"]["built_p"], true, "{done}");
+    assert_eq!(done["blackboard"]["built_r"], true, "{done}");
+    assert_eq!(entered_anywhere(&dir, "r"), 1);
+    let out = wfc(&["replay", d]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
