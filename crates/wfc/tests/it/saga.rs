@@ -566,3 +566,50 @@ fn an_attractor_fan_out_that_suspends_hands_over_its_effects_once() {
     assert_eq!(handed, 1, "{log}");
     replays(&dir, &run_dir);
 }
+
+/// A branch stopped by an agent error after a compensable effect runs
+/// again on resume, effect included (it has no key): the two bookings are
+/// two effects (ids count completions in the branch's folder, which the
+/// rerun shares), so a later failure undoes each, and the run replays.
+#[test]
+fn an_effect_done_again_by_a_branch_rerun_after_an_agent_error_is_undone_again() {
+    let dir = scratch("rerun");
+    let run_dir = path(&dir, "run");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "tests/run/saga/rerun.wf",
+            "--allow-tools",
+            "--agent",
+            "script:tests/run/saga/rerun_down.json",
+            "--run-dir",
+            &run_dir,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(ledger(&dir), "book\n");
+    let out = wfc(
+        &dir,
+        false,
+        &[
+            "run",
+            "--resume",
+            &run_dir,
+            "--allow-tools",
+            "--agent",
+            "script:tests/run/saga/rerun_up.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(ledger(&dir), "book\nbook\nunbook\nunbook\n");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let undone: Vec<&str> = (report["compensations"].as_array().unwrap().iter())
+        .map(|c| c["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(undone, ["fan#1/book/book", "fan#1/book/book"], "{report}");
+    replays(&dir, &run_dir);
+}
