@@ -97,6 +97,22 @@ fn open_event(out: &mut Vec<u8>, head: &[u8], step: u64, workflow: &str) {
     push_str(out, workflow);
 }
 
+/// [`open_event`], then the `node` and `depth` members that the events
+/// about one node share.
+#[inline]
+fn open_node_event(
+    out: &mut Vec<u8>,
+    head: &[u8],
+    (step, workflow): (u64, &str),
+    (node, depth): (&str, usize),
+) {
+    open_event(out, head, step, workflow);
+    out.extend_from_slice(br#","node":"#);
+    push_str(out, node);
+    out.extend_from_slice(br#","depth":"#);
+    push_u64(out, depth as u64);
+}
+
 /// Appends `event` as serde writes it. The variants are destructured
 /// field by field: a field added to one of them does not compile here
 /// until it is written too.
@@ -108,11 +124,8 @@ fn write_event(out: &mut Vec<u8>, event: &Event<'_>) {
             node,
             depth,
         } => {
-            open_event(out, br#"{"event":"node:enter","step":"#, step, workflow);
-            out.extend_from_slice(br#","node":"#);
-            push_str(out, node);
-            out.extend_from_slice(br#","depth":"#);
-            push_u64(out, depth as u64);
+            let head = br#"{"event":"node:enter","step":"#;
+            open_node_event(out, head, (step, workflow), (node, depth));
             out.push(b'}');
         }
         Event::NodeExit {
@@ -122,11 +135,8 @@ fn write_event(out: &mut Vec<u8>, event: &Event<'_>) {
             depth,
             status,
         } => {
-            open_event(out, br#"{"event":"node:exit","step":"#, step, workflow);
-            out.extend_from_slice(br#","node":"#);
-            push_str(out, node);
-            out.extend_from_slice(br#","depth":"#);
-            push_u64(out, depth as u64);
+            let head = br#"{"event":"node:exit","step":"#;
+            open_node_event(out, head, (step, workflow), (node, depth));
             out.extend_from_slice(br#","status":""#);
             out.extend_from_slice(status.as_str().as_bytes());
             out.extend_from_slice(br#""}"#);
@@ -157,16 +167,8 @@ fn write_event(out: &mut Vec<u8>, event: &Event<'_>) {
             depth,
             writes,
         } => {
-            open_event(
-                out,
-                br#"{"event":"blackboard:write","step":"#,
-                step,
-                workflow,
-            );
-            out.extend_from_slice(br#","node":"#);
-            push_str(out, node);
-            out.extend_from_slice(br#","depth":"#);
-            push_u64(out, depth as u64);
+            let head = br#"{"event":"blackboard:write","step":"#;
+            open_node_event(out, head, (step, workflow), (node, depth));
             out.extend_from_slice(br#","writes":"#);
             push_writes(out, writes.iter().map(|w| (w.key, w.value)));
             out.push(b'}');
