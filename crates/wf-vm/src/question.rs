@@ -428,22 +428,27 @@ type SharedAnswers = Arc<Mutex<Vec<AnswerRecord>>>;
 /// take those scoped to the branch it runs (`fan#1/a/review#1`, matched
 /// against the branch engine's question scope), so an answer is applied
 /// once, to the node it names.
-pub struct Answered<'a> {
-    inner: Box<dyn DecisionAgent + 'a>,
+pub type Answered<'a> = AnsweredBy<dyn DecisionAgent + 'a>;
+
+/// [`Answered`] around an inner agent of type `A`: the run's agent, or a
+/// fork of it for a branch thread (`dyn DecisionAgent + Send`), so the
+/// agent and its forks share one body.
+pub struct AnsweredBy<A: DecisionAgent + ?Sized> {
+    inner: Box<A>,
     answers: SharedAnswers,
 }
 
 impl<'a> Answered<'a> {
     /// `inner`, answering `answers` first.
     pub fn new(inner: Box<dyn DecisionAgent + 'a>, answers: Vec<AnswerRecord>) -> Self {
-        Answered {
+        AnsweredBy {
             inner,
             answers: Arc::new(Mutex::new(answers)),
         }
     }
 }
 
-impl DecisionAgent for Answered<'_> {
+impl<A: DecisionAgent + ?Sized> DecisionAgent for AnsweredBy<A> {
     fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
         decide_answered(&self.answers, self.inner.as_mut(), ctx)
     }
@@ -452,50 +457,22 @@ impl DecisionAgent for Answered<'_> {
         self.inner.is_instant()
     }
 
+    /// A fork of the inner agent for a branch thread, answering from the
+    /// same shared answers.
     fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        fork_answered(self.inner.as_ref(), &self.answers)
-    }
-}
-
-/// A fork of `inner` for a branch thread, answering from the same shared
-/// answers: the one fork of [`Answered`] and of its forks.
-fn fork_answered(
-    inner: &dyn DecisionAgent,
-    answers: &SharedAnswers,
-) -> Option<Box<dyn DecisionAgent + Send>> {
-    Some(Box::new(AnsweredFork {
-        inner: inner.fork()?,
-        answers: Arc::clone(answers),
-    }))
-}
-
-/// A fork of [`Answered`] for a branch thread: a fork of the inner agent,
-/// the same shared answers.
-struct AnsweredFork {
-    inner: Box<dyn DecisionAgent + Send>,
-    answers: SharedAnswers,
-}
-
-impl DecisionAgent for AnsweredFork {
-    fn decide(&mut self, ctx: &DecisionContext<'_>) -> Result<Decision, AgentError> {
-        decide_answered(&self.answers, self.inner.as_mut(), ctx)
-    }
-
-    fn is_instant(&self) -> bool {
-        self.inner.is_instant()
-    }
-
-    fn fork(&self) -> Option<Box<dyn DecisionAgent + Send>> {
-        fork_answered(self.inner.as_ref(), &self.answers)
+        Some(Box::new(AnsweredBy {
+            inner: self.inner.fork()?,
+            answers: Arc::clone(&self.answers),
+        }))
     }
 }
 
 /// [`Answered`]'s decision: the recorded answer for the question `ctx`'s
 /// node asks in its engine's scope (taken out of `answers`), else
 /// `inner`'s decision.
-fn decide_answered(
+fn decide_answered<A: DecisionAgent + ?Sized>(
     answers: &Mutex<Vec<AnswerRecord>>,
-    inner: &mut dyn DecisionAgent,
+    inner: &mut A,
     ctx: &DecisionContext<'_>,
 ) -> Result<Decision, AgentError> {
     let (wf, node) = (ctx.str(ctx.workflow.name), ctx.str(ctx.node.id));
