@@ -48,6 +48,29 @@ pub(super) struct Run {
 }
 
 impl Run {
+    /// A branch that ended without running here: taken from the journal
+    /// (`resumed`), or not run at all; nothing waits, no events.
+    pub(super) fn ended_with(
+        result: BranchResult,
+        join: Option<NodeIdx>,
+        duration_ms: u64,
+        resumed: bool,
+    ) -> Run {
+        Run {
+            result,
+            join,
+            events: BranchEvents::default(),
+            duration_ms,
+            resumed,
+            waiting: None,
+            asked: Vec::new(),
+            unsettled: None,
+            agent_error: None,
+            suspended: None,
+            compensable: Vec::new(),
+        }
+    }
+
     /// Whether the branch ended (it does not wait for an answer, a
     /// settlement or a retry after an agent error).
     pub(super) fn ended(&self) -> bool {
@@ -302,20 +325,7 @@ pub(super) fn run_journaled(
                 .position(|n| n.op == Opcode::Join && env.program.str(n.id) == at)
                 .map(|i| NodeIdx(i as u32))
         });
-        let events = BranchEvents::default();
-        return Run {
-            result,
-            join,
-            events,
-            duration_ms,
-            resumed: true,
-            waiting: None,
-            asked: Vec::new(),
-            unsettled: None,
-            agent_error: None,
-            suspended: None,
-            compensable: Vec::new(),
-        };
+        return Run::ended_with(result, join, duration_ms, true);
     }
     // Where it waited: at its own `human` node, or in a fan-out nested
     // in it.

@@ -24,7 +24,6 @@ use crate::agent::{BlackboardView, Decision, DecisionAgent, Outcome, Status, Too
 use crate::attractor::nested::Inherited;
 use crate::attractor::parallel::journal::Journal;
 use crate::attractor::parallel::policy::{self, BranchResult, Policy};
-use crate::attractor::parallel::trace::BranchEvents;
 
 impl Engine<'_> {
     /// Runs the `.wf` fan-out at `node` and returns the step's decision.
@@ -128,23 +127,7 @@ impl Engine<'_> {
         let skipped = |i: usize, why: &str| -> (Run, Option<u64>) {
             let id = program.str(w.nodes[targets[i].0 as usize].id);
             let result = BranchResult::not_run(id, why);
-            let (events, duration_ms) = (BranchEvents::default(), 0);
-            (
-                Run {
-                    result,
-                    join: None,
-                    events,
-                    duration_ms,
-                    resumed: false,
-                    waiting: None,
-                    asked: Vec::new(),
-                    unsettled: None,
-                    agent_error: None,
-                    suspended: None,
-                    compensable: Vec::new(),
-                },
-                None,
-            )
+            (Run::ended_with(result, None, 0, false), None)
         };
         let runs: Vec<(Run, Option<u64>)> = match forks {
             Some(workers) => {
