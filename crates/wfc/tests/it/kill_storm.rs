@@ -143,29 +143,10 @@ fn wfc_with(ledger: &Path, args: &[&str]) -> (Option<i32>, String) {
 /// nothing, and both ran twice.
 #[test]
 fn a_kill_in_a_nested_fan_out_reruns_only_what_had_not_finished() {
-    let dir = scratch("nested_kill");
-    let (run_dir, ledger_file) = (dir.join("run"), dir.join("ledger"));
-    let file = fixture("nested_kill.wf");
-    let run = run_dir.to_str().unwrap();
-    let (code, err) = wfc_with(
-        &ledger_file,
-        &[
-            "run",
-            file.to_str().unwrap(),
-            "--allow-tools",
-            "--run-dir",
-            run,
-        ],
-    );
-    assert_eq!(code, None, "`i2` kills the first process: {err}");
-    let (code, err) = wfc_with(&ledger_file, &["run", "--resume", run, "--allow-tools"]);
-    assert_eq!(code, Some(0), "{err}");
-    let ledger = std::fs::read_to_string(&ledger_file).unwrap();
+    let (run_dir, ledger) = killed_once_then_resumed("nested_kill", "nested_kill.wf", "i2");
     assert_eq!(ledger, "y1\nx1\ni1\ni2\n");
     let inner = run_dir.join("branches/NestedKill/outer/step-1/1");
     assert!(inner.join("effects.jsonl").is_file(), "{}", inner.display());
-    let (code, err) = wfc_with(&ledger_file, &["replay", run]);
-    assert_eq!(code, Some(0), "{err}");
 }
 
 /// `--fork` carries the effect records of the steps before its point: the
@@ -241,29 +222,10 @@ fn at_most_once_effects_run_once_across_random_kills() {
 /// and `a1` ran twice.
 #[test]
 fn a_kill_in_an_attractor_branch_does_not_repeat_its_keyed_stage() {
-    let dir = scratch("branch_kill");
-    let (run_dir, ledger_file) = (dir.join("run"), dir.join("ledger"));
-    let file = fixture("branch_kill.dot");
-    let run = run_dir.to_str().unwrap();
-    let (code, err) = wfc_with(
-        &ledger_file,
-        &[
-            "run",
-            file.to_str().unwrap(),
-            "--allow-tools",
-            "--run-dir",
-            run,
-        ],
-    );
-    assert_eq!(code, None, "`a2` kills the first process: {err}");
-    let (code, err) = wfc_with(&ledger_file, &["run", "--resume", run, "--allow-tools"]);
-    assert_eq!(code, Some(0), "{err}");
-    let ledger = std::fs::read_to_string(&ledger_file).unwrap();
+    let (run_dir, ledger) = killed_once_then_resumed("branch_kill", "branch_kill.dot", "a2");
     assert_eq!(ledger, "a1\na2\nb\n");
     let recorded = run_dir.join("fan/branches/step-1/0/effects.jsonl");
     assert!(recorded.is_file(), "{}", recorded.display());
-    let (code, err) = wfc_with(&ledger_file, &["replay", run]);
-    assert_eq!(code, Some(0), "{err}");
 }
 
 /// Random kills over Attractor fan-outs nested in a branch and in a child
@@ -276,9 +238,13 @@ fn attractor_fan_outs_nested_in_branches_and_children_survive_random_kills() {
     assert!(t.runs >= 2, "{t:?}");
 }
 
-/// Runs `fixture` until one of its tools kills wfc, resumes it, and
+/// Runs `fixture` until its tool `killer` kills wfc, resumes it, and
 /// returns the ledger; checks the resumed run completes and replays.
-fn killed_once_then_resumed(name: &str, fixture_file: &str) -> (std::path::PathBuf, String) {
+fn killed_once_then_resumed(
+    name: &str,
+    fixture_file: &str,
+    killer: &str,
+) -> (std::path::PathBuf, String) {
     let dir = scratch(name);
     let (run_dir, ledger_file) = (dir.join("run"), dir.join("ledger"));
     let file = fixture(fixture_file);
@@ -291,7 +257,7 @@ fn killed_once_then_resumed(name: &str, fixture_file: &str) -> (std::path::PathB
         run,
     ];
     let (code, err) = wfc_with(&ledger_file, &args);
-    assert_eq!(code, None, "`i2` kills the first process: {err}");
+    assert_eq!(code, None, "`{killer}` kills the first process: {err}");
     let (code, err) = wfc_with(&ledger_file, &["run", "--resume", run, "--allow-tools"]);
     assert_eq!(code, Some(0), "{err}");
     let (code, err) = wfc_with(&ledger_file, &["replay", run]);
@@ -306,7 +272,8 @@ fn killed_once_then_resumed(name: &str, fixture_file: &str) -> (std::path::PathB
 /// `i1` ran twice.
 #[test]
 fn a_kill_in_a_dot_fan_out_nested_in_a_branch_reruns_only_unfinished_inner_branches() {
-    let (run_dir, ledger) = killed_once_then_resumed("nested_branch", "nested_branch_kill.dot");
+    let (run_dir, ledger) =
+        killed_once_then_resumed("nested_branch", "nested_branch_kill.dot", "i2");
     assert_eq!(ledger, "x\ni1\ni2\ny\n");
     let inner = run_dir.join("outer/branches/step-1/0/inner/branches/step-1");
     assert!(inner.join("0.json").is_file(), "{}", inner.display());
@@ -318,7 +285,7 @@ fn a_kill_in_a_dot_fan_out_nested_in_a_branch_reruns_only_unfinished_inner_branc
 /// Before, the child's fan-out kept no journal and `i1` ran twice.
 #[test]
 fn a_kill_in_a_child_pipelines_fan_out_reruns_only_unfinished_inner_branches() {
-    let (run_dir, ledger) = killed_once_then_resumed("nested_child", "nested_child_kill.dot");
+    let (run_dir, ledger) = killed_once_then_resumed("nested_child", "nested_child_kill.dot", "i2");
     assert_eq!(ledger, "c\ni1\ni2\n");
     let own = run_dir.join("boss/child-journals/step-1");
     assert!(own.join("effects.jsonl").is_file(), "{}", own.display());
