@@ -82,18 +82,18 @@ fn signal(pid: u32, name: &str) {
 }
 
 fn alive(pid: &str) -> bool {
-    Command::new("kill")
-        .args(["-0", pid])
-        .stderr(Stdio::null())
-        .status()
-        .unwrap()
-        .success()
+    crate::common::process::Tool::of(pid).runs()
 }
 
-/// Waits (at most 5 s) for the processes `pids` to be gone.
+/// Waits (at most 5 s) for the processes `pids` to be gone (a killed
+/// tool not reaped yet is gone).
 fn all_gone(pids: &[String]) {
+    let tools: Vec<_> = pids
+        .iter()
+        .map(|p| crate::common::process::Tool::of(p))
+        .collect();
     let deadline = Instant::now() + Duration::from_secs(5);
-    while pids.iter().any(|p| alive(p)) {
+    while tools.iter().any(|t| t.runs()) {
         assert!(
             Instant::now() < deadline,
             "a tool outlived the stop: {pids:?}"

@@ -4,6 +4,8 @@
 
 pub mod dot;
 pub mod ledger;
+#[cfg(unix)]
+pub mod process;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
