@@ -451,8 +451,7 @@ impl RunDir {
 
     /// Writes `start.json` (once, with the first snapshot).
     pub(crate) fn write_start(&self, snap: &Snapshot) -> Result<(), PersistError> {
-        let bytes = serde_json::to_vec(snap).expect("snapshots serialise");
-        self.write_atomic(START, &bytes)
+        self.write_snapshot_as(START, snap)
     }
 
     /// An error for a write through a read-only handle.
@@ -472,9 +471,13 @@ impl RunDir {
 
     /// Replaces the snapshot atomically.
     pub fn write_snapshot(&self, snap: &Snapshot) -> Result<(), PersistError> {
-        // Streamed to the file: a large state's snapshot is never held
-        // whole in memory a second time, as text.
-        self.write_atomic_with(SNAPSHOT, |f| {
+        self.write_snapshot_as(SNAPSHOT, snap)
+    }
+
+    /// Replaces `name` with `snap`, streamed to the file: a large state's
+    /// snapshot is never held whole in memory a second time, as text.
+    fn write_snapshot_as(&self, name: &str, snap: &Snapshot) -> Result<(), PersistError> {
+        self.write_atomic_with(name, |f| {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
             serde_json::to_writer(&mut out, snap).map_err(std::io::Error::from)?;
             out.flush()

@@ -208,18 +208,14 @@ impl Engine<'_> {
             .iter()
             .filter_map(|(r, _)| r.unsettled.clone())
             .collect();
-        let agent_errors: Vec<String> = (runs.iter())
-            .filter_map(|(r, _)| {
-                let reason = r.agent_error.as_ref()?;
-                Some(format!("branch `{}`: {reason}", r.result.id))
-            })
-            .collect();
-        let suspensions: Vec<String> = (runs.iter())
-            .filter_map(|(r, _)| {
-                let reason = r.suspended.as_ref()?;
-                Some(format!("branch `{}`: {reason}", r.result.id))
-            })
-            .collect();
+        // The branches one of the agent's stops ended, each with its reason.
+        let stopped_by = |why: fn(&Run) -> Option<&String>| -> Vec<String> {
+            (runs.iter())
+                .filter_map(|(r, _)| Some(format!("branch `{}`: {}", r.result.id, why(r)?)))
+                .collect()
+        };
+        let agent_errors = stopped_by(|r| r.agent_error.as_ref());
+        let suspensions = stopped_by(|r| r.suspended.as_ref());
         let stopped = !agent_errors.is_empty() || !suspensions.is_empty();
         if !asked.is_empty() || !unsettled.is_empty() || stopped {
             // A suspension carries no events: the branches that ended keep
