@@ -71,7 +71,14 @@ pub(crate) fn stop_kind(
     wf: WorkflowIdx,
     node: NodeIdx,
 ) -> Option<&'static str> {
-    let n = &program.workflows[wf.0 as usize].nodes[node.0 as usize];
+    stop_kind_of(
+        program,
+        &program.workflows[wf.0 as usize].nodes[node.0 as usize],
+    )
+}
+
+/// [`stop_kind`] of the node `n` of `program`.
+pub(crate) fn stop_kind_of(program: &IrProgram, n: &wf_ir::IrNode) -> Option<&'static str> {
     let handler = n.handler.map(|h| program.str(h));
     match (n.op, handler) {
         (_, Some("parallel.fan_in")) | (Opcode::Join, _) => Some("fan-in"),

@@ -25,7 +25,7 @@ use serde_json::Value;
 use wf_ir::{IrProgram, NodeIdx, Opcode, WorkflowIdx};
 
 use super::Kit;
-use super::branch::{BranchEnv, run_branch_from, stop_kind};
+use super::branch::{BranchEnv, run_branch_from, stop_kind_of};
 use super::journal::Journal;
 use super::policy::{BranchResult, Policy};
 use super::trace::BranchEvents;
@@ -218,7 +218,19 @@ pub(crate) fn branch_nodes(
     fan_out: NodeIdx,
     start: NodeIdx,
 ) -> Vec<NodeIdx> {
-    let w = &program.workflows[wf.0 as usize];
+    branch_nodes_of(program, &program.workflows[wf.0 as usize], fan_out, start)
+}
+
+/// The nodes a branch from `start` may run, in the workflow `w` of
+/// `program`: every node reachable without passing a fan-in or exit node
+/// or the fan-out itself (held by reference, as an agent finding the
+/// branch a stage runs in holds it).
+pub fn branch_nodes_of(
+    program: &IrProgram,
+    w: &wf_ir::IrWorkflow,
+    fan_out: NodeIdx,
+    start: NodeIdx,
+) -> Vec<NodeIdx> {
     let mut seen = vec![false; w.nodes.len()];
     let mut out = Vec::new();
     let mut stack = vec![start];
@@ -226,7 +238,7 @@ pub(crate) fn branch_nodes(
         if n == fan_out || std::mem::replace(&mut seen[n.0 as usize], true) {
             continue;
         }
-        if stop_kind(program, wf, n).is_some() {
+        if stop_kind_of(program, &w.nodes[n.0 as usize]).is_some() {
             continue;
         }
         out.push(n);

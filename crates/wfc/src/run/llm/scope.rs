@@ -5,7 +5,8 @@
 //! A branch is known by the graph, as the engine finds a branch's nodes
 //! (`wf_vm::attractor::parallel`): its fan-out and its first node.
 
-use wf_ir::{IrProgram, IrWorkflow, NodeIdx, Opcode};
+use wf_ir::{IrProgram, IrWorkflow, NodeIdx};
+use wf_vm::attractor::parallel::concurrent::branch_nodes_of;
 
 /// The parallel branch a node of a pipeline runs in: `FAN_OUT/FIRST` (the
 /// `parallel` node and the branch's first node) of the innermost fan-out
@@ -38,7 +39,7 @@ pub fn branch_of(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> Option<B
         }
         let fan_out = NodeIdx(i as u32);
         for e in w.outgoing(fan_out) {
-            let reach = branch_nodes(program, w, fan_out, e.to);
+            let reach = branch_nodes_of(program, w, fan_out, e.to);
             if reach.contains(&node) && best.as_ref().is_none_or(|(len, _)| reach.len() < *len) {
                 let first = program.str(w.nodes[e.to.0 as usize].id);
                 let branch = BranchOf {
@@ -71,31 +72,5 @@ pub fn scopes(program: &IrProgram, w: &IrWorkflow, node: NodeIdx) -> Vec<String>
         at = b.fan_out;
     }
     out.push(String::new());
-    out
-}
-
-fn branch_nodes(
-    program: &IrProgram,
-    w: &IrWorkflow,
-    fan_out: NodeIdx,
-    start: NodeIdx,
-) -> Vec<NodeIdx> {
-    let mut seen = vec![false; w.nodes.len()];
-    let mut out = Vec::new();
-    let mut stack = vec![start];
-    while let Some(n) = stack.pop() {
-        if n == fan_out || std::mem::replace(&mut seen[n.0 as usize], true) {
-            continue;
-        }
-        let node = &w.nodes[n.0 as usize];
-        let handler = node.handler.map(|h| program.str(h));
-        let stops = matches!(node.op, Opcode::Join | Opcode::Exit)
-            || matches!(handler, Some("parallel.fan_in" | "exit"));
-        if stops {
-            continue;
-        }
-        out.push(n);
-        stack.extend(w.outgoing(n).iter().map(|e| e.to));
-    }
     out
 }
